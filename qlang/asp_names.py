@@ -1,0 +1,32 @@
+"""Reversible spelling of vocabulary words as ASP terms.
+
+A word becomes a bare constant when that is safe and unambiguous (``to the left of`` ->
+``to_the_left_of``), otherwise a quoted string (``"t-shirt"``).  Since natural words are
+spelled with spaces, a word that itself contains ``_`` is always quoted, which keeps the
+mapping reversible.  Nothing but these two forms is ever emitted, so no word can inject ASP.
+"""
+
+from __future__ import annotations
+
+import re
+
+_CONSTANT = re.compile(r"[a-z][A-Za-z0-9_]*")
+_ESCAPES = {"\\": "\\\\", '"': '\\"', "\n": "\\n"}
+_UNESCAPES = {"\\\\": "\\", '\\"': '"', "\\n": "\n"}
+
+
+def to_term(word: str) -> str:
+    candidate = word.replace(" ", "_")
+    if "_" not in word and _CONSTANT.fullmatch(candidate) and candidate not in _RESERVED:
+        return candidate
+    return '"' + "".join(_ESCAPES.get(c, c) for c in word) + '"'
+
+
+def from_term(term: str) -> str:
+    if term.startswith('"'):
+        return re.sub(r'\\[\\"n]', lambda m: _UNESCAPES[m.group()], term[1:-1])
+    return term.replace("_", " ")
+
+
+#: Words clingo reads as keywords in term position.
+_RESERVED = frozenset({"not"})

@@ -1,0 +1,105 @@
+"""One error root that knows where it is.
+
+Every problem qlang reports is a `Diagnostic` (data: kind, message, location, hint), so the CLI,
+the JSON-lines batch mode and the LLM repair loop all read the same fields.  A `QlangError`
+carries one or more diagnostics plus the source they point into, and renders them as
+``file:line:col: message`` with the source line and a caret.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True, slots=True)
+class Span:
+    """A 1-based region of source text."""
+
+    line: int
+    column: int
+    end_line: int
+    end_column: int
+
+
+@dataclass(frozen=True, slots=True)
+class Source:
+    text: str
+    name: str = "<input>"
+
+
+@dataclass(frozen=True, slots=True)
+class Diagnostic:
+    kind: str
+    message: str
+    span: Span | None = None
+    hint: str | None = None
+    warning: bool = False
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "kind": self.kind,
+            "message": self.full_message,
+            "line": self.span.line if self.span else None,
+            "column": self.span.column if self.span else None,
+        }
+
+    @property
+    def full_message(self) -> str:
+        return f"{self.message} ({self.hint})" if self.hint else self.message
+
+    def render(self, source: Source | None) -> str:
+        name = source.name if source else "<input>"
+        severity = "warning" if self.warning else "error"
+        if self.span is None:
+            return f"{name}: {severity}: {self.full_message}"
+        head = f"{name}:{self.span.line}:{self.span.column}: {severity}: {self.full_message}"
+        if source is None:
+            return head
+        lines = source.text.splitlines()
+        if not 0 < self.span.line <= len(lines):
+            return head
+        text = lines[self.span.line - 1]
+        width = 1
+        if self.span.end_line == self.span.line:
+            width = max(1, self.span.end_column - self.span.column)
+        caret = " " * (self.span.column - 1) + "^" + "~" * (width - 1)
+        return f"{head}\n  {text}\n  {caret}"
+
+
+@dataclass
+class QlangError(Exception):
+    """Root of every error qlang raises on bad input."""
+
+    diagnostics: list[Diagnostic]
+    source: Source | None = field(default=None)
+
+    def __post_init__(self) -> None:
+        super().__init__(self.render())
+
+    @property
+    def kind(self) -> str:
+        return self.diagnostics[0].kind
+
+    def render(self) -> str:
+        return "\n".join(d.render(self.source) for d in self.diagnostics)
+
+    def __str__(self) -> str:
+        return self.render()
+
+
+class ParseError(QlangError):
+    """The text is not a program of the syntax (bad tokens, references or variables)."""
+
+
+class CheckError(QlangError):
+    """The program parses but is ill-typed or names unknown vocabulary."""
+
+
+class UnsupportedOperation(QlangError):
+    """The program uses something the target form has no sound way to express."""
+
+
+def error(cls: type[QlangError], kind: str, message: str, span: Span | None = None,
+          source: Source | None = None, hint: str | None = None) -> QlangError:
+    """A single-diagnostic error, the common case."""
+    return cls([Diagnostic(kind, message, span, hint)], source)

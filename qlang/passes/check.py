@@ -1,0 +1,101 @@
+"""Type and vocabulary checking: every problem of a parsed program, each at its location.
+
+Checks, per node: the operation exists ("did you mean"), its arity, that operand positions hold
+operations of the right type and literal positions hold words of the right kind, and that each
+word is in the GQA vocabulary for its kind (values narrowed to the node's attribute category).
+The root must yield an answer.  Vocabulary problems become warnings with `open_vocabulary`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from qlang.errors import Diagnostic, Span
+from qlang.ir import Lit, Node, postorder
+from qlang.ontology import Ontology, load, suggestions
+from qlang.signatures import CLOSED_KINDS, SIGNATURES, Kind, Type
+
+
+@dataclass
+class _Checker:
+    ontology: Ontology
+    open_vocabulary: bool
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    types: dict[Node, Type | None] = field(default_factory=dict)
+
+    def report(self, kind: str, message: str, span: Span | None, hint: str | None = None,
+               warning: bool = False) -> None:
+        self.diagnostics.append(Diagnostic(kind, message, span, hint, warning))
+
+    def node(self, node: Node) -> Type | None:
+        signature = SIGNATURES.get(node.op)
+        if signature is None:
+            close = suggestions(node.op, frozenset(SIGNATURES))
+            self.report("unknown-operation", f"unknown operation {node.op!r}", node.span,
+                        _did_you_mean(close))
+            return None
+        if len(node.args) != signature.arity:
+            expected = ", ".join([t.value for t in signature.operands]
+                                 + [k.value for k in signature.literals]) or "nothing"
+            self.report("arity", f"{node.op} takes {signature.arity} argument(s) ({expected}), "
+                        f"got {len(node.args)}", node.span)
+        category = None
+        for position, arg in enumerate(node.args):
+            if position < len(signature.operands):
+                self.operand(node, position, arg, signature.operands[position])
+            elif position < signature.arity:
+                kind = signature.literals[position - len(signature.operands)]
+                self.literal(node, position, arg, kind, category)
+                if kind is Kind.ATTR and isinstance(arg, Lit):
+                    category = arg.value
+        return signature.result
+
+    def operand(self, node: Node, position: int, arg: Node | Lit, expected: Type) -> None:
+        where = f"argument {position + 1} of {node.op}"
+        if isinstance(arg, Lit):
+            self.report("type", f"{where} must be an operation yielding {expected.value}, "
+                        f"not the word {arg.value!r}", arg.span or node.span)
+            return
+        actual = self.types.get(arg)
+        if actual is not None and not expected.accepts(actual):
+            hint = "wrap it in unique(...)" if expected is Type.OBJECT and actual is Type.OBJECTS else None
+            self.report("type", f"{where} must yield {expected.value}, but {arg.op} yields "
+                        f"{actual.value}", arg.span or node.span, hint)
+
+    def literal(self, node: Node, position: int, arg: Node | Lit, kind: Kind,
+                category: str | None) -> None:
+        where = f"argument {position + 1} of {node.op}"
+        if isinstance(arg, Node):
+            self.report("type", f"{where} must be a {kind.value} word, not an operation",
+                        arg.span or node.span)
+            return
+        vocabulary = self.ontology.vocabulary(kind, category)
+        if arg.value in vocabulary:
+            return
+        if kind in CLOSED_KINDS:
+            self.report("literal", f"{where} must be one of {', '.join(CLOSED_KINDS[kind])}, "
+                        f"not {arg.value!r}", arg.span or node.span)
+            return
+        known = f"{category} value" if kind is Kind.VALUE and category in self.ontology.categories \
+            else {Kind.CLASS: "class", Kind.ATTR: "attribute category", Kind.VALUE: "attribute value",
+                  Kind.REL: "relation"}[kind]
+        self.report("vocabulary", f"{arg.value!r} is not a known {known}", arg.span or node.span,
+                    _did_you_mean(suggestions(arg.value, vocabulary)), self.open_vocabulary)
+
+
+def _did_you_mean(words: list[str]) -> str | None:
+    return f"did you mean {' or '.join(repr(w) for w in words)}?" if words else None
+
+
+def check(root: Node, *, open_vocabulary: bool = False,
+          ontology: Ontology | None = None) -> list[Diagnostic]:
+    """All diagnostics of a program, errors and warnings, in source order of discovery."""
+    checker = _Checker(ontology or load(), open_vocabulary)
+    for node in postorder(root):
+        checker.types[node] = checker.node(node)
+    result = checker.types[root]
+    if result is not None and not result.is_answer:
+        checker.report("root", f"the program must end in an answer (Bool or Value), but {root.op} "
+                       f"yields {result.value}", root.span,
+                       "add query(...), exist(...) or another answering operation")
+    return checker.diagnostics

@@ -1,0 +1,112 @@
+"""The operation table: the one place that says what every operation takes and yields.
+
+The type checker, every printer, the ASP lowering, the grammar generator, the hypothesis
+strategies and the README's table are all derived from `SIGNATURES`.  Operand order and arity
+follow the seed thesis's ASP theory (Appendix 7.2): in the flat form an operation is
+``op(T, operand..., literal...)``, operands first, literals after.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import Enum
+
+
+class Type(Enum):
+    """What an operation yields; `OBJECT` is a subtype of `OBJECTS` (a set of one)."""
+
+    OBJECTS = "Objects"
+    OBJECT = "Object"
+    BOOL = "Bool"
+    VALUE = "Value"
+
+    def accepts(self, other: Type) -> bool:
+        return self is other or (self is Type.OBJECTS and other is Type.OBJECT)
+
+    @property
+    def is_answer(self) -> bool:
+        """Whether a program may end in this type (what `end` accepts)."""
+        return self in (Type.BOOL, Type.VALUE)
+
+
+class Kind(Enum):
+    """The kind of a literal argument; decides which vocabulary it is checked against."""
+
+    CLASS = "class"
+    ATTR = "attr"
+    VALUE = "value"
+    REL = "rel"
+    DIR = "dir"
+    MODE = "mode"
+
+
+#: Closed literal kinds: their whole vocabulary is fixed by the language itself.
+CLOSED_KINDS: dict[Kind, tuple[str, ...]] = {
+    Kind.DIR: ("subject", "object"),
+    Kind.MODE: ("true", "false"),
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Signature:
+    name: str
+    operands: tuple[Type, ...]
+    literals: tuple[Kind, ...]
+    result: Type
+    doc: str
+
+    @property
+    def arity(self) -> int:
+        return len(self.operands) + len(self.literals)
+
+
+_O, _1, _B, _V = Type.OBJECTS, Type.OBJECT, Type.BOOL, Type.VALUE
+_C, _A, _VAL, _R, _D, _M = Kind.CLASS, Kind.ATTR, Kind.VALUE, Kind.REL, Kind.DIR, Kind.MODE
+
+_TABLE = (
+    Signature("scene", (), (), _O, "all objects of the scene"),
+    Signature("select", (_O,), (_C,), _O, "the objects of a class (or a subclass)"),
+    Signature("filter", (_O,), (_A, _VAL), _O, "the objects whose attribute has a value"),
+    Signature("filter_any", (_O,), (_VAL,), _O, "the objects with a value in any attribute"),
+    Signature("relate", (_O,), (_C, _R, _D), _O,
+              "objects of a class related to the input; `subject`: they are the relation's subject"),
+    Signature("relate_any", (_O,), (_R, _D), _O, "objects of any class related to the input"),
+    Signature("relate_attr", (_O,), (_C, _A), _O,
+              "other objects of a class sharing the input's value of an attribute"),
+    Signature("unique", (_O,), (), _1, "exactly one object of the input (the most confident)"),
+    Signature("negate", (_O, _O), (), _O,
+              "the second input without the objects of the first (`filter not(...)`)"),
+    Signature("compare", (_O, _O), (_VAL, _M), _O,
+              "of two inputs, the one that has the value (`true`) or lacks it (`false`)"),
+    Signature("query", (_1,), (_A,), _V, "the object's value of an attribute"),
+    Signature("verify_attr", (_1,), (_A, _VAL), _B, "whether the object has the value"),
+    Signature("verify_rel", (_1,), (_C, _R, _D), _B,
+              "whether an object of the class is related to the object"),
+    Signature("choose_attr", (_1,), (_A, _VAL, _VAL), _V,
+              "which of two values the object has"),
+    Signature("choose_rel", (_1,), (_C, _R, _R, _D), _V,
+              "which of two relations links the object to an object of the class"),
+    Signature("exist", (_O,), (), _B, "whether the input is non-empty"),
+    Signature("all_same", (_O,), (_A,), _B, "whether all input objects share the attribute's value"),
+    Signature("all_different", (_O,), (_A,), _B, "whether no two input objects share a value"),
+    Signature("two_same", (_O, _O), (_A,), _B, "whether the two inputs share the attribute's value"),
+    Signature("two_different", (_O, _O), (_A,), _B, "whether the two inputs differ in the attribute"),
+    Signature("common", (_1, _1), (), _V, "the attribute category two objects have in common"),
+    Signature("and", (_B, _B), (), _B, "conjunction"),
+    Signature("or", (_B, _B), (), _B, "disjunction"),
+)
+
+SIGNATURES: dict[str, Signature] = {sig.name: sig for sig in _TABLE}
+
+#: The flat form's root marker; not an operation of the IR (the root is the program's answer).
+END = "end"
+
+
+def markdown_table() -> str:
+    """The README's operation table, generated so documentation cannot drift from code."""
+    rows = ["| op | operands | literals | result | meaning |", "|---|---|---|---|---|"]
+    for sig in _TABLE:
+        operands = ", ".join(t.value for t in sig.operands) or "–"
+        literals = ", ".join(k.value for k in sig.literals) or "–"
+        rows.append(f"| `{sig.name}` | {operands} | {literals} | {sig.result.value} | {sig.doc} |")
+    return "\n".join(rows)

@@ -1,0 +1,120 @@
+"""What the Lark-based syntaxes share: grammar loading, error translation, call building.
+
+Parsers are LALR with the transformer inlined, so no parse tree is ever built: a call is turned
+into a `Node` the moment it is reduced.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from lark import Lark, Token, Transformer
+from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
+from lark.lexer import PatternStr
+
+from qlang.asp_names import from_term
+from qlang.errors import Diagnostic, ParseError, Source, Span
+from qlang.ir import Lit, Node
+
+#: Deep enough for any real program (GQA's deepest is under 20), shallow enough that
+#: recursive passes never come near Python's stack limit.
+MAX_NESTING = 200
+
+
+def resource_dir(name: str) -> Path:
+    """A top-level data folder (`grammars`, `theory`): in the wheel, or beside the package."""
+    package = Path(__file__).resolve().parent.parent
+    installed = package / name
+    return installed if installed.is_dir() else package.parent / name
+
+
+@cache
+def parser(grammar: str, transformer: type[Transformer]) -> Lark:
+    return Lark.open(
+        str(resource_dir("grammars") / f"{grammar}.lark"),
+        parser="lalr",
+        transformer=transformer(),
+        propagate_positions=True,
+        maybe_placeholders=False,
+    )
+
+
+def span(first: Token, last: Token | None = None) -> Span:
+    """The span of a token, or from one token to another."""
+    last = last or first
+    return Span(first.line, first.column, last.end_line, last.end_column)
+
+
+def parse(grammar: str, transformer: type[Transformer], source: Source) -> Any:
+    """Parse `source`, turning every Lark or nesting failure into a located `ParseError`."""
+    lark = parser(grammar, transformer)
+    _check_nesting(source)
+    try:
+        return lark.parse(source.text)
+    except UnexpectedInput as exc:
+        raise ParseError([_describe(exc, lark)], source) from None
+    except ParseError as exc:
+        raise ParseError(exc.diagnostics, source) from None
+
+
+def _check_nesting(source: Source) -> None:
+    depth = 0
+    line, column = 1, 0
+    for char in source.text:
+        column += 1
+        if char == "\n":
+            line, column = line + 1, 0
+        depth += (char == "(") - (char == ")")
+        if depth > MAX_NESTING:
+            at = Span(line, column, line, column + 1)
+            raise ParseError([Diagnostic("syntax", f"nesting deeper than {MAX_NESTING}", at)], source)
+
+
+def _token_name(name: str, lark: Lark) -> str:
+    try:
+        pattern = lark.get_terminal(name).pattern
+    except KeyError:
+        return name.lower()
+    if isinstance(pattern, PatternStr):
+        return repr(pattern.value)
+    return {"NAME": "a name", "STRING": "a quoted string", "INT": "a step number"}.get(
+        name, name.lower())
+
+
+def _describe(exc: UnexpectedInput, lark: Lark) -> Diagnostic:
+    expected: set[str] = set()
+    if isinstance(exc, UnexpectedToken | UnexpectedEOF):
+        expected = set(exc.expected)
+    elif isinstance(exc, UnexpectedCharacters):
+        expected = set(exc.allowed or ())
+    wanted = ", ".join(sorted(_token_name(t, lark) for t in expected if t != "$END"))
+    if "$END" in expected:
+        wanted = f"{wanted}, or the end" if wanted else "the end"
+    if isinstance(exc, UnexpectedToken) and exc.token.type != "$END":
+        found = f"unexpected {exc.token.value!r}"
+    elif isinstance(exc, UnexpectedCharacters):
+        found = f"unexpected character {exc.char!r}"
+    else:
+        found = "unexpected end of input"
+    line, column = max(exc.line, 1), max(exc.column, 1)
+    return Diagnostic("syntax", f"{found}; expected {wanted}" if wanted else found,
+                      Span(line, column, line, column + 1))
+
+
+def literal(token: Token) -> Lit:
+    """A NAME or STRING token as the word it spells."""
+    return Lit(from_term(str(token)), span(token))
+
+
+class CallBuilder(Transformer):
+    """Builds nodes for `call` and `atom`, the rules nested ASP and code-like share."""
+
+    def call(self, children: list[Any]) -> Node:
+        name, *args, close = children
+        return Node(str(name), tuple(args), span(name, close))
+
+    def atom(self, children: list[Token]) -> Lit:
+        return literal(children[0])
+

@@ -1,0 +1,129 @@
+"""Flat ASP: one fact per step, operands referenced by step number, ending in ``end(N)``.
+
+Step numbers are only names: parsing rebuilds the DAG (equal steps become one node) and
+printing renumbers in post-order.
+
+>>> print(print_program(parse(Source("scene(0). select(1, 0, car). exist(2, 1). end(2)."))))
+scene(0).
+select(1, 0, car).
+exist(2, 1).
+end(2).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from lark import Token, Transformer
+
+from qlang.errors import Diagnostic, ParseError, Source, Span
+from qlang.ir import Lit, Node
+from qlang.passes.lower import facts
+from qlang.signatures import END
+from qlang.syntax import _lark
+
+
+@dataclass(frozen=True, slots=True)
+class _Ref:
+    step: int
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class _Fact:
+    name: str
+    args: list[_Ref | Lit]
+    span: Span
+
+
+class _Builder(Transformer):
+    def ref(self, children: list[Token]) -> _Ref:
+        return _Ref(int(children[0]), _lark.span(children[0]))
+
+    def atom(self, children: list[Token]) -> Lit:
+        return _lark.literal(children[0])
+
+    def fact(self, children: list[Any]) -> _Fact:
+        name, *args, close = children
+        return _Fact(str(name), args, _lark.span(name, close))
+
+    def start(self, children: list[_Fact]) -> Node:
+        return _Graph(children).build()
+
+
+class _Graph:
+    def __init__(self, facts: list[_Fact]) -> None:
+        self.errors: list[Diagnostic] = []
+        self.steps: dict[int, _Fact] = {}
+        self.ends: list[_Fact] = []
+        for fact in facts:
+            self.add(fact)
+        self.nodes: dict[int, Node] = {}
+        self.building: set[int] = set()
+
+    def fail(self, message: str, span: Span) -> None:
+        self.errors.append(Diagnostic("reference", message, span))
+
+    def add(self, fact: _Fact) -> None:
+        if fact.name == END:
+            if len(fact.args) == 1 and isinstance(fact.args[0], _Ref):
+                self.ends.append(fact)
+            else:
+                self.fail("end takes exactly one argument, the answer's step number", fact.span)
+            return
+        if not fact.args or not isinstance(fact.args[0], _Ref):
+            self.fail(f"{fact.name}: the first argument of a step is its step number", fact.span)
+            return
+        step = fact.args[0].step
+        if step in self.steps:
+            first = self.steps[step].span.line
+            self.fail(f"step {step} is defined twice (first at line {first})", fact.args[0].span)
+        self.steps[step] = fact
+
+    def build(self) -> Node:
+        if not self.ends and not self.errors:
+            span = Span(1, 1, 1, 2)
+            self.fail("no end(N) fact: the flat form names its answer step with end(N)", span)
+        for extra in self.ends[1:]:
+            self.fail("more than one end(N) fact", extra.span)
+        root = None
+        if self.ends and not self.errors:
+            ref = self.ends[0].args[0]
+            assert isinstance(ref, _Ref)
+            root = self.node(ref, 0)
+        if self.errors or root is None:
+            raise ParseError(self.errors)
+        return root
+
+    def node(self, ref: _Ref, depth: int) -> Node | None:
+        if ref.step in self.nodes:
+            return self.nodes[ref.step]
+        fact = self.steps.get(ref.step)
+        if fact is None:
+            self.fail(f"step {ref.step} is not defined", ref.span)
+            return None
+        if ref.step in self.building:
+            self.fail(f"step {ref.step} depends on itself", ref.span)
+            return None
+        if depth > _lark.MAX_NESTING:
+            self.fail(f"steps nest deeper than {_lark.MAX_NESTING}", fact.span)
+            return None
+        self.building.add(ref.step)
+        args: list[Node | Lit] = []
+        for arg in fact.args[1:]:
+            operand = self.node(arg, depth + 1) if isinstance(arg, _Ref) else arg
+            if operand is None:
+                return None
+            args.append(operand)
+        self.building.discard(ref.step)
+        node = self.nodes[ref.step] = Node(fact.name, tuple(args), fact.span)
+        return node
+
+
+def parse(source: Source) -> Node:
+    return _lark.parse("flat", _Builder, source)
+
+
+def print_program(root: Node) -> str:
+    return "\n".join(str(fact) for fact in facts(root))

@@ -1,0 +1,327 @@
+"""GQA's native semantic programs: the JSON list of steps and its `semanticStr` form.
+
+GQA's operations are coarser than the IR's, so reading one is the lowering of seed thesis §4.3:
+`unique` goes in front of operations that need one object, ``filter A: not(V)`` becomes
+`negate`, ``relate: _,R,d`` becomes `relate_any`, ``relate: C,same A,d`` `relate_attr`,
+``verify rel``/``choose rel`` `verify_rel`/`choose_rel`, and ``same``/``different`` with one or
+two dependencies `all_*`/`two_*`.  Category-less ``verify``/``choose``/``filter`` use the
+category `any`; ``same: type`` compares names.  Object ids in parentheses are annotations of the
+scene graph, not program semantics, and are dropped.  Printing inverts the mapping.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from lark import Token, Transformer
+
+from qlang.errors import Diagnostic, ParseError, Source, Span, UnsupportedOperation, error
+from qlang.ir import Node, op
+from qlang.ontology import ANY_CATEGORY
+from qlang.signatures import Type
+from qlang.syntax import _lark
+
+_DIRECTIONS = {"s": "subject", "o": "object"}
+_OBJECT_IDS = re.compile(r"\s*\((?:-|[0-9, ]*)\)\s*$")
+_NEGATED = re.compile(r"not\((.*)\)$")
+
+
+@dataclass(frozen=True, slots=True)
+class Step:
+    operation: str
+    argument: str
+    dependencies: tuple[int, ...]
+    span: Span | None = None
+
+    def to_json(self) -> dict[str, object]:
+        return {"operation": self.operation, "dependencies": list(self.dependencies),
+                "argument": self.argument}
+
+    def __str__(self) -> str:
+        deps = f" [{', '.join(map(str, self.dependencies))}]" if self.dependencies else ""
+        return f"{self.operation}: {self.argument}{deps}".replace(":  [", ": [")
+
+
+# ----- reading ---------------------------------------------------------------------------------
+
+class _StrBuilder(Transformer):
+    def step(self, children: list[Any]) -> Step:
+        operation, *rest = children
+        argument = next((str(c) for c in rest if isinstance(c, Token)), "")
+        deps = next((c for c in rest if isinstance(c, tuple)), ())
+        return Step(str(operation).strip(), argument.strip(), deps, _lark.span(operation))
+
+    def deps(self, children: list[Token]) -> tuple[int, ...]:
+        return tuple(int(c) for c in children)
+
+    def start(self, steps: list[Step]) -> list[Step]:
+        return steps
+
+
+def parse_steps(source: Source) -> list[Step]:
+    """Steps from either GQA form: a JSON list (or question record) or a semanticStr."""
+    text = source.text.lstrip()
+    if not text.startswith(("[", "{")):
+        return _lark.parse("gqa", _StrBuilder, source)
+    try:
+        data = json.loads(source.text)
+    except json.JSONDecodeError as exc:
+        raise error(ParseError, "syntax", f"invalid JSON: {exc.msg}",
+                    Span(exc.lineno, exc.colno, exc.lineno, exc.colno + 1), source) from None
+    return steps_from_json(data, source)
+
+
+def steps_from_json(data: object, source: Source | None = None) -> list[Step]:
+    if isinstance(data, dict) and "semantic" in data:
+        data = data["semantic"]
+    spans = _object_spans(source.text) if source else []
+    if not isinstance(data, list) or not data:
+        raise error(ParseError, "syntax", "a GQA program is a non-empty list of steps", None, source)
+    steps = []
+    for index, item in enumerate(data):
+        span = spans[index] if index < len(spans) else None
+        if not (isinstance(item, dict) and isinstance(item.get("operation"), str)
+                and isinstance(item.get("argument", ""), str)
+                and isinstance(item.get("dependencies", []), list)
+                and all(isinstance(d, int) and not isinstance(d, bool) for d in item.get("dependencies", []))):
+            raise error(ParseError, "syntax", f"step {index} must be an object with a string "
+                        "'operation', a string 'argument' and integer 'dependencies'", span, source)
+        steps.append(Step(item["operation"].strip(), item.get("argument", "").strip(),
+                          tuple(item.get("dependencies", [])), span))
+    return steps
+
+
+def _object_spans(text: str) -> list[Span]:
+    """Where each step object of a JSON list starts, for located errors."""
+    spans, depth, in_string, escaped, line, column = [], 0, False, False, 1, 0
+    for char in text:
+        column += 1
+        if in_string:
+            escaped, in_string = (not escaped and char == "\\"), in_string and (escaped or char != '"')
+        elif char == '"':
+            in_string = True
+        elif char in "[{":
+            depth += 1
+            if char == "{" and depth == 2:
+                spans.append(Span(line, column, line, column + 1))
+        elif char in "]}":
+            depth -= 1
+        if char == "\n":
+            line, column = line + 1, 0
+    return spans
+
+
+def parse(source: Source) -> Node:
+    return to_ir(parse_steps(source), source)
+
+
+def to_ir(steps: list[Step], source: Source | None = None) -> Node:
+    nodes: list[Node] = []
+    for index, step in enumerate(steps):
+        if any(d < 0 or d >= index for d in step.dependencies):
+            raise error(ParseError, "reference", f"step {index} ({step.operation}) depends on a step "
+                        f"that does not come before it: {list(step.dependencies)}", step.span, source)
+        try:
+            nodes.append(_step_to_ir(step, [nodes[d] for d in step.dependencies]))
+        except _Unsupported as exc:
+            raise error(UnsupportedOperation, "unsupported", f"step {index}: {exc}", step.span,
+                        source) from None
+        except _Malformed as exc:
+            raise error(ParseError, "syntax", f"step {index} ({step.operation}): {exc}", step.span,
+                        source) from None
+    return nodes[-1]
+
+
+class _Unsupported(Exception):
+    pass
+
+
+class _Malformed(Exception):
+    pass
+
+
+def _one(node: Node) -> Node:
+    signature = node.signature
+    return node if signature and signature.result is Type.OBJECT else op("unique", node)
+
+
+def _need(deps: list[Node], count: int) -> list[Node]:
+    if len(deps) != count:
+        raise _Malformed(f"expects {count} dependencies, got {len(deps)}")
+    return deps
+
+
+def _relation_parts(argument: str, relations: int) -> tuple[str, list[str], str]:
+    """``class,rel[|rel],s`` -> (class, rels, direction)."""
+    parts = [p.strip() for p in _OBJECT_IDS.sub("", argument).split(",")]
+    if len(parts) != 3 or parts[2] not in _DIRECTIONS:
+        raise _Malformed(f"expected 'class,relation,s|o', got {argument!r}")
+    rels = [r.strip() for r in parts[1].split("|")]
+    if len(rels) != relations or not all(rels) or not parts[0]:
+        raise _Malformed(f"expected {relations} relation(s) in {argument!r}")
+    return parts[0], rels, _DIRECTIONS[parts[2]]
+
+
+def _options(argument: str) -> list[str]:
+    options = [o.strip() for o in argument.split("|")]
+    if len(options) != 2 or not all(options):
+        raise _Malformed(f"expected two options 'a|b', got {argument!r}")
+    return options
+
+
+def _step_to_ir(step: Step, deps: list[Node]) -> Node:
+    head, _, category = step.operation.partition(" ")
+    category, argument = category.strip(), step.argument
+    if head == "select":
+        _need(deps, 0)
+        name = _OBJECT_IDS.sub("", argument).strip()
+        if not name:
+            raise _Malformed("select needs a class")
+        return op("scene") if name == "scene" else op("select", op("scene"), name)
+    if head == "relate":
+        (x,) = _need(deps, 1)
+        cls, (rel,), direction = _relation_parts(argument, 1)
+        if rel.startswith("same "):
+            return op("relate_attr", x, cls, rel.removeprefix("same ").strip())
+        if cls == "_":
+            return op("relate_any", x, rel, direction)
+        return op("relate", x, cls, rel, direction)
+    if head == "filter":
+        (x,) = _need(deps, 1)
+        negated = _NEGATED.match(argument)
+        value = (negated.group(1) if negated else argument).strip()
+        kept = op("filter", x, category, value) if category else op("filter_any", x, value)
+        return op("negate", kept, x) if negated else kept
+    if head in ("verify", "choose") and category == "rel":
+        (x,) = _need(deps, 1)
+        cls, rels, direction = _relation_parts(argument, 1 if head == "verify" else 2)
+        if cls == "_":
+            raise _Unsupported(f"'{head} rel' with any class ('_') has no IR operation")
+        return op(f"{head}_rel", _one(x), cls, *rels, direction)
+    if head == "verify":
+        (x,) = _need(deps, 1)
+        return op("verify_attr", _one(x), category or ANY_CATEGORY, argument)
+    if head == "choose":
+        if len(deps) == 2:
+            raise _Unsupported(f"comparative 'choose {category}' between two objects has no sound "
+                               "lowering (it needs knowledge beyond the scene graph)")
+        (x,) = _need(deps, 1)
+        return op("choose_attr", _one(x), category or ANY_CATEGORY, *_options(argument))
+    if head == "query":
+        (x,) = _need(deps, 1)
+        if not argument:
+            raise _Malformed("query needs an attribute category")
+        return op("query", _one(x), argument)
+    if head == "exist":
+        return op("exist", *_need(deps, 1))
+    if head in ("and", "or"):
+        return op(head, *_need(deps, 2))
+    if head in ("same", "different"):
+        attribute = category or argument
+        attribute = "name" if attribute in ("", "type") else attribute
+        if len(deps) == 1:
+            return op(f"all_{head}", deps[0], attribute)
+        return op(f"two_{head}", *_need(deps, 2), attribute)
+    if head == "common":
+        return op("common", *(_one(d) for d in _need(deps, 2)))
+    raise _Unsupported(f"GQA operation {step.operation!r} has no IR counterpart")
+
+
+# ----- printing --------------------------------------------------------------------------------
+
+def to_steps(root: Node) -> list[Step]:
+    """The GQA steps of a program; `UnsupportedOperation` where GQA cannot say it."""
+    return _StepWriter().write(root)
+
+
+class _StepWriter:
+    """Emits a node's GQA dependencies before the node itself, each once."""
+
+    def __init__(self) -> None:
+        self.steps: list[Step] = []
+        self.index: dict[Node, int] = {}
+
+    def write(self, root: Node) -> list[Step]:
+        self.step(root)
+        return self.steps
+
+    def step(self, node: Node) -> int:
+        if node not in self.index:
+            self.index[node] = self.emit(node)
+        return self.index[node]
+
+    def add(self, operation: str, argument: str, *deps: Node) -> int:
+        step = Step(operation, argument, tuple(self.step(d) for d in deps))
+        self.steps.append(step)
+        return len(self.steps) - 1
+
+    def emit(self, node: Node) -> int:
+        name, xs, lits = node.op, node.operands, node.literals
+        signature = node.signature
+        if signature is None or len(xs) != len(signature.operands) or len(lits) != len(signature.literals):
+            raise error(UnsupportedOperation, "unsupported", f"{node} is not a well-formed operation",
+                        node.span)
+        if name == "unique":
+            return self.step(xs[0])
+        if name == "scene":
+            return self.add("select", "scene")
+        if name == "select":
+            if xs[0].op != "scene":
+                raise _unprintable(node, "GQA selects only from the whole scene")
+            return self.add("select", lits[0])
+        if name in ("filter", "filter_any"):
+            return self.add("filter" + _category(lits[0] if name == "filter" else ANY_CATEGORY),
+                            lits[-1], *xs)
+        if name == "negate":
+            kept, base = xs
+            if kept.op not in ("filter", "filter_any") or kept.operands[0] != base:
+                raise _unprintable(node, "only negate(filter(x, ...), x), GQA's filter not(...), "
+                                   "has a GQA form")
+            category = _category(kept.literals[0]) if kept.op == "filter" else ""
+            return self.add(f"filter{category}", f"not({kept.literals[-1]})", base)
+        if name in ("relate", "relate_any"):
+            cls = lits[0] if name == "relate" else "_"
+            return self.add("relate", f"{cls},{lits[-2]},{lits[-1][0]}", *xs)
+        if name == "relate_attr":
+            return self.add("relate", f"{lits[0]},same {lits[1]},s", *xs)
+        if name in ("verify_rel", "choose_rel"):
+            rels = "|".join(lits[1:-1])
+            return self.add(f"{name.split('_')[0]} rel", f"{lits[0]},{rels},{lits[-1][0]}", *xs)
+        if name == "verify_attr":
+            return self.add("verify" + _category(lits[0]), lits[1], *xs)
+        if name == "choose_attr":
+            return self.add("choose" + _category(lits[0]), f"{lits[1]}|{lits[2]}", *xs)
+        if name == "query":
+            return self.add("query", lits[0], *xs)
+        if name == "exist":
+            return self.add("exist", "?", *xs)
+        if name in ("and", "or", "common"):
+            return self.add(name, "", *xs)
+        if name.startswith(("all_", "two_")):
+            head, attribute = name[4:], "type" if lits[0] == "name" else lits[0]
+            if name.startswith("all_"):
+                return self.add(head, attribute, *xs)
+            return self.add(f"{head} {attribute}", "", *xs)
+        raise _unprintable(node, "GQA has no such operation")
+
+
+def _category(attribute: str) -> str:
+    return "" if attribute == ANY_CATEGORY else f" {attribute}"
+
+
+def _unprintable(node: Node, why: str) -> UnsupportedOperation:
+    return UnsupportedOperation([Diagnostic("unsupported", f"GQA cannot express {node.op}: {why}",
+                                            node.span)])
+
+
+def print_program(root: Node) -> str:
+    """The JSON list form, one step per line."""
+    steps = [json.dumps(s.to_json()) for s in to_steps(root)]
+    return "[\n  " + ",\n  ".join(steps) + "\n]"
+
+
+def print_semantic_str(root: Node) -> str:
+    return "->".join(str(s) for s in to_steps(root))
