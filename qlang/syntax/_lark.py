@@ -54,7 +54,7 @@ def parse(grammar: str, transformer: type[Transformer], source: Source) -> Any:
     try:
         return lark.parse(source.text)
     except UnexpectedInput as exc:
-        raise ParseError([_describe(exc, lark)], source) from None
+        raise ParseError([_describe(exc, lark, source.text)], source) from None
     except ParseError as exc:
         raise ParseError(exc.diagnostics, source) from None
 
@@ -83,7 +83,7 @@ def _token_name(name: str, lark: Lark) -> str:
         name, name.lower())
 
 
-def _describe(exc: UnexpectedInput, lark: Lark) -> Diagnostic:
+def _describe(exc: UnexpectedInput, lark: Lark, text: str) -> Diagnostic:
     expected: set[str] = set()
     if isinstance(exc, UnexpectedToken | UnexpectedEOF):
         expected = set(exc.expected)
@@ -98,9 +98,17 @@ def _describe(exc: UnexpectedInput, lark: Lark) -> Diagnostic:
         found = f"unexpected character {exc.char!r}"
     else:
         found = "unexpected end of input"
-    line, column = max(exc.line, 1), max(exc.column, 1)
+    line, column = _end_of(text) if found == "unexpected end of input" else (exc.line, exc.column)
+    line, column = max(line, 1), max(column, 1)
     return Diagnostic("syntax", f"{found}; expected {wanted}" if wanted else found,
                       Span(line, column, line, column + 1))
+
+
+def _end_of(text: str) -> tuple[int, int]:
+    """The position just after the last non-blank character."""
+    body = text.rstrip()
+    line = body.count("\n") + 1
+    return line, len(body) - (body.rfind("\n") + 1) + 1
 
 
 def literal(token: Token) -> Lit:
