@@ -51,8 +51,9 @@ def read_records(lines: Iterable[str], syntax: str | None = None) -> Iterator[Re
             continue
         try:
             data = json.loads(line)
-        except json.JSONDecodeError as exc:
-            yield Record(None, number, error=_bad_line(f"line {number} is not JSON: {exc.msg}"))
+        except (json.JSONDecodeError, RecursionError) as exc:
+            reason = exc.msg if isinstance(exc, json.JSONDecodeError) else "nested too deeply"
+            yield Record(None, number, error=_bad_line(f"line {number} is not JSON: {reason}"))
             continue
         if not isinstance(data, dict):
             yield Record(None, number, error=_bad_line(f"line {number} is not a JSON object"))

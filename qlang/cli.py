@@ -166,7 +166,7 @@ def main() -> None:
         cli(standalone_mode=True)
     except SystemExit:
         raise
-    except Exception as exc:  # noqa: BLE001 - the CLI's promise is "never a traceback"
+    except Exception as exc:
         message = Diagnostic("internal", f"internal error: {type(exc).__name__}: {exc}")
         click.echo(message.render(None) + "\n(please report this as a bug)", err=True)
         sys.exit(3)

@@ -4,7 +4,8 @@ Two programs are the same program exactly when their canonical DAGs are equal; s
 variable names and duplicated subtrees of the source make no difference.
 
 >>> from qlang.ir import op
->>> a = op("and", op("exist", op("select", op("scene"), "cat")), op("exist", op("select", op("scene"), "cat")))
+>>> cats = op("exist", op("select", op("scene"), "cat"))
+>>> a = op("and", cats, op("exist", op("select", op("scene"), "cat")))
 >>> c = canonicalize(a)
 >>> c.operands[0] is c.operands[1]
 True

@@ -71,6 +71,8 @@ def parse_steps(source: Source) -> list[Step]:
     except json.JSONDecodeError as exc:
         raise error(ParseError, "syntax", f"invalid JSON: {exc.msg}",
                     Span(exc.lineno, exc.colno, exc.lineno, exc.colno + 1), source) from None
+    except RecursionError:
+        raise error(ParseError, "syntax", "JSON nested too deeply", None, source) from None
     return steps_from_json(data, source)
 
 
@@ -86,7 +88,7 @@ def steps_from_json(data: object, source: Source | None = None) -> list[Step]:
         if not (isinstance(item, dict) and isinstance(item.get("operation"), str)
                 and isinstance(item.get("argument", ""), str)
                 and isinstance(item.get("dependencies", []), list)
-                and all(isinstance(d, int) and not isinstance(d, bool) for d in item.get("dependencies", []))):
+                and all(type(d) is int for d in item.get("dependencies", []))):
             raise error(ParseError, "syntax", f"step {index} must be an object with a string "
                         "'operation', a string 'argument' and integer 'dependencies'", span, source)
         steps.append(Step(item["operation"].strip(), item.get("argument", "").strip(),

@@ -1,0 +1,114 @@
+"""Property tests: every conversion round-trips, `fmt` is idempotent, errors are located."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
+
+import qlang
+from qlang.asp_names import from_term, to_term
+from qlang.errors import Source, UnsupportedOperation
+from qlang.ir import Lit, Node, postorder
+from qlang.passes.canonical import canonicalize
+from qlang.signatures import SIGNATURES
+from qlang.syntax import SYNTAXES, gqa
+from tests.strategies import programs
+
+ASP_SYNTAXES = ("flat", "nested", "code")
+settings.register_profile("qlang", max_examples=150, deadline=None,
+                          suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile("qlang")
+
+
+@given(programs())
+def test_generated_programs_check_clean(root: Node) -> None:
+    assert qlang.check(root) == []
+
+
+@pytest.mark.parametrize("syntax", ASP_SYNTAXES)
+@given(root=programs())
+def test_print_then_parse_is_identity(syntax: str, root: Node) -> None:
+    text = SYNTAXES[syntax].print(root)
+    assert SYNTAXES[syntax].parse(Source(text)) == root
+
+
+@pytest.mark.parametrize("syntax", ["gqa", "gqa-str"])
+@given(root=programs())
+def test_gqa_round_trip_where_gqa_can_express_it(syntax: str, root: Node) -> None:
+    """GQA is coarser than the IR; where it can say a program, reading it back is exact."""
+    try:
+        text = SYNTAXES[syntax].print(root)
+    except UnsupportedOperation:
+        assume(False)
+    back = SYNTAXES[syntax].parse(Source(text))
+    assert SYNTAXES[syntax].print(back) == text
+
+
+@given(programs())
+def test_flat_nested_code_cycle_is_identity_up_to_canonicalisation(root: Node) -> None:
+    text = qlang.SYNTAXES["flat"].print(root)
+    for target in ("nested", "code", "flat"):
+        text = qlang.convert(text, target)
+    assert text == qlang.SYNTAXES["flat"].print(canonicalize(root))
+    assert qlang.parse(text, "flat") == root
+
+
+@pytest.mark.parametrize("syntax", [*ASP_SYNTAXES, "gqa-str"])
+@given(root=programs())
+def test_fmt_is_idempotent(syntax: str, root: Node) -> None:
+    try:
+        once = qlang.format(SYNTAXES[syntax].print(root), syntax)
+    except UnsupportedOperation:
+        assume(False)
+    assert qlang.format(once, syntax) == once
+
+
+@given(st.text())
+def test_any_word_survives_asp_quoting(word: str) -> None:
+    assert from_term(to_term(word)) == word
+    root = Node("exist", (Node("select", (Node("scene"), Lit(word))),))
+    assert qlang.parse(qlang.SYNTAXES["nested"].print(root), "nested") == root
+
+
+MARKER = "zzqx"
+
+
+def _inject(root: Node, data: st.DataObject) -> tuple[Node, bool]:
+    """Replace one argument of one node by the marker word: a wrong word, or a word where an
+    operation must be.  Also says which of the two it was."""
+    target = data.draw(st.sampled_from([n for n in postorder(root) if n.args]))
+    position = data.draw(st.integers(0, len(target.args) - 1))
+    args = list(target.args)
+    args[position] = Lit(MARKER)
+
+    def rebuild(node: Node) -> Node:
+        if node == target:
+            return Node(node.op, tuple(args))
+        return Node(node.op, tuple(rebuild(a) if isinstance(a, Node) else a for a in node.args))
+
+    return rebuild(root), position < len(SIGNATURES[target.op].operands)
+
+
+@pytest.mark.parametrize("syntax", ASP_SYNTAXES)
+@given(root=programs(), data=st.data())
+def test_injected_errors_are_reported_where_they_are(syntax: str, root: Node,
+                                                    data: st.DataObject) -> None:
+    broken, in_operand_position = _inject(root, data)
+    text = SYNTAXES[syntax].print(broken)
+    offset = text.find(MARKER)
+    line = text.count("\n", 0, offset) + 1
+    column = offset - (text.rfind("\n", 0, offset) + 1) + 1
+    error: type[qlang.QlangError] = qlang.CheckError
+    if syntax == "code" and in_operand_position:
+        error = qlang.ParseError  # in code-like, a name in operand position names a variable
+    with pytest.raises(error) as caught:
+        qlang.check(qlang.parse(text, syntax))
+    located = [(d.span.line, d.span.column) for d in caught.value.diagnostics if d.span]
+    assert (line, column) in located, (text, caught.value.diagnostics)
+
+
+def test_gqa_printer_inverts_the_reader_on_the_thesis_example() -> None:
+    text = ("select: truck->relate: tire,of,s [0]->verify color: black [1]->verify shape: round [1]"
+            "->and: [2, 3]")
+    assert gqa.print_semantic_str(qlang.parse(text)) == text
