@@ -16,6 +16,8 @@ _UNESCAPES = {"\\\\": "\\", '\\"': '"', "\\n": "\n"}
 
 
 def to_term(word: str) -> str:
+    if "\0" in word:
+        raise ValueError("an ASP term cannot contain a NUL character")
     candidate = word.replace(" ", "_")
     if "_" not in word and _CONSTANT.fullmatch(candidate) and candidate not in _RESERVED:
         return candidate

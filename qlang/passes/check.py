@@ -72,6 +72,10 @@ class _Checker:
         vocabulary = self.ontology.vocabulary(kind, category)
         if arg.value in vocabulary:
             return
+        if not arg.value.strip() or not arg.value.isprintable():
+            self.report("literal", f"{where} must be a non-empty word of printable characters, "
+                        f"not {arg.value!r}", arg.span or node.span)
+            return
         if kind in CLOSED_KINDS:
             self.report("literal", f"{where} must be one of {', '.join(CLOSED_KINDS[kind])}, "
                         f"not {arg.value!r}", arg.span or node.span)

@@ -40,10 +40,12 @@ SYNTAXES: dict[str, Syntax] = {
 _GQA_STR = re.compile(r"^\s*[A-Za-z][A-Za-z ]*:")
 _FACT_END = re.compile(r"\)\s*\.")
 _ASSIGNMENT = re.compile(r"^\s*[a-z][A-Za-z0-9_']*\s*=", re.MULTILINE)
+_STRING = re.compile(r'"(?:[^"\\\n]|\\.)*"')
 
 
 def detect(text: str) -> str:
-    """The syntax a program is most likely written in."""
+    """The syntax a program is most likely written in (quoted words don't count)."""
+    text = _STRING.sub('""', text)
     stripped = text.lstrip()
     if stripped.startswith(("[", "{")):
         return "gqa"

@@ -1,0 +1,114 @@
+"""`qlangc` end to end, through click's runner: outputs, exit codes, batch mode."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+import qlang
+from qlang.cli import cli
+from tests.test_syntax import FORMS
+
+COMMANDS = ["compile", "check", "fmt", "lower", "ops"]
+
+
+def run(*args: str, input: str | bytes | None = None) -> tuple[int, str, str]:
+    result = CliRunner().invoke(cli, list(args), input=input)
+    assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
+    return result.exit_code, result.stdout, result.stderr
+
+
+@pytest.mark.parametrize("command", [[], *[[c] for c in COMMANDS]])
+def test_every_command_has_help(command: list[str]) -> None:
+    code, out, _ = run(*command, "--help")
+    assert code == 0 and "Usage:" in out
+
+
+@pytest.mark.parametrize("to", ["flat", "nested", "code", "gqa", "gqa-str"])
+def test_compile_converts_and_infers_the_input_syntax(to: str) -> None:
+    code, out, _ = run("compile", "--to", to, "-", input=FORMS["nested"])
+    assert code == 0
+    assert qlang.parse(out, to) == qlang.parse(FORMS["nested"])
+
+
+def test_check_passes_a_good_program_and_locates_every_error(tmp_path) -> None:
+    assert run("check", "-", input=FORMS["code"])[0] == 0
+    bad = tmp_path / "bad.nested"
+    bad.write_text("and(exist(select(scene(), dihs)),\n    verify_attr(select(scene(), cat), color, blu))\n")
+    code, _, err = run("check", str(bad))
+    assert code == 1
+    assert f"{bad}:1:27: error: 'dihs' is not a known class (did you mean 'dish'?)" in err
+    assert f"{bad}:2:17: error: argument 1 of verify_attr must yield Object" in err
+    assert f"{bad}:2:46: error: 'blu' is not a known color value (did you mean 'blue'?)" in err
+    assert "                                               ^~~" in err
+
+
+def test_open_vocabulary_turns_vocabulary_errors_into_warnings() -> None:
+    program = "exist(select(scene(), spaceship))"
+    assert run("check", "-", input=program)[0] == 1
+    code, _, err = run("check", "--open-vocabulary", "-", input=program)
+    assert code == 0 and "warning: 'spaceship' is not a known class" in err
+
+
+def test_fmt_is_idempotent_and_keeps_the_syntax() -> None:
+    once = run("fmt", "-", input=FORMS["flat"])[1]
+    assert once.startswith("scene(0).\n")
+    assert run("fmt", "-", input=once)[1] == once
+
+
+def test_lower_quotes_every_word() -> None:
+    code, out, _ = run("lower", "--open-vocabulary", "-",
+                       input='exist(select(scene(), "x). p :- q"))')
+    assert code == 0
+    assert 'select(1, 0, "x). p :- q").' in out
+
+
+@pytest.mark.parametrize("args, input, status, message", [
+    (["check", "-"], b"\xff\xfe", 2, "not UTF-8"),
+    (["check", "/no/such/file"], None, 2, "No such file"),
+    (["compile", "--to", "klingon", "-"], "", 2, "Invalid value for '--to'"),
+    (["check", "--from", "flat", "-"], "exist(scene())", 1, "expected"),
+    (["check", "-"], "", 1, "error"),
+])
+def test_bad_input_is_a_message_and_a_status_never_a_traceback(args, input, status, message) -> None:
+    code, out, err = run(*args, input=input)
+    assert code == status
+    assert message in out + err
+    assert "Traceback" not in out + err
+
+
+def test_jsonl_batch_answers_every_line_and_goes_on_after_bad_ones(data_dir) -> None:
+    record = json.loads((data_dir / "gqa/questions/testdev_ood_head.json").read_text())
+    first_id, first = next(iter(record.items()))
+    lines = [
+        json.dumps({"id": "a", "program": FORMS["nested"]}),
+        "not json at all",
+        json.dumps({"id": "b", "program": "exist(select(scene(), car)"}),
+        json.dumps({"id": first_id, **first}),
+        json.dumps({"id": "c", "semantic": [{"operation": "frobnicate", "dependencies": [],
+                                             "argument": "x"}]}),
+        json.dumps({"id": "d"}),
+    ]
+    code, out, _ = run("compile", "--jsonl", "--to", "flat", "-", input="\n".join(lines))
+    results = [json.loads(line) for line in out.splitlines()]
+    assert code == 1
+    assert [r.get("id") for r in results] == ["a", None, "b", first_id, "c", "d"]
+    assert results[0]["program"].endswith("end(6).")
+    assert results[1]["input_line"] == 2 and results[1]["error"]["kind"] == "input"
+    assert results[2]["error"] == {"kind": "syntax", "line": 1, "column": 27,
+                                   "message": "unexpected end of input; expected ')', ','"}
+    assert qlang.parse(results[3]["program"], "flat") == qlang.parse(first["semanticStr"])
+    assert results[4]["error"]["kind"] == "unsupported"
+    assert results[5]["error"]["kind"] == "input"
+
+
+def test_jsonl_check_reports_type_errors_per_line() -> None:
+    lines = [json.dumps({"id": 1, "program": "exist(select(scene(), cat))"}),
+             json.dumps({"id": 2, "program": "query(select(scene(), cat), color)"})]
+    code, out, _ = run("check", "--jsonl", "-", input="\n".join(lines))
+    first, second = (json.loads(line) for line in out.splitlines())
+    assert code == 1
+    assert first == {"id": 1, "ok": True}
+    assert second["error"]["kind"] == "type" and second["error"]["column"] == 7
