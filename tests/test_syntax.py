@@ -130,3 +130,11 @@ def test_unsupported_gqa_operations_are_named() -> None:
         qlang.parse(comparative)
     with pytest.raises(qlang.UnsupportedOperation, match="GQA cannot express compare"):
         SYNTAXES["gqa"].print(qlang.parse(_identity_lines()[8]))
+
+
+def test_the_readme_operation_table_is_generated_from_the_code() -> None:
+    from qlang.signatures import markdown_table
+
+    readme = (Path(__file__).parents[1] / "README.md").read_text()
+    block = readme.split("<!-- operation-table -->\n")[1].split("\n<!-- /operation-table -->")[0]
+    assert block == markdown_table()
