@@ -19,6 +19,7 @@ import json
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
+from typing import Any
 
 from qlang.signatures import CLOSED_KINDS, Kind
 
@@ -74,7 +75,7 @@ def _lines(name: str) -> set[str]:
     return {line.strip() for line in text.splitlines() if line.strip() and line.strip() != "<unk>"}
 
 
-def _json(name: str) -> object:
+def _json(name: str) -> Any:
     return json.loads((resources.files("qlang.data.ontology") / name).read_text(encoding="utf-8"))
 
 
@@ -82,7 +83,6 @@ def _json(name: str) -> object:
 def load() -> Ontology:
     class_json = _json("gqa_all_class.json")
     attr_json = _json("gqa_all_attribute.json")
-    assert isinstance(class_json, dict) and isinstance(attr_json, dict)
     class_members = {cat: frozenset(members) for cat, members in class_json.items()}
     classes = frozenset(_lines("name_gqa.txt") | _PRONOUNS
                         | set(class_members).union(*class_members.values()))
@@ -98,6 +98,6 @@ def load() -> Ontology:
     class_valued = {"name": classes, "class": classes, "place": class_members.get("place", frozenset())}
     categories |= class_valued | {ANY_CATEGORY: attribute_values}
     admissible |= class_valued | {ANY_CATEGORY: attribute_values}
-    relations = frozenset(_lines("rel_gqa.txt") | set(_json("gqa_relation.json")))  # type: ignore[arg-type]
+    relations = frozenset(_lines("rel_gqa.txt") | set(_json("gqa_relation.json")))
     return Ontology(classes, class_members, categories, admissible, attribute_values | classes,
                     relations)

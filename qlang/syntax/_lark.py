@@ -30,8 +30,12 @@ def resource_dir(name: str) -> Path:
     return installed if installed.is_dir() else package.parent / name
 
 
+#: The Lark transformers our grammars use; what they build varies per syntax.
+Builder = Transformer[Token, Any]
+
+
 @cache
-def parser(grammar: str, transformer: type[Transformer]) -> Lark:
+def parser(grammar: str, transformer: type[Builder]) -> Lark:
     return Lark.open(
         str(resource_dir("grammars") / f"{grammar}.lark"),
         parser="lalr",
@@ -44,10 +48,11 @@ def parser(grammar: str, transformer: type[Transformer]) -> Lark:
 def span(first: Token, last: Token | None = None) -> Span:
     """The span of a token, or from one token to another."""
     last = last or first
+    assert first.line and first.column and last.end_line and last.end_column, "positions are on"
     return Span(first.line, first.column, last.end_line, last.end_column)
 
 
-def parse(grammar: str, transformer: type[Transformer], source: Source) -> Any:
+def parse(grammar: str, transformer: type[Builder], source: Source) -> Any:
     """Parse `source`, turning every Lark or nesting failure into a located `ParseError`."""
     lark = parser(grammar, transformer)
     _check_nesting(source)
@@ -116,7 +121,7 @@ def literal(token: Token) -> Lit:
     return Lit(from_term(str(token)), span(token))
 
 
-class CallBuilder(Transformer):
+class CallBuilder(Builder):
     """Builds nodes for `call` and `atom`, the rules nested ASP and code-like share."""
 
     def call(self, children: list[Any]) -> Node:

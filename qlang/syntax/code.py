@@ -39,7 +39,7 @@ class _Scope:
 
     def resolve_program(self, statements: list[Lit | Node | tuple[Lit, Node]]) -> Node:
         defined_later = {s[0].value for s in statements if isinstance(s, tuple)}
-        root: Node | None = None
+        root: Node | Lit | None = None
         for index, statement in enumerate(statements):
             last = index == len(statements) - 1
             if isinstance(statement, tuple):
@@ -60,7 +60,7 @@ class _Scope:
                 root = self.resolve(statement, defined_later)
         if self.errors:
             raise ParseError(self.errors)
-        assert root is not None  # the grammar requires a statement
+        assert isinstance(root, Node)  # a Lit root is an undefined variable, reported above
         return root
 
     def resolve(self, node: Node, defined_later: set[str]) -> Node:
@@ -88,7 +88,8 @@ class _Scope:
 
 
 def parse(source: Source) -> Node:
-    return _lark.parse("code", _Builder, source)
+    root: Node = _lark.parse("code", _Builder, source)
+    return root
 
 
 def print_program(root: Node) -> str:

@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from lark import Token, Transformer
+from lark import Token
 
 from qlang.errors import Diagnostic, ParseError, Source, Span
 from qlang.ir import Lit, Node
@@ -37,7 +37,7 @@ class _Fact:
     span: Span
 
 
-class _Builder(Transformer):
+class _Builder(_lark.Builder):
     def ref(self, children: list[Token]) -> _Ref:
         return _Ref(int(children[0]), _lark.span(children[0]))
 
@@ -122,7 +122,8 @@ class _Graph:
 
 
 def parse(source: Source) -> Node:
-    return _lark.parse("flat", _Builder, source)
+    root: Node = _lark.parse("flat", _Builder, source)
+    return root
 
 
 def print_program(root: Node) -> str:

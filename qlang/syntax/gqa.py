@@ -16,7 +16,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from lark import Token, Transformer
+from lark import Token
 
 from qlang.errors import Diagnostic, ParseError, Source, Span, UnsupportedOperation, error
 from qlang.ir import Node, op
@@ -47,7 +47,7 @@ class Step:
 
 # ----- reading ---------------------------------------------------------------------------------
 
-class _StrBuilder(Transformer):
+class _StrBuilder(_lark.Builder):
     def step(self, children: list[Any]) -> Step:
         operation, *rest = children
         argument = next((str(c) for c in rest if isinstance(c, Token)), "")
@@ -65,7 +65,8 @@ def parse_steps(source: Source) -> list[Step]:
     """Steps from either GQA form: a JSON list (or question record) or a semanticStr."""
     text = source.text.lstrip()
     if not text.startswith(("[", "{")):
-        return _lark.parse("gqa", _StrBuilder, source)
+        steps: list[Step] = _lark.parse("gqa", _StrBuilder, source)
+        return steps
     try:
         data = json.loads(source.text)
     except json.JSONDecodeError as exc:

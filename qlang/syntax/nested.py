@@ -6,8 +6,6 @@ query(unique(select(scene(), dish)), name)
 
 from __future__ import annotations
 
-from typing import Any
-
 from qlang.asp_names import to_term
 from qlang.errors import Source
 from qlang.ir import Lit, Node
@@ -15,12 +13,13 @@ from qlang.syntax import _lark
 
 
 class _Builder(_lark.CallBuilder):
-    def start(self, children: list[Any]) -> Node:
+    def start(self, children: list[Node]) -> Node:
         return children[0]
 
 
 def parse(source: Source) -> Node:
-    return _lark.parse("nested", _Builder, source)
+    root: Node = _lark.parse("nested", _Builder, source)
+    return root
 
 
 def print_expression(node: Node, names: dict[Node, str] | None = None) -> str:
