@@ -1,0 +1,188 @@
+"""Scene graphs as ASP facts, the form the theory reads.
+
+A scene file is GQA scene-graph JSON (one graph, or graphs keyed by image id) or ASP facts as
+they are (e.g. GS-VQA's encodings).  A graph object becomes ``object/1``, its name and the
+name's ontology ancestors as ``has_attr(O, class, C)``, ``has_attr(O, name, N)``, each
+attribute under every category the ontology gives it (``any`` when none does),
+``hposition``/``vposition`` from the centre of its box in thirds of the image, ``has_rel/3`` and
+``has_obj_weight/2``.
+
+An uncertain scene is the same JSON with confidences: an object's ``"confidence"``, and
+attributes and relations written ``{"value": "white", "confidence": 0.86}`` /
+``{"name": "on", "object": "o1", "confidence": 0.7}``.  A fact with confidence p < 1 becomes a
+choice priced as in the seed thesis's Listing 17: -1000 ln p if it holds, -1000 ln (1-p) if
+not, so the solver's optimum is the likeliest scene in which the question has an answer.
+Every word goes through `to_term`, so no scene can inject rules into the program.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from typing import Any
+
+from qlang.asp_names import to_term
+from qlang.errors import QlangError, Source, Span, error
+from qlang.ontology import ANY_CATEGORY, load, suggestions
+
+#: Weights are -1000 ln p, as in GS-VQA, so that costs are integers.
+SCALE = 1000
+_THIRDS = {"hposition": ("left", "middle", "right"), "vposition": ("top", "middle", "bottom")}
+
+
+class SceneError(QlangError):
+    """The scene file is unreadable, malformed, or lacks the image asked for."""
+
+
+def weight(p: float) -> int:
+    """The cost of a fact of probability p: -1000 ln p (0 for a certain fact)."""
+    return round(-SCALE * math.log(p))
+
+
+class SceneLibrary:
+    """A scene file, read once; each image's facts are encoded on first use and kept."""
+
+    def __init__(self, source: Source) -> None:
+        self.source = source
+        self._asp: str | None = None
+        self._graphs: dict[str | None, Any] = {}
+        self._encoded: dict[str | None, str] = {}
+        if not source.text.lstrip().startswith("{"):
+            self._asp = source.text
+            return
+        try:
+            data = json.loads(source.text)
+        except json.JSONDecodeError as exc:
+            span = Span(exc.lineno, exc.colno, exc.lineno, exc.colno + 1)
+            raise error(SceneError, "scene", f"malformed scene JSON: {exc.msg}", span, source) from None
+        if "objects" in data:
+            self._graphs[None] = data
+        else:
+            self._graphs.update(data)
+
+    @property
+    def image_ids(self) -> list[str]:
+        return [key for key in self._graphs if key is not None]
+
+    def facts(self, image_id: str | None = None) -> str:
+        """The ASP facts of the scene of `image_id` (any, if the file holds only one)."""
+        if self._asp is not None:
+            return self._asp
+        key = self._key(image_id)
+        if key not in self._encoded:
+            self._encoded[key] = _Encoder(self.source, key).graph(self._graphs[key])
+        return self._encoded[key]
+
+    def _key(self, image_id: str | None) -> str | None:
+        if None in self._graphs:
+            return None
+        if image_id is None:
+            if len(self._graphs) == 1:
+                return next(iter(self._graphs))
+            raise error(SceneError, "scene",
+                        f"the scene file holds {len(self._graphs)} scenes; name one (an image id)",
+                        source=self.source)
+        if image_id not in self._graphs:
+            near = suggestions(image_id, frozenset(self.image_ids))
+            hint = f"did you mean {', '.join(near)}?" if near else f"it has {len(self._graphs)} scenes"
+            raise error(SceneError, "scene", f"image {image_id} is not in the scene file",
+                        source=self.source, hint=hint)
+        return image_id
+
+
+class _Encoder:
+    """Encodes one graph; knows where it is in the file, to point errors at the right line."""
+
+    def __init__(self, source: Source, image_id: str | None) -> None:
+        self.source = source
+        self.where = f"scene {image_id}" if image_id is not None else "scene"
+        self.ontology = load()
+        self.lines: list[str] = []
+
+    def fail(self, message: str, key: str | None) -> SceneError:
+        span = _locate(self.source.text, key) if key is not None else None
+        return error(SceneError, "scene", f"{self.where}: {message}", span, self.source)  # type: ignore[return-value]
+
+    def graph(self, graph: Any) -> str:
+        if not isinstance(graph, dict) or not isinstance(graph.get("objects"), dict):
+            raise self.fail("a scene graph is an object with an 'objects' map", None)
+        size = (self.number(graph, "width", None), self.number(graph, "height", None))
+        objects: dict[str, Any] = graph["objects"]
+        for oid, obj in objects.items():
+            if not isinstance(obj, dict) or not isinstance(obj.get("name"), str):
+                raise self.fail(f"object {oid} needs a 'name'", oid)
+            self.object(oid, obj, size, objects)
+        return "\n".join(self.lines)
+
+    def object(self, oid: str, obj: dict[str, Any], size: tuple[float, float],
+               objects: dict[str, Any]) -> None:
+        o = _object_term(oid)
+        name = obj["name"]
+        self.lines.append(f"object({o}).")
+        self.lines.append(f"has_obj_weight({o}, {weight(self.confidence(obj, oid))}).")
+        self.emit(f"has_attr({o}, name, {to_term(name)})", 1.0)
+        for cls in dict.fromkeys([name, *self.ontology.ancestors(name)]):
+            self.emit(f"has_attr({o}, class, {to_term(cls)})", 1.0)
+        box = [self.number(obj, k, oid) for k in ("x", "y", "w", "h")]
+        for axis, start, extent, total in (("hposition", box[0], box[2], size[0]),
+                                           ("vposition", box[1], box[3], size[1])):
+            third = min(2, max(0, int(3 * (start + extent / 2) / total)))
+            self.emit(f"has_attr({o}, {axis}, {_THIRDS[axis][third]})", 1.0)
+        for item in self.items(obj, "attributes", oid):
+            value = item if isinstance(item, str) else item.get("value")
+            if not isinstance(value, str):
+                raise self.fail(f"object {oid}: an attribute is a string or has a 'value'", oid)
+            p = 1.0 if isinstance(item, str) else self.confidence(item, oid)
+            for category in self.ontology.category_of(value) or [ANY_CATEGORY]:
+                self.emit(f"has_attr({o}, {to_term(category)}, {to_term(value)})", p)
+        for rel in self.items(obj, "relations", oid):
+            if not isinstance(rel, dict) or not isinstance(rel.get("name"), str) \
+                    or str(rel.get("object")) not in objects:
+                raise self.fail(f"object {oid}: a relation needs a 'name' and an 'object' of the scene", oid)
+            target = _object_term(str(rel["object"]))
+            self.emit(f"has_rel({o}, {to_term(rel['name'])}, {target})", self.confidence(rel, oid))
+
+    def emit(self, atom: str, p: float) -> None:
+        """A certain fact, or a choice priced both ways (Listing 17) and marked uncertain."""
+        if p >= 1.0:
+            self.lines.append(f"{atom}.")
+            return
+        self.lines += [f"{{ {atom} }}.", f"uncertain({atom}).",
+                       f":~ {atom}. [{weight(p)}, holds, {atom}]",
+                       f":~ not {atom}. [{weight(1.0 - p)}, fails, {atom}]"]
+
+    def items(self, obj: dict[str, Any], key: str, oid: str) -> list[Any]:
+        items = obj.get(key, [])
+        if not isinstance(items, list):
+            raise self.fail(f"object {oid}: '{key}' must be a list", oid)
+        return items
+
+    def number(self, obj: dict[str, Any], key: str, oid: str | None) -> float:
+        value = obj.get(key)
+        if isinstance(value, bool) or not isinstance(value, int | float) or \
+                (key in ("width", "height") and value <= 0):
+            owner = f"object {oid}" if oid is not None else "the scene"
+            raise self.fail(f"{owner}: '{key}' must be a {'positive ' if oid is None else ''}number", oid)
+        return float(value)
+
+    def confidence(self, item: dict[str, Any], oid: str) -> float:
+        p = item.get("confidence", 1.0)
+        if isinstance(p, bool) or not isinstance(p, int | float) or not 0 < p <= 1:
+            raise self.fail(f"object {oid}: a confidence must be a number in (0, 1], not {p!r}", oid)
+        return float(p)
+
+
+def _object_term(oid: str) -> str:
+    """GQA's numeric ids stay integers, as in GS-VQA's encodings; any other id is a safe term."""
+    return oid if oid.isdigit() and str(int(oid)) == oid else to_term(oid)
+
+
+def _locate(text: str, key: str) -> Span | None:
+    """Where the object `key` is defined in the JSON text: a key, not a mere reference."""
+    match = re.search(rf'"{re.escape(key)}"\s*:', text)
+    if match is None:
+        return None
+    line = text.count("\n", 0, match.start()) + 1
+    column = match.start() - (text.rfind("\n", 0, match.start()) + 1) + 1
+    return Span(line, column, line, column + len(key) + 2)

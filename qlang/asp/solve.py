@@ -1,0 +1,177 @@
+"""Answering a lowered question over a scene with clingo: ranked answers, or a reason why not.
+
+One `clingo.Control` per question, so nothing leaks from one question into the next.  The
+scene and the question's facts are ground first; the guard then estimates from their sizes
+what the theory would ground to and refuses blow-ups before they take the machine's memory
+(clingo cannot interrupt grounding).  Solving runs asynchronously against a deadline that
+covers the whole question.  The top k answers come from k optimisations, each assuming the
+answers found so far false, so they are distinct and in cost order.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from dataclasses import dataclass
+from functools import cache
+
+import clingo
+
+from qlang.asp.guard import estimate
+from qlang.asp_names import from_term
+from qlang.errors import QlangError, Span, error
+from qlang.signatures import SIGNATURES
+from qlang.syntax._lark import resource_dir
+
+
+class SolveError(QlangError):
+    """No answer could be computed: a timeout, the grounding guard, or invalid ASP input."""
+
+
+@dataclass(frozen=True, slots=True)
+class Limits:
+    #: seconds for grounding and solving one question, all top-k answers together
+    timeout: float = 10.0
+    #: the grounding guard: the most ground rule instances the estimate may reach
+    max_ground: int = 5_000_000
+
+
+@dataclass(frozen=True, slots=True)
+class Answer:
+    value: str
+    #: the optimisation cost, highest priority first (empty for a scene without weights)
+    cost: tuple[int, ...]
+
+    def to_json(self) -> dict[str, object]:
+        return {"answer": self.value, "cost": list(self.cost)}
+
+
+@dataclass(frozen=True, slots=True)
+class Result:
+    """The answers, best first; none means the question has no answer in the scene."""
+
+    answers: tuple[Answer, ...]
+    #: False when the deadline cut the search for answers after the first short
+    complete: bool = True
+
+
+@dataclass(frozen=True, slots=True)
+class Found:
+    """An optimal model's shown atoms (the answer), its cost, and all its atoms if asked for."""
+
+    shown: tuple[clingo.Symbol, ...]
+    cost: tuple[int, ...]
+    atoms: tuple[clingo.Symbol, ...]
+
+    @property
+    def answer(self) -> str:
+        """The answer as words (several, which the theory never yields, are joined)."""
+        return ", ".join(sorted(from_term(str(s.arguments[0])) for s in self.shown if s.name == "ans"))
+
+
+@cache
+def theory() -> str:
+    """The theory: every ``theory/*.lp`` file, in name order."""
+    return "\n".join(path.read_text(encoding="utf-8")
+                     for path in sorted(resource_dir("theory").glob("*.lp")))
+
+
+class Session:
+    """One question grounded over one scene, ready to be solved under a deadline."""
+
+    def __init__(self, question: str, scene: str, limits: Limits = Limits()) -> None:
+        self.deadline = time.monotonic() + limits.timeout
+        self.limits = limits
+        self.messages: list[str] = []
+        self.ctl = clingo.Control(["--opt-mode=opt"], logger=self._log, message_limit=5)
+        self._add("scene", scene)
+        self._add("question", question)
+        self._add("theory", theory())
+        self._ground("facts")
+        counts = {name: _count(self.ctl, name, arity) for name, arity in _SIZES}
+        steps = {op: _count(self.ctl, op, sig.arity + 1) for op, sig in SIGNATURES.items()}
+        size = estimate(counts, steps)
+        if size > limits.max_ground:
+            raise error(SolveError, "grounding",
+                        f"the question would ground to about {size:,} rules, above the guard of "
+                        f"{limits.max_ground:,}", hint="a smaller scene, or a larger --max-ground")
+        self._ground("theory")
+        if time.monotonic() > self.deadline:
+            raise self._timeout()
+
+    def optimum(self, assumptions: list[tuple[clingo.Symbol, bool]], *, atoms: bool = False
+                ) -> Found | None:
+        """The optimal model under `assumptions`, copied out of clingo; None if there is none."""
+        best: list[Found] = []
+
+        def keep(model: clingo.Model) -> None:
+            everything = tuple(model.symbols(atoms=True)) if atoms else ()
+            best[:] = [Found(tuple(model.symbols(shown=True)), tuple(model.cost), everything)]
+
+        with self.ctl.solve(assumptions=assumptions, on_model=keep, async_=True) as handle:
+            if not handle.wait(max(0.0, self.deadline - time.monotonic())):
+                handle.cancel()
+                raise self._timeout()
+            result = handle.get()
+        if result.unsatisfiable or not best:
+            return None
+        return best[0]
+
+    def _timeout(self) -> SolveError:
+        return error(SolveError, "timeout",  # type: ignore[return-value]
+                     f"no answer within the {self.limits.timeout:g} s timeout")
+
+    def _log(self, code: clingo.MessageCode, message: str) -> None:
+        if code not in (clingo.MessageCode.AtomUndefined, clingo.MessageCode.GlobalVariable):
+            self.messages.append(message.strip())
+
+    def _add(self, part: str, text: str) -> None:
+        """Add text to the program (scene and question are ground first, as `facts`); a syntax
+        error names the part it is in and where."""
+        try:
+            self.ctl.add("theory" if part == "theory" else "facts", [], text)
+        except RuntimeError:
+            raise self._invalid(part) from None
+
+    def _ground(self, part: str) -> None:
+        try:
+            self.ctl.ground([(part, [])])
+        except RuntimeError:
+            raise self._invalid("scene" if part == "facts" else "theory") from None
+
+    def _invalid(self, part: str) -> SolveError:
+        message = self.messages[0] if self.messages else "clingo rejected it"
+        where = _LOCATION.match(message)
+        span = None
+        if where:
+            line, column = int(where["line"]), int(where["column"])
+            span = Span(line, column, line, column + 1)
+            message = message[where.end():].strip()
+        return error(SolveError, "asp", f"invalid ASP in the {part}: {message}", span)  # type: ignore[return-value]
+
+
+_LOCATION = re.compile(r"<block>:(?P<line>\d+):(?P<column>\d+)(-\d+(:\d+)?)?:\s*(error:)?")
+_SIZES = (("object", 1), ("has_attr", 3), ("has_rel", 3))
+
+
+def _count(ctl: clingo.Control, name: str, arity: int) -> int:
+    return sum(1 for _ in ctl.symbolic_atoms.by_signature(name, arity))
+
+
+def solve(question: str, scene: str, *, top_k: int = 1, limits: Limits = Limits()) -> Result:
+    """The top-k distinct answers of a lowered question over scene facts, cheapest first."""
+    session = Session(question, scene, limits)
+    answers: list[Answer] = []
+    found: list[tuple[clingo.Symbol, bool]] = []
+    for _ in range(top_k):
+        try:
+            best = session.optimum(found)
+        except SolveError:
+            if not answers:
+                raise
+            return Result(tuple(answers), complete=False)
+        if best is None:
+            break
+        answers.append(Answer(best.answer, best.cost))
+        found += [(s, False) for s in best.shown if s.name == "ans"]
+    return Result(tuple(answers))
