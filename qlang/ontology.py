@@ -98,6 +98,8 @@ def load() -> Ontology:
     class_valued = {"name": classes, "class": classes, "place": class_members.get("place", frozenset())}
     categories |= class_valued | {ANY_CATEGORY: attribute_values}
     admissible |= class_valued | {ANY_CATEGORY: attribute_values}
-    relations = frozenset(_lines("rel_gqa.txt") | set(_json("gqa_relation.json")))
+    # "same color" is listed as a relation, but in programs it is relate_attr's GQA spelling.
+    relations = frozenset(r for r in _lines("rel_gqa.txt") | set(_json("gqa_relation.json"))
+                          if not r.startswith("same "))
     return Ontology(classes, class_members, categories, admissible, attribute_values | classes,
                     relations)
