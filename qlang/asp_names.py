@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import re
 
+from qlang.errors import UnsupportedOperation, error
+
 _CONSTANT = re.compile(r"[a-z][A-Za-z0-9_]*")
 _ESCAPES = {"\\": "\\\\", '"': '\\"', "\n": "\\n"}
 _UNESCAPES = {"\\\\": "\\", '\\"': '"', "\\n": "\n"}
@@ -17,7 +19,7 @@ _UNESCAPES = {"\\\\": "\\", '\\"': '"', "\\n": "\n"}
 
 def to_term(word: str) -> str:
     if "\0" in word:
-        raise ValueError("an ASP term cannot contain a NUL character")
+        raise error(UnsupportedOperation, "literal", f"ASP cannot spell {word!r}: it contains NUL")
     candidate = word.replace(" ", "_")
     if "_" not in word and _CONSTANT.fullmatch(candidate) and candidate not in _RESERVED:
         return candidate

@@ -64,7 +64,12 @@ def test_fmt_is_idempotent(syntax: str, root: Node) -> None:
     assert qlang.format(once, syntax) == once
 
 
-@given(st.text())
+def test_a_word_asp_cannot_spell_is_an_error_not_a_crash() -> None:
+    with pytest.raises(UnsupportedOperation, match="NUL"):
+        qlang.convert('exist(select(scene(), "a\x00b"))', "flat")
+
+
+@given(st.text(st.characters(blacklist_characters="\0")))
 def test_any_word_survives_asp_quoting(word: str) -> None:
     assert from_term(to_term(word)) == word
     root = Node("exist", (Node("select", (Node("scene"), Lit(word))),))
