@@ -158,6 +158,10 @@ def ops() -> None:
 
 
 # backend commands register here: cli.add_command(<command>)
+from qlang.asp.cli import explain, solve  # noqa: E402 - it imports this module's helpers lazily
+
+cli.add_command(solve)
+cli.add_command(explain)
 
 
 def main() -> None:

@@ -36,6 +36,9 @@ class Limits:
     max_ground: int = 5_000_000
 
 
+DEFAULT_LIMITS = Limits()
+
+
 @dataclass(frozen=True, slots=True)
 class Answer:
     value: str
@@ -79,7 +82,7 @@ def theory() -> str:
 class Session:
     """One question grounded over one scene, ready to be solved under a deadline."""
 
-    def __init__(self, question: str, scene: str, limits: Limits = Limits()) -> None:
+    def __init__(self, question: str, scene: str, limits: Limits = DEFAULT_LIMITS) -> None:
         self.deadline = time.monotonic() + limits.timeout
         self.limits = limits
         self.messages: list[str] = []
@@ -158,7 +161,7 @@ def _count(ctl: clingo.Control, name: str, arity: int) -> int:
     return sum(1 for _ in ctl.symbolic_atoms.by_signature(name, arity))
 
 
-def solve(question: str, scene: str, *, top_k: int = 1, limits: Limits = Limits()) -> Result:
+def solve(question: str, scene: str, *, top_k: int = 1, limits: Limits = DEFAULT_LIMITS) -> Result:
     """The top-k distinct answers of a lowered question over scene facts, cheapest first."""
     session = Session(question, scene, limits)
     answers: list[Answer] = []

@@ -1,0 +1,131 @@
+"""Solving many questions: JSON lines in, one result line per question, resumable, in parallel.
+
+Input lines are ``{"id", "program", "image_id"}`` or GQA question records (``semantic``,
+``imageId``).  Each line gets one output line, ``{"id", "answers": [...]}`` or
+``{"id", "error": {kind, message, line, column}}``, written and flushed as soon as it is known,
+so an interrupted run loses nothing: run again with the same output file and the ids already
+there are skipped (a half-written last line is dropped and redone).  Questions are solved in
+worker processes that are replaced every `RECYCLE` questions, because clingo's symbol table
+only ever grows.
+"""
+
+from __future__ import annotations
+
+import json
+import multiprocessing
+import os
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from typing import Any, TextIO
+
+from qlang.api import lower
+from qlang.asp.scene import SceneLibrary
+from qlang.asp.solve import DEFAULT_LIMITS, Limits, solve
+from qlang.batch import Record, read_records, write
+from qlang.errors import Diagnostic, QlangError
+
+#: Questions a worker answers before it is replaced by a fresh process.
+RECYCLE = 500
+
+
+@dataclass(frozen=True, slots=True)
+class Task:
+    id: object
+    line: int
+    question: str
+    image_id: str | None
+    #: the line's result when it failed before solving (it could not be compiled)
+    failed: dict[str, Any] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Settings:
+    #: read once by the parent; forked workers inherit it
+    scenes: SceneLibrary
+    top_k: int = 1
+    limits: Limits = DEFAULT_LIMITS
+
+
+def resume_key(result: dict[str, Any]) -> str:
+    """What identifies a line across runs: its id, or its input line when it has none."""
+    return json.dumps(result["id"]) if result.get("id") is not None else f"line {result.get('input_line')}"
+
+
+def finished(path: str) -> set[str]:
+    """The keys an earlier run already wrote to `path`; drops a torn last line."""
+    if not os.path.exists(path):
+        return set()
+    with open(path, "rb+") as handle:
+        data = handle.read()
+        if data and not data.endswith(b"\n"):
+            handle.truncate(data.rfind(b"\n") + 1)
+            data = data[: data.rfind(b"\n") + 1]
+    return {resume_key(json.loads(line)) for line in data.decode("utf-8").splitlines() if line.strip()}
+
+
+def run(lines: Iterable[str], settings: Settings, out: TextIO, *, syntax: str | None = None,
+        workers: int = 1, skip: set[str] | None = None) -> bool:
+    """Answer every line not in `skip`, writing results to `out`; True if every line succeeded."""
+    ok = True
+    tasks = _tasks(read_records(lines, syntax), skip or set())
+    if workers == 1:
+        _init(settings)
+        results: Iterator[dict[str, Any]] = map(_answer, tasks)
+    else:
+        pool = multiprocessing.get_context("fork").Pool(workers, _init, (settings,), RECYCLE)
+        results = pool.imap_unordered(_answer, tasks, chunksize=4)
+    try:
+        for result in results:
+            ok = ok and "error" not in result
+            write(out, result)
+    finally:
+        if workers > 1:
+            pool.close()
+            pool.join()
+    return ok
+
+
+def _tasks(records: Iterable[Record], skip: set[str]) -> Iterator[Task]:
+    """The lines still to do, compiled here (cheap) so that workers only solve."""
+    for record in records:
+        key = resume_key({"id": record.id, "input_line": record.line})
+        if key in skip:
+            continue
+        try:
+            if record.error:
+                raise record.error
+            assert record.root is not None
+            question = lower(record.root)
+        except QlangError as exc:
+            yield Task(record.id, record.line, "", None, record.error_json(exc))
+            continue
+        image = record.data.get("image_id", record.data.get("imageId"))
+        yield Task(record.id, record.line, question, None if image is None else str(image))
+
+
+_SETTINGS: Settings | None = None
+
+
+def _init(settings: Settings) -> None:
+    global _SETTINGS
+    _SETTINGS = settings
+
+
+def _answer(task: Task) -> dict[str, Any]:
+    assert _SETTINGS is not None
+    if task.failed is not None:
+        return task.failed
+    result: dict[str, Any] = {"id": task.id}
+    if task.id is None:
+        result["input_line"] = task.line
+    try:
+        answers = solve(task.question, _SETTINGS.scenes.facts(task.image_id), top_k=_SETTINGS.top_k,
+                        limits=_SETTINGS.limits)
+        result["answers"] = [a.to_json() for a in answers.answers]
+        if not answers.complete:
+            result["complete"] = False
+    except QlangError as exc:
+        result["error"] = exc.diagnostics[0].to_json()
+    except Exception as exc:  # one question's failure must not end the batch
+        result["error"] = Diagnostic("internal", f"{type(exc).__name__}: {exc}").to_json()
+    return result

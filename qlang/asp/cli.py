@@ -1,0 +1,137 @@
+"""`qlangc solve` and `qlangc explain`: answer a program over a scene, and say why.
+
+Same promises as the rest of `qlangc`: exit status 1 for bad input or a question that cannot
+be answered (no answer, timeout, grounding guard), 2 for wrong usage, never a traceback.
+`qlang.cli` imports this module to register its commands, so its helpers are imported here
+only when a command runs.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import NoReturn
+
+import click
+
+from qlang import api
+from qlang.asp import batch
+from qlang.asp.explain import explain as explain_answer
+from qlang.asp.scene import SceneLibrary
+from qlang.asp.solve import DEFAULT_LIMITS, Limits, SolveError
+from qlang.asp.solve import solve as solve_question
+from qlang.errors import QlangError, Source, error
+from qlang.syntax import SYNTAXES
+
+_path = click.Path(allow_dash=True, dir_okay=False)
+_options = (
+    click.option("--program", type=_path, default="-", show_default=True,
+                 help="The question program, in any syntax (with --jsonl: a JSON-lines file)."),
+    click.option("--scene", type=_path, required=True,
+                 help="GQA scene-graph JSON (one graph or graphs by image id), or ASP facts."),
+    click.option("--image-id", help="The scene's image id, when the file holds several."),
+    click.option("--from", "from_", type=click.Choice(sorted(SYNTAXES)),
+                 help="Program syntax (guessed if omitted)."),
+    click.option("--timeout", type=click.FloatRange(min=0, min_open=True),
+                 default=DEFAULT_LIMITS.timeout, show_default=True, help="Seconds per question."),
+    click.option("--max-ground", type=click.IntRange(min=1), default=DEFAULT_LIMITS.max_ground,
+                 show_default=True, help="The grounding guard: most estimated ground rules."),
+)
+
+
+def _common(command: click.decorators.FC) -> click.decorators.FC:
+    for option in reversed(_options):
+        command = option(command)
+    return command
+
+
+@click.command()
+@_common
+@click.option("--top-k", type=click.IntRange(min=1), default=1, show_default=True,
+              help="How many distinct answers, best first.")
+@click.option("--jsonl", is_flag=True,
+              help='Batch: each --program line is {"id", "program" | "semantic", "image_id" | "imageId"}.')
+@click.option("--output", type=click.Path(dir_okay=False),
+              help="Batch: append results here, skipping ids it already has (resumable).")
+@click.option("--workers", type=click.IntRange(min=1), default=1, show_default=True,
+              help="Batch: worker processes.")
+def solve(program: str, scene: str, image_id: str | None, from_: str | None, timeout: float,
+          max_ground: int, top_k: int, jsonl: bool, output: str | None, workers: int) -> None:
+    """Answer a question program over a scene: one answer a line, best first, with its cost."""
+    limits = Limits(timeout, max_ground)
+    scenes = _scenes(scene)
+    if jsonl:
+        _batch(program, batch.Settings(scenes, top_k, limits), from_, output, workers)
+    question, source = _question(program, from_)
+    try:
+        result = solve_question(question, scenes.facts(image_id), top_k=top_k, limits=limits)
+    except QlangError as exc:
+        _fail(exc)
+    if not result.answers:
+        _fail(error(SolveError, "no-answer", "the question has no answer in this scene"), source)
+    for answer in result.answers:
+        cost = f"\t{','.join(map(str, answer.cost))}" if any(answer.cost) else ""
+        click.echo(f"{answer.value}{cost}")
+
+
+@click.command()
+@_common
+@click.option("--answer", help="Explain this answer instead of the best one.")
+@click.option("--json", "as_json", is_flag=True, help="Print the explanation as JSON.")
+def explain(program: str, scene: str, image_id: str | None, from_: str | None, timeout: float,
+            max_ground: int, answer: str | None, as_json: bool) -> None:
+    """Show how the answer comes about: each step, the objects it kept, the facts behind it."""
+    import json
+
+    scenes = _scenes(scene)
+    question, source = _question(program, from_)
+    try:
+        result = explain_answer(question, scenes.facts(image_id), answer=answer,
+                                limits=Limits(timeout, max_ground))
+    except QlangError as exc:
+        _fail(exc)
+    if result is None:
+        what = f"{answer!r} is not a possible answer" if answer else "the question has no answer"
+        _fail(error(SolveError, "no-answer", f"{what} in this scene"), source)
+    click.echo(json.dumps(result.to_json(), indent=2) if as_json else result.render())
+
+
+def _scenes(path: str) -> SceneLibrary:
+    from qlang.cli import read_source
+
+    source = read_source(path)
+    try:
+        return SceneLibrary(source)
+    except QlangError as exc:
+        _fail(exc)
+
+
+def _question(path: str, syntax: str | None) -> tuple[str, Source]:
+    """The program's ASP facts and source; a parse or type error is reported against it."""
+    from qlang.cli import read_source
+
+    source = read_source(path)
+    try:
+        return api.lower(api.compile(source.text, syntax, name=source.name)), source
+    except QlangError as exc:
+        _fail(exc, source)
+
+
+def _batch(path: str, settings: batch.Settings, syntax: str | None, output: str | None,
+           workers: int) -> NoReturn:
+    from qlang.cli import read_source
+
+    lines = read_source(path).text.splitlines()
+    if output is None:
+        ok = batch.run(lines, settings, sys.stdout, syntax=syntax, workers=workers)
+    else:
+        skip = batch.finished(output)
+        with open(output, "a", encoding="utf-8") as out:
+            ok = batch.run(lines, settings, out, syntax=syntax, workers=workers, skip=skip)
+    sys.exit(0 if ok else 1)
+
+
+def _fail(exc: QlangError, source: Source | None = None) -> NoReturn:
+    from qlang.cli import fail
+
+    fail(exc, source)
+    raise AssertionError("unreachable: fail exits")
