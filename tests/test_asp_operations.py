@@ -171,7 +171,9 @@ def test_all_same_and_all_different_over_a_class() -> None:
 
 
 def test_compare_keeps_the_one_with_or_without_the_value() -> None:
-    (a, value), (b, _) = list(single_coloured().items())[:2]
+    colour = single_coloured()
+    a, b = next((a, b) for a in colour for b in colour if colour[a] != colour[b])
+    value = colour[a]
     with_it = f"compare(select(scene(), {a}), select(scene(), {b}), {value}, true)"
     without = f"compare(select(scene(), {a}), select(scene(), {b}), {value}, false)"
     assert kept(f"exist({with_it})", 3) == with_class(a)
