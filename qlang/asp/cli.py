@@ -65,7 +65,7 @@ def solve(program: str, scene: str, image_id: str | None, from_: str | None, tim
     try:
         result = solve_question(question, scenes.facts(image_id), top_k=top_k, limits=limits)
     except QlangError as exc:
-        _fail(exc)
+        _fail(exc, source)
     if not result.answers:
         _fail(error(SolveError, "no-answer", "the question has no answer in this scene"), source)
     for answer in result.answers:
@@ -88,7 +88,7 @@ def explain(program: str, scene: str, image_id: str | None, from_: str | None, t
         result = explain_answer(question, scenes.facts(image_id), answer=answer,
                                 limits=Limits(timeout, max_ground))
     except QlangError as exc:
-        _fail(exc)
+        _fail(exc, source)
     if result is None:
         what = f"{answer!r} is not a possible answer" if answer else "the question has no answer"
         _fail(error(SolveError, "no-answer", f"{what} in this scene"), source)

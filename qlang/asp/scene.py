@@ -22,6 +22,7 @@ import math
 import re
 from typing import Any
 
+from qlang.asp.messages import syntax_error
 from qlang.asp_names import to_term
 from qlang.errors import QlangError, Source, Span, error
 from qlang.ontology import ANY_CATEGORY, load, suggestions
@@ -48,7 +49,10 @@ class SceneLibrary:
         self._asp: str | None = None
         self._graphs: dict[str | None, Any] = {}
         self._encoded: dict[str | None, str] = {}
-        if not source.text.lstrip().startswith("{"):
+        if not source.text.lstrip().startswith(("{", "[")):
+            problem = syntax_error(source.text)
+            if problem is not None:
+                raise error(SceneError, "scene", f"invalid ASP scene: {problem[0]}", problem[1], source)
             self._asp = source.text
             return
         try:
@@ -56,6 +60,8 @@ class SceneLibrary:
         except json.JSONDecodeError as exc:
             span = Span(exc.lineno, exc.colno, exc.lineno, exc.colno + 1)
             raise error(SceneError, "scene", f"malformed scene JSON: {exc.msg}", span, source) from None
+        if not isinstance(data, dict):
+            raise error(SceneError, "scene", "a scene file is a JSON object", Span(1, 1, 1, 2), source)
         if "objects" in data:
             self._graphs[None] = data
         else:

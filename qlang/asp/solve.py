@@ -10,7 +10,6 @@ answers found so far false, so they are distinct and in cost order.
 
 from __future__ import annotations
 
-import re
 import time
 from dataclasses import dataclass
 from functools import cache
@@ -18,8 +17,9 @@ from functools import cache
 import clingo
 
 from qlang.asp.guard import estimate
+from qlang.asp.messages import located
 from qlang.asp_names import from_term
-from qlang.errors import QlangError, Span, error
+from qlang.errors import QlangError, error
 from qlang.signatures import SIGNATURES
 from qlang.syntax._lark import resource_dir
 
@@ -143,17 +143,12 @@ class Session:
             raise self._invalid("scene" if part == "facts" else "theory") from None
 
     def _invalid(self, part: str) -> SolveError:
-        message = self.messages[0] if self.messages else "clingo rejected it"
-        where = _LOCATION.match(message)
-        span = None
-        if where:
-            line, column = int(where["line"]), int(where["column"])
-            span = Span(line, column, line, column + 1)
-            message = message[where.end():].strip()
+        message, span = located(self.messages[0] if self.messages else "clingo rejected it")
+        if part == "scene" and span is not None:  # the span is not in the program's text
+            message, span = f"line {span.line}, column {span.column}: {message}", None
         return error(SolveError, "asp", f"invalid ASP in the {part}: {message}", span)  # type: ignore[return-value]
 
 
-_LOCATION = re.compile(r"<block>:(?P<line>\d+):(?P<column>\d+)(-\d+(:\d+)?)?:\s*(error:)?")
 _SIZES = (("object", 1), ("has_attr", 3), ("has_rel", 3))
 
 

@@ -1,0 +1,32 @@
+"""clingo's log messages as located diagnostics: ``<block>:3:7-9: error: ...`` -> (text, span)."""
+
+from __future__ import annotations
+
+import re
+
+import clingo
+
+from qlang.errors import Span
+
+_LOCATION = re.compile(r"<block>:(?P<line>\d+):(?P<column>\d+)(-(?P<end>\d+))?:\s*(error:)?")
+
+
+def located(message: str) -> tuple[str, Span | None]:
+    """The message without clingo's location prefix, and that location as a span."""
+    where = _LOCATION.match(message.strip())
+    if where is None:
+        return message.strip(), None
+    line, column = int(where["line"]), int(where["column"])
+    end = int(where["end"]) if where["end"] else column + 1
+    return message.strip()[where.end():].strip(), Span(line, column, line, end)
+
+
+def syntax_error(text: str) -> tuple[str, Span | None] | None:
+    """The first syntax error clingo finds in `text`, or None if it parses."""
+    messages: list[str] = []
+    try:
+        clingo.Control(logger=lambda _code, message: messages.append(message), message_limit=1) \
+            .add("base", [], text)
+    except RuntimeError:
+        return located(messages[0] if messages else "clingo rejected it")
+    return None
