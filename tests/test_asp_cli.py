@@ -1,0 +1,183 @@
+"""`qlangc solve` and `qlangc explain` end to end: answers, clear errors, resumable batches."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from qlang.cli import cli
+from tests.conftest import DATA
+from tests.test_asp_scene import SCENES, emma_questions
+
+EMMA = str(SCENES / "emma_sceneGraphs.json")
+
+
+def run(*args: str, input: str | None = None) -> tuple[int, str, str]:
+    result = CliRunner().invoke(cli, list(args), input=input)
+    assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
+    return result.exit_code, result.stdout, result.stderr
+
+
+def write(path: Path, text: str) -> str:
+    path.write_text(text)
+    return str(path)
+
+
+@pytest.mark.parametrize("question", emma_questions(), ids=lambda q: q["question"])
+def test_solve_answers_a_gqa_program_from_its_semantic_string(question: dict, tmp_path: Path) -> None:
+    program = write(tmp_path / "q.txt", question["semanticStr"])
+    code, out, _ = run("solve", "--program", program, "--scene", EMMA, "--image-id", question["imageId"],
+                       "--from", "gqa-str")
+    assert (code, out) == (0, question["answer"] + "\n")
+
+
+def test_explain_shows_each_step_and_its_objects() -> None:
+    question = next(q for q in emma_questions() if q["answer"] == "man")
+    code, out, _ = run("explain", "--scene", EMMA, "--image-id", question["imageId"], "--from", "gqa-str",
+                       input=question["semanticStr"])
+    assert code == 0
+    assert out.startswith("answer: man\n")
+    assert "relate(#1, person, wearing, subject) -> {2449847 (man)}" in out
+    assert "has_rel(2449847,wearing,3576178)" in out
+    code, out, _ = run("explain", "--json", "--scene", EMMA, "--image-id", question["imageId"],
+                       "--from", "gqa-str", input=question["semanticStr"])
+    assert json.loads(out)["answer"] == "man"
+
+
+def test_an_impossible_answer_is_reported() -> None:
+    code, _, err = run("explain", "--scene", EMMA, "--image-id", "2353884", "--answer", "maybe",
+                       input="exist(select(scene(), man))")
+    assert code == 1 and "'maybe' is not a possible answer in this scene" in err
+
+
+def test_no_answer_is_a_clear_message(tmp_path: Path) -> None:
+    program = write(tmp_path / "q.nested", "query(unique(select(scene(), giraffe)), name)")
+    code, out, err = run("solve", "--program", program, "--scene", EMMA, "--image-id", "2353884")
+    assert (code, out) == (1, "")
+    assert err == f"{program}: error: the question has no answer in this scene\n"
+
+
+def test_malformed_scene_json_is_located(tmp_path: Path) -> None:
+    text = '{"width": 10, "height": 10,\n "objects": {"1": {"name": "cup", "x": }}}'
+    scene = write(tmp_path / "s.json", text)
+    code, _, err = run("solve", "--scene", scene, input="exist(scene())")
+    assert code == 1
+    assert err.startswith(f"{scene}:2:40: error: malformed scene JSON: Expecting value\n")
+    assert err.splitlines()[2] == " " * 41 + "^"
+    assert "Traceback" not in err
+
+
+def test_unknown_image_id(tmp_path: Path) -> None:
+    code, _, err = run("solve", "--scene", EMMA, "--image-id", "123", input="exist(scene())")
+    assert code == 1 and "error: image 123 is not in the scene file" in err
+
+
+def test_a_program_error_points_into_the_program(tmp_path: Path) -> None:
+    program = write(tmp_path / "q.nested", "exist(select(scene(), dgo))")
+    code, _, err = run("solve", "--program", program, "--scene", EMMA, "--image-id", "2353884")
+    assert code == 1 and f"{program}:1:23: error: 'dgo' is not a known class" in err
+
+
+def big_scene(path: Path, objects: int, attributes: list[dict]) -> str:
+    graph = {"width": 100, "height": 100, "objects": {
+        f"o{i}": {"name": "cup", "x": 0, "y": 0, "w": 1, "h": 1, "attributes": attributes, "relations": []}
+        for i in range(objects)}}
+    return write(path, json.dumps(graph))
+
+
+def test_the_grounding_guard_refuses_a_blow_up(tmp_path: Path) -> None:
+    scene = big_scene(tmp_path / "big.json", 4000, ["white"])
+    code, _, err = run("solve", "--scene", scene, input="all_different(select(scene(), cup), color)")
+    assert code == 1
+    assert "error: the question would ground to about" in err and "above the guard of 5,000,000" in err
+    code, out, _ = run("solve", "--scene", scene, input="exist(select(scene(), cup))")
+    assert (code, out) == (0, "yes\n")
+
+
+def test_a_timeout_is_reported_not_waited_out(tmp_path: Path) -> None:
+    colours = ["white", "black", "red", "blue", "green", "yellow", "brown", "gray"]
+    attributes = [{"value": c, "confidence": 0.05 + 0.9 * ((i * 7) % 10) / 10} for i, c in enumerate(colours)]
+    graph = {"width": 100, "height": 100, "objects": {
+        f"o{n}": {"name": "cup", "x": 0, "y": 0, "w": 1, "h": 1, "relations": [],
+                  "attributes": attributes[n % 8:] + attributes[:n % 8]} for n in range(80)}}
+    for n, obj in enumerate(graph["objects"].values()):  # vary the confidences between objects
+        obj["attributes"] = [{**a, "confidence": round(a["confidence"] * (0.5 + (n % 5) / 10), 3)}
+                             for a in obj["attributes"]]
+    scene = write(tmp_path / "hard.json", json.dumps(graph))
+    code, _, err = run("solve", "--timeout", "0.3", "--scene", scene,
+                       input="all_same(select(scene(), cup), color)")
+    assert code == 1 and "error: no answer within the 0.3 s timeout" in err
+
+
+def batch_lines() -> list[str]:
+    """Good and bad lines: every one must get exactly one result line."""
+    questions = json.loads((SCENES / "emma_questions.json").read_text())
+    lines = [json.dumps({"id": qid, **record}) for qid, record in questions.items()]
+    lines += [
+        '{"id": "nested", "program": "exist(select(scene(), man))", "image_id": "2353884"}',
+        '{"id": "typo", "program": "exist(select(scene(), mna))", "image_id": "2353884"}',
+        "not json at all",
+        '{"id": "noscene", "program": "exist(scene())", "image_id": "999"}',
+    ]
+    return lines
+
+
+def results(text: str) -> dict[object, dict]:
+    parsed = [json.loads(line) for line in text.splitlines()]
+    keyed = {r["id"] if r["id"] is not None else r["input_line"]: r for r in parsed}
+    assert len(keyed) == len(parsed), "a line was answered twice"
+    return keyed
+
+
+def test_batch_goes_on_after_bad_lines(tmp_path: Path) -> None:
+    questions = json.loads((SCENES / "emma_questions.json").read_text())
+    code, out, _ = run("solve", "--jsonl", "--scene", EMMA, input="\n".join(batch_lines()))
+    assert code == 1
+    got = results(out)
+    assert len(got) == len(batch_lines())
+    for qid, record in questions.items():
+        if record["imageId"] in {q["imageId"] for q in emma_questions()}:
+            assert got[qid]["answers"][0]["answer"] == record["answer"]
+        else:
+            assert got[qid]["error"]["kind"] == "scene"
+    assert got["nested"]["answers"] == [{"answer": "yes", "cost": []}]
+    assert got["typo"]["error"]["column"] == 23
+    assert got[len(questions) + 3]["error"]["kind"] == "input"
+    assert "999" in got["noscene"]["error"]["message"]
+
+
+def test_batch_resumes_without_losing_or_repeating_work(tmp_path: Path) -> None:
+    lines = batch_lines()
+    questions = write(tmp_path / "q.jsonl", "\n".join(lines))
+    output = tmp_path / "out.jsonl"
+    run("solve", "--jsonl", "--program", questions, "--scene", EMMA, "--output", str(output))
+    complete = results(output.read_text())
+    # an interrupted run: three lines written, the fourth torn mid-line
+    kept = output.read_text().splitlines(keepends=True)
+    output.write_text("".join(kept[:3]) + kept[3][:10])
+    code, out, _ = run("solve", "--jsonl", "--program", questions, "--scene", EMMA, "--output", str(output),
+                       "--workers", "2")
+    assert (code, out) == (1, "")
+    assert results(output.read_text()) == complete
+    run("solve", "--jsonl", "--program", questions, "--scene", EMMA, "--output", str(output))
+    assert results(output.read_text()) == complete
+
+
+def test_batch_with_workers_matches_one_process() -> None:
+    one = results(run("solve", "--jsonl", "--scene", EMMA, input="\n".join(batch_lines()))[1])
+    many = results(run("solve", "--jsonl", "--scene", EMMA, "--workers", "3",
+                       input="\n".join(batch_lines()))[1])
+    assert one == many
+
+
+def test_batch_over_asp_scene(tmp_path: Path) -> None:
+    scene = "\n".join(line for line in (DATA / "asp" / "encoded_questions" / "03127831.lp").read_text()
+                      .split("% ------ question encoding")[0].splitlines())
+    path = write(tmp_path / "scene.lp", scene)
+    line = json.dumps({"id": 1, "program": "query(unique(relate(select(scene(), grass), animal, eating, "
+                                            "subject)), name)"})
+    code, out, _ = run("solve", "--jsonl", "--scene", path, "--top-k", "2", input=line)
+    assert code == 0 and json.loads(out)["answers"][0]["answer"] == "goat"
