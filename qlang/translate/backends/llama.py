@@ -1,0 +1,54 @@
+"""llama.cpp through llama-cpp-python: local GGUF models, on the CPU or offloaded to a GPU.
+
+Grammars are GBNF, compiled once per grammar text.  Prompts sharing a prefix with the previous
+one (the system prompt, common examples) reuse llama.cpp's KV cache.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from typing import Any
+
+from qlang.translate.backends import Generation, Request, backend_error
+from qlang.translate.models import gguf_path
+
+
+class LlamaCppBackend:
+    name = "llama-cpp"
+
+    def __init__(self, model: str | None = None, *, n_gpu_layers: int = 0, n_ctx: int = 4096,
+                 seed: int = 0, threads: int | None = None) -> None:
+        try:
+            import llama_cpp
+        except ImportError as exc:
+            raise backend_error(f"llama-cpp-python is not installed ({exc}); run `make install`") from None
+        self._llama_cpp = llama_cpp
+        path = gguf_path(model)
+        self.model = path.name
+        self.llm = llama_cpp.Llama(
+            model_path=str(path), n_ctx=n_ctx, n_gpu_layers=n_gpu_layers, seed=seed,
+            n_threads=threads or os.cpu_count(), verbose=False)
+        self._grammars: dict[str, Any] = {}
+
+    def _grammar(self, gbnf: str | None) -> Any:
+        if gbnf is None:
+            return None
+        if gbnf not in self._grammars:
+            self._grammars[gbnf] = self._llama_cpp.LlamaGrammar.from_string(gbnf, verbose=False)
+        return self._grammars[gbnf]
+
+    def generate(self, request: Request) -> Generation:
+        options: dict[str, Any] = {"max_tokens": request.max_tokens, "temperature": 0.0,
+                                   "grammar": self._grammar(request.gbnf)}
+        start = time.perf_counter()
+        if request.chat:
+            messages = [{"role": role, "content": content} for role, content in request.messages]
+            result = self.llm.create_chat_completion(messages=messages, **options)
+            text = result["choices"][0]["message"]["content"] or ""
+        else:
+            result = self.llm(request.completion, **options)
+            text = result["choices"][0]["text"]
+        usage = result["usage"]
+        return Generation(text, usage["prompt_tokens"], usage["completion_tokens"],
+                          time.perf_counter() - start)

