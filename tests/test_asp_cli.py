@@ -97,19 +97,33 @@ def test_the_grounding_guard_refuses_a_blow_up(tmp_path: Path) -> None:
     assert (code, out) == (0, "yes\n")
 
 
-def test_a_timeout_is_reported_not_waited_out(tmp_path: Path) -> None:
+def hard_scene(path: Path) -> str:
+    """80 cups, each maybe any of 8 colours: `all_same` over them is a hard optimisation."""
     colours = ["white", "black", "red", "blue", "green", "yellow", "brown", "gray"]
-    attributes = [{"value": c, "confidence": 0.05 + 0.9 * ((i * 7) % 10) / 10} for i, c in enumerate(colours)]
     graph = {"width": 100, "height": 100, "objects": {
-        f"o{n}": {"name": "cup", "x": 0, "y": 0, "w": 1, "h": 1, "relations": [],
-                  "attributes": attributes[n % 8:] + attributes[:n % 8]} for n in range(80)}}
-    for n, obj in enumerate(graph["objects"].values()):  # vary the confidences between objects
-        obj["attributes"] = [{**a, "confidence": round(a["confidence"] * (0.5 + (n % 5) / 10), 3)}
-                             for a in obj["attributes"]]
-    scene = write(tmp_path / "hard.json", json.dumps(graph))
-    code, _, err = run("solve", "--timeout", "0.3", "--scene", scene,
+        f"o{n}": {"name": "cup", "x": 0, "y": 0, "w": 1, "h": 1, "relations": [], "attributes": [
+            {"value": c, "confidence": 0.05 + 0.9 * ((8 * n + i) * 37 % 100) / 100}
+            for i, c in enumerate(colours)]} for n in range(80)}}
+    return write(path, json.dumps(graph))
+
+
+def test_a_timeout_is_reported_not_waited_out(tmp_path: Path) -> None:
+    code, _, err = run("solve", "--timeout", "0.3", "--scene", hard_scene(tmp_path / "hard.json"),
                        input="all_same(select(scene(), cup), color)")
     assert code == 1 and "error: no answer within the 0.3 s timeout" in err
+
+
+@pytest.mark.parametrize(("scene", "kind"), [(hard_scene, "timeout"),
+                                             (lambda p: big_scene(p, 4000, ["white"]), "grounding")])
+def test_batch_reports_timeouts_and_blow_ups_and_goes_on(scene, kind: str, tmp_path: Path) -> None:
+    lines = [json.dumps({"id": 1, "program": "all_same(select(scene(), cup), color)"}),
+             json.dumps({"id": 2, "program": "exist(select(scene(), cup))"})]
+    code, out, _ = run("solve", "--jsonl", "--timeout", "0.3", "--scene", scene(tmp_path / "s.json"),
+                       input="\n".join(lines))
+    got = results(out)
+    assert code == 1
+    assert got[1]["error"]["kind"] == kind
+    assert got[2]["answers"][0]["answer"] == "yes"
 
 
 def batch_lines() -> list[str]:

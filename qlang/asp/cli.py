@@ -71,6 +71,9 @@ def solve(program: str, scene: str, image_id: str | None, from_: str | None, tim
     for answer in result.answers:
         cost = f"\t{','.join(map(str, answer.cost))}" if any(answer.cost) else ""
         click.echo(f"{answer.value}{cost}")
+    if not result.complete:
+        click.echo(f"{source.name}: warning: the timeout cut the search short after "
+                   f"{len(result.answers)} answer(s)", err=True)
 
 
 @click.command()
