@@ -70,6 +70,11 @@ def test_malformed_scene_json_is_located(tmp_path: Path) -> None:
     assert "Traceback" not in err
 
 
+def test_batch_options_without_batch_mode_are_a_usage_error() -> None:
+    code, _, err = run("solve", "--scene", EMMA, "--workers", "2", input="exist(scene())")
+    assert code == 2 and "--output and --workers are for batch mode" in err
+
+
 def test_unknown_image_id(tmp_path: Path) -> None:
     code, _, err = run("solve", "--scene", EMMA, "--image-id", "123", input="exist(scene())")
     assert code == 1 and "error: image 123 is not in the scene file" in err

@@ -57,6 +57,8 @@ def _common(command: click.decorators.FC) -> click.decorators.FC:
 def solve(program: str, scene: str, image_id: str | None, from_: str | None, timeout: float,
           max_ground: int, top_k: int, jsonl: bool, output: str | None, workers: int) -> None:
     """Answer a question program over a scene: one answer a line, best first, with its cost."""
+    if not jsonl and (output is not None or workers != 1):
+        raise click.UsageError("--output and --workers are for batch mode (--jsonl)")
     limits = Limits(timeout, max_ground)
     scenes = _scenes(scene)
     if jsonl:

@@ -3,8 +3,8 @@
 One `clingo.Control` per question, so nothing leaks from one question into the next.  Before
 grounding, the guard estimates from the sizes of the scene and the question what the theory
 would ground to, and refuses blow-ups before they take the machine's memory (clingo cannot
-interrupt grounding).  Solving runs asynchronously against a deadline that
-covers the whole question.  The top k answers come from k optimisations, each assuming the
+interrupt grounding).  Solving runs asynchronously against a deadline that covers the whole
+question.  The top k answers come from k optimisations, each assuming the
 answers found so far false, so they are distinct and in cost order.
 """
 
