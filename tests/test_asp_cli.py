@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import json
+import multiprocessing
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 
+from qlang.asp.batch import BatchError, watched
+from qlang.asp.solve import Limits
 from qlang.cli import cli
 from tests.conftest import DATA
 from tests.test_asp_scene import SCENES, emma_questions
@@ -200,3 +203,16 @@ def test_batch_over_asp_scene(tmp_path: Path) -> None:
                                             "subject)), name)"})
     code, out, _ = run("solve", "--jsonl", "--scene", path, "--top-k", "2", input=line)
     assert code == 0 and json.loads(out)["answers"][0]["answer"] == "goat"
+
+
+def test_a_dead_worker_ends_the_batch_with_a_message_instead_of_hanging() -> None:
+    class Silent:
+        """What the pool's iterator does when a worker died holding a task."""
+
+        def next(self, timeout: float) -> dict:
+            raise multiprocessing.TimeoutError
+
+    with pytest.raises(BatchError) as caught:
+        next(watched(Silent(), Limits(timeout=1)))
+    assert "a worker has probably died" in str(caught.value)
+    assert "run again with --output" in str(caught.value)

@@ -22,7 +22,7 @@ from qlang.api import lower
 from qlang.asp.scene import SceneLibrary
 from qlang.asp.solve import DEFAULT_LIMITS, Limits, solve
 from qlang.batch import Record, read_records, write
-from qlang.errors import Diagnostic, QlangError
+from qlang.errors import Diagnostic, QlangError, error
 
 #: Questions a worker answers before it is replaced by a fresh process.
 RECYCLE = 500
@@ -66,23 +66,44 @@ def finished(path: str) -> set[str]:
 def run(lines: Iterable[str], settings: Settings, out: TextIO, *, syntax: str | None = None,
         workers: int = 1, skip: set[str] | None = None) -> bool:
     """Answer every line not in `skip`, writing results to `out`; True if every line succeeded."""
-    ok = True
     tasks = _tasks(read_records(lines, syntax), skip or set())
     if workers == 1:
         _init(settings)
-        results: Iterator[dict[str, Any]] = map(_answer, tasks)
-    else:
-        pool = multiprocessing.get_context("fork").Pool(workers, _init, (settings,), RECYCLE)
-        results = pool.imap_unordered(_answer, tasks, chunksize=4)
+        return _write(map(_answer, tasks), out)
+    pool = multiprocessing.get_context("fork").Pool(workers, _init, (settings,), RECYCLE)
     try:
-        for result in results:
-            ok = ok and "error" not in result
-            write(out, result)
+        return _write(watched(pool.imap_unordered(_answer, tasks), settings.limits), out)
     finally:
-        if workers > 1:
-            pool.close()
-            pool.join()
+        pool.terminate()  # every result is in, or the pool is stuck
+        pool.join()
+
+
+def _write(results: Iterable[dict[str, Any]], out: TextIO) -> bool:
+    ok = True
+    for result in results:
+        ok = ok and "error" not in result
+        write(out, result)
     return ok
+
+
+class BatchError(QlangError):
+    """The batch cannot go on (a worker died); what was written stays, for a resumed run."""
+
+
+def watched(results: Any, limits: Limits) -> Iterator[dict[str, Any]]:
+    """The pool's results as they come.  A worker that dies takes its task with it and the pool
+    would wait for it forever, so a silence longer than any question can take ends the batch.
+    (One task at a time: only then does the pool's iterator take a timeout.)"""
+    patience = limits.timeout + 60
+    while True:
+        try:
+            yield results.next(patience)
+        except StopIteration:
+            return
+        except multiprocessing.TimeoutError:
+            raise error(BatchError, "batch", f"no result for {patience:g} s: a worker has probably "
+                        "died", hint="the results so far are kept; run again with --output to go on"
+                        ) from None
 
 
 def _tasks(records: Iterable[Record], skip: set[str]) -> Iterator[Task]:

@@ -126,12 +126,15 @@ def _batch(path: str, settings: batch.Settings, syntax: str | None, output: str 
     from qlang.cli import read_source
 
     lines = read_source(path).text.splitlines()
-    if output is None:
-        ok = batch.run(lines, settings, sys.stdout, syntax=syntax, workers=workers)
-    else:
-        skip = batch.finished(output)
-        with open(output, "a", encoding="utf-8") as out:
-            ok = batch.run(lines, settings, out, syntax=syntax, workers=workers, skip=skip)
+    try:
+        if output is None:
+            ok = batch.run(lines, settings, sys.stdout, syntax=syntax, workers=workers)
+        else:
+            skip = batch.finished(output)
+            with open(output, "a", encoding="utf-8") as out:
+                ok = batch.run(lines, settings, out, syntax=syntax, workers=workers, skip=skip)
+    except QlangError as exc:
+        _fail(exc)
     sys.exit(0 if ok else 1)
 
 
