@@ -188,6 +188,15 @@ def test_batch_resumes_without_losing_or_repeating_work(tmp_path: Path) -> None:
     assert results(output.read_text()) == complete
 
 
+def test_resuming_into_a_foreign_file_or_nowhere_is_refused(tmp_path: Path) -> None:
+    foreign = write(tmp_path / "notes.txt", "my notes\n")
+    code, _, err = run("solve", "--jsonl", "--scene", EMMA, "--output", foreign, input=batch_lines()[0])
+    assert code == 1 and "notes.txt:1: not a result line of an earlier run" in err
+    code, _, err = run("solve", "--jsonl", "--scene", EMMA, "--output", str(tmp_path / "no" / "out.jsonl"),
+                       input=batch_lines()[0])
+    assert code == 2 and "No such file or directory" in err
+
+
 def test_batch_with_workers_matches_one_process() -> None:
     one = results(run("solve", "--jsonl", "--scene", EMMA, input="\n".join(batch_lines()))[1])
     many = results(run("solve", "--jsonl", "--scene", EMMA, "--workers", "3",

@@ -46,6 +46,11 @@ class Settings:
     limits: Limits = DEFAULT_LIMITS
 
 
+class BatchError(QlangError):
+    """The batch cannot go on (a worker died, or the output file is not ours); what was written
+    stays, for a resumed run."""
+
+
 def resume_key(result: dict[str, Any]) -> str:
     """What identifies a line across runs: its id, or its input line when it has none."""
     return json.dumps(result["id"]) if result.get("id") is not None else f"line {result.get('input_line')}"
@@ -60,7 +65,14 @@ def finished(path: str) -> set[str]:
         if data and not data.endswith(b"\n"):
             handle.truncate(data.rfind(b"\n") + 1)
             data = data[: data.rfind(b"\n") + 1]
-    return {resume_key(json.loads(line)) for line in data.decode("utf-8").splitlines() if line.strip()}
+    keys = set()
+    for number, line in enumerate(data.decode("utf-8", "replace").splitlines(), start=1):
+        try:
+            keys.add(resume_key(json.loads(line)))
+        except (json.JSONDecodeError, TypeError, KeyError, AttributeError):
+            raise error(BatchError, "batch", f"{path}:{number}: not a result line of an earlier run",
+                        hint="resume into the output file of the same batch") from None
+    return keys
 
 
 def run(lines: Iterable[str], settings: Settings, out: TextIO, *, syntax: str | None = None,
@@ -84,10 +96,6 @@ def _write(results: Iterable[dict[str, Any]], out: TextIO) -> bool:
         ok = ok and "error" not in result
         write(out, result)
     return ok
-
-
-class BatchError(QlangError):
-    """The batch cannot go on (a worker died); what was written stays, for a resumed run."""
 
 
 def watched(results: Any, limits: Limits) -> Iterator[dict[str, Any]]:

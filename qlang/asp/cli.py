@@ -135,6 +135,8 @@ def _batch(path: str, settings: batch.Settings, syntax: str | None, output: str 
                 ok = batch.run(lines, settings, out, syntax=syntax, workers=workers, skip=skip)
     except QlangError as exc:
         _fail(exc)
+    except OSError as exc:
+        raise click.UsageError(f"{output}: {exc.strerror}") from None
     sys.exit(0 if ok else 1)
 
 
