@@ -29,6 +29,8 @@ from qlang.ontology import ANY_CATEGORY, load, suggestions
 
 #: Weights are -1000 ln p, as in GS-VQA, so that costs are integers.
 SCALE = 1000
+#: Encoded scenes kept per library, oldest dropped first (a batch may visit every GQA image).
+KEEP = 256
 _THIRDS = {"hposition": ("left", "middle", "right"), "vposition": ("top", "middle", "bottom")}
 
 
@@ -37,7 +39,11 @@ class SceneError(QlangError):
 
 
 def weight(p: float) -> int:
-    """The cost of a fact of probability p: -1000 ln p (0 for a certain fact)."""
+    """The cost of a fact of probability p: -1000 ln p (0 for a certain fact).
+
+    >>> weight(0.5), weight(1.0)
+    (693, 0)
+    """
     return round(-SCALE * math.log(p))
 
 
@@ -77,6 +83,8 @@ class SceneLibrary:
             return self._asp
         key = self._key(image_id)
         if key not in self._encoded:
+            if len(self._encoded) >= KEEP:
+                del self._encoded[next(iter(self._encoded))]
             self._encoded[key] = _Encoder(self.source, key).graph(self._graphs[key])
         return self._encoded[key]
 

@@ -153,7 +153,11 @@ def _counts(text: str, names: tuple[str, ...]) -> dict[str, int]:
 
 
 def solve(question: str, scene: str, *, top_k: int = 1, limits: Limits = DEFAULT_LIMITS) -> Result:
-    """The top-k distinct answers of a lowered question over scene facts, cheapest first."""
+    """The top-k distinct answers of a lowered question over scene facts, cheapest first.
+
+    >>> solve("scene(0). select(1, 0, cat). exist(2, 1). end(2).", "object(1). has_attr(1, class, dog).")
+    Result(answers=(Answer(value='no', cost=()),), complete=True)
+    """
     session = Session(question, scene, limits)
     answers: list[Answer] = []
     found: list[tuple[clingo.Symbol, bool]] = []
