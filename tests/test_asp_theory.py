@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import doctest
+import importlib
 import re
 from functools import cache
 from pathlib import Path
@@ -67,3 +69,8 @@ def test_every_operation_is_defined_under_a_comment_naming_it(op: str) -> None:
     comment = next(line for line in reversed(lines[:declared]) if line.startswith("% -----"))
     assert re.search(rf"\b{op}\b", comment)
     assert re.search(rf"^[^%]*:-.*\b{op}\(T\b", theory(), re.MULTILINE), "no rule reads it"
+
+
+@pytest.mark.parametrize("module", ["qlang.asp.guard", "qlang.asp.scene", "qlang.asp.solve"])
+def test_doctests(module: str) -> None:
+    assert doctest.testmod(importlib.import_module(module)).failed == 0
