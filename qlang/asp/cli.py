@@ -8,6 +8,7 @@ only when a command runs.
 
 from __future__ import annotations
 
+import json
 import sys
 from typing import NoReturn
 
@@ -85,8 +86,6 @@ def solve(program: str, scene: str, image_id: str | None, from_: str | None, tim
 def explain(program: str, scene: str, image_id: str | None, from_: str | None, timeout: float,
             max_ground: int, answer: str | None, as_json: bool) -> None:
     """Show how the answer comes about: each step, the objects it kept, the facts behind it."""
-    import json
-
     scenes = _scenes(scene)
     question, source = _question(program, from_)
     try:
