@@ -1,7 +1,6 @@
 """transformers: a local model directory (no hub), greedy decoding on the CPU or a GPU.
 
-Constrained decoding uses llguidance with the Lark form of the grammar: a logits processor
-masks, at every step, the tokens the grammar cannot accept next.
+Constrained decoding uses llguidance with the Lark form of the grammar (see `guidance`).
 """
 
 from __future__ import annotations
@@ -11,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from qlang.translate.backends import Generation, Request, backend_error
+from qlang.translate.backends.guidance import GrammarMask
 
 
 class TransformersBackend:
@@ -30,6 +30,14 @@ class TransformersBackend:
         self.lm = transformers.AutoModelForCausalLM.from_pretrained(model, local_files_only=True)
         self.lm.to(device).eval()
         self.device = device
+        self._guidance_tokenizer: Any = None
+
+    def _lltokenizer(self) -> Any:
+        if self._guidance_tokenizer is None:
+            import llguidance.hf
+
+            self._guidance_tokenizer = llguidance.hf.from_tokenizer(self.tokenizer)
+        return self._guidance_tokenizer
 
     def _prompt(self, request: Request) -> str:
         if request.chat and self.tokenizer.chat_template:
@@ -41,7 +49,7 @@ class TransformersBackend:
 
     def generate(self, request: Request) -> Generation:
         inputs = self.tokenizer(self._prompt(request), return_tensors="pt").to(self.device)
-        processors = [] if request.lark is None else [_GrammarMask(self.tokenizer, request.lark)]
+        processors = [] if request.lark is None else [GrammarMask(self._lltokenizer(), request.lark)]
         start = time.perf_counter()
         with self._torch.no_grad():
             output = self.lm.generate(
@@ -51,30 +59,3 @@ class TransformersBackend:
         text = self.tokenizer.decode(new, skip_special_tokens=True)
         return Generation(text, int(inputs["input_ids"].shape[1]), int(new.shape[0]),
                           time.perf_counter() - start)
-
-
-class _GrammarMask:
-    """A transformers logits processor: only tokens the grammar accepts next survive."""
-
-    def __init__(self, tokenizer: Any, lark: str) -> None:
-        try:
-            import llguidance
-            import llguidance.hf
-            import llguidance.torch
-        except ImportError as exc:
-            raise backend_error(f"llguidance is not installed ({exc}); run `make install`") from None
-        self._lg = llguidance
-        self.tokenizer = llguidance.hf.from_tokenizer(tokenizer)
-        self.matcher = llguidance.LLMatcher(self.tokenizer, llguidance.LLMatcher.grammar_from_lark(lark))
-        self.mask = llguidance.torch.allocate_token_bitmask(1, self.tokenizer.vocab_size)
-        self.seen = 0
-
-    def __call__(self, input_ids: Any, scores: Any) -> Any:
-        generated = input_ids[0].tolist()
-        if self.seen == 0:
-            self.seen = len(generated)
-        else:
-            self.matcher.consume_token(generated[-1])
-        self._lg.torch.fill_next_token_bitmask(self.matcher, self.mask, 0)
-        self._lg.torch.apply_token_bitmask_inplace(scores, self.mask.to(scores.device))
-        return scores

@@ -1,6 +1,7 @@
 """llama.cpp through llama-cpp-python: local GGUF models, on the CPU or offloaded to a GPU.
 
-Grammars are GBNF, compiled once per grammar text.  Prompts sharing a prefix with the previous
+Grammars are GBNF (llama.cpp's own engine, compiled once per grammar text) or Lark (the
+llguidance engine, as a logits processor).  Prompts sharing a prefix with the previous
 one (the system prompt, common examples) reuse llama.cpp's KV cache.
 """
 
@@ -11,6 +12,7 @@ import time
 from typing import Any
 
 from qlang.translate.backends import Generation, Request, backend_error
+from qlang.translate.backends.guidance import GrammarMask
 from qlang.translate.models import gguf_path
 
 
@@ -30,6 +32,7 @@ class LlamaCppBackend:
             model_path=str(path), n_ctx=n_ctx, n_gpu_layers=n_gpu_layers, seed=seed,
             n_threads=threads or os.cpu_count(), verbose=False)
         self._grammars: dict[str, Any] = {}
+        self._guidance_tokenizer: Any = None
 
     def _grammar(self, gbnf: str | None) -> Any:
         if gbnf is None:
@@ -38,9 +41,21 @@ class LlamaCppBackend:
             self._grammars[gbnf] = self._llama_cpp.LlamaGrammar.from_string(gbnf, verbose=False)
         return self._grammars[gbnf]
 
+    def _processors(self, lark: str | None) -> Any:
+        """llguidance's mask for the Lark grammar, if the request asks for that engine."""
+        if lark is None:
+            return None
+        if self._guidance_tokenizer is None:
+            import llguidance.llamacpp
+
+            self._guidance_tokenizer = llguidance.llamacpp.lltokenizer_from_vocab(
+                self._llama_cpp.llama_model_get_vocab(self.llm.model))
+        return self._llama_cpp.LogitsProcessorList([GrammarMask(self._guidance_tokenizer, lark)])
+
     def generate(self, request: Request) -> Generation:
         options: dict[str, Any] = {"max_tokens": request.max_tokens, "temperature": 0.0,
-                                   "grammar": self._grammar(request.gbnf)}
+                                   "grammar": self._grammar(request.gbnf),
+                                   "logits_processor": self._processors(request.lark)}
         start = time.perf_counter()
         if request.chat:
             messages = [{"role": role, "content": content} for role, content in request.messages]
