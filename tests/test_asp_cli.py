@@ -14,6 +14,7 @@ from qlang.asp.solve import Limits
 from qlang.cli import cli
 from tests.conftest import DATA
 from tests.test_asp_scene import SCENES, emma_questions
+from tests.test_asp_weighted import SCENE
 
 EMMA = str(SCENES / "emma_sceneGraphs.json")
 
@@ -225,3 +226,12 @@ def test_a_dead_worker_ends_the_batch_with_a_message_instead_of_hanging() -> Non
         next(watched(Silent(), Limits(timeout=1)))
     assert "a worker has probably died" in str(caught.value)
     assert "run again with --output" in str(caught.value)
+
+
+def test_top_k_prints_answers_with_their_costs_best_first(tmp_path: Path) -> None:
+    scene = write(tmp_path / "weighted.json", json.dumps(SCENE))
+    code, out, _ = run("solve", "--top-k", "3", "--scene", scene,
+                       input="query(unique(filter(select(scene(), cup), color, green)), material)")
+    assert code == 0
+    (first, first_cost), (second, second_cost) = (line.split("\t") for line in out.splitlines())
+    assert (first, second) == ("plastic", "glass") and int(first_cost) < int(second_cost)
