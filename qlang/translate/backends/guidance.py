@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy
+
 from qlang.translate.backends import backend_error
 
 
@@ -19,6 +21,7 @@ class GrammarMask:
     def __init__(self, tokenizer: Any, lark: str) -> None:
         try:
             import llguidance
+            import llguidance.numpy
         except ImportError as exc:
             raise backend_error(f"llguidance is not installed ({exc}); run `make install`") from None
         self._lg = llguidance
@@ -35,14 +38,14 @@ class GrammarMask:
         elif len(ids) > self.prompt_length:
             self.matcher.consume_token(int(ids[-1]))
             self.prompt_length = len(ids)
-        if hasattr(scores, "device"):  # a torch tensor (transformers)
-            import llguidance.torch as masks
-        else:
-            import llguidance.numpy as masks  # type: ignore[no-redef]
-        bitmask = masks.allocate_token_bitmask(1, self.vocab_size)
-        masks.fill_next_token_bitmask(self.matcher, bitmask, 0)
-        if hasattr(scores, "device"):
-            masks.apply_token_bitmask_inplace(scores, bitmask.to(scores.device))
-        else:
-            masks.apply_token_bitmask_inplace(scores[None, :] if scores.ndim == 1 else scores, bitmask)
+        if isinstance(scores, numpy.ndarray):  # llama-cpp-python
+            bitmask = self._lg.numpy.allocate_token_bitmask(1, self.vocab_size)
+            self._lg.numpy.fill_next_token_bitmask(self.matcher, bitmask, 0)
+            self._lg.numpy.apply_token_bitmask_inplace(scores, bitmask)
+        else:  # a torch tensor (transformers); importing torch costs seconds, so only here
+            import llguidance.torch
+
+            mask = self._lg.torch.allocate_token_bitmask(1, self.vocab_size)
+            self._lg.torch.fill_next_token_bitmask(self.matcher, mask, 0)
+            self._lg.torch.apply_token_bitmask_inplace(scores, mask.to(scores.device))
         return scores
