@@ -43,9 +43,9 @@ class GrammarMask:
             self._lg.numpy.fill_next_token_bitmask(self.matcher, bitmask, 0)
             self._lg.numpy.apply_token_bitmask_inplace(scores, bitmask)
         else:  # a torch tensor (transformers); importing torch costs seconds, so only here
-            import llguidance.torch
+            from llguidance import torch as torch_masks
 
-            mask = self._lg.torch.allocate_token_bitmask(1, self.vocab_size)
-            self._lg.torch.fill_next_token_bitmask(self.matcher, mask, 0)
-            self._lg.torch.apply_token_bitmask_inplace(scores, mask.to(scores.device))
+            mask = torch_masks.allocate_token_bitmask(1, self.vocab_size)
+            torch_masks.fill_next_token_bitmask(self.matcher, mask, 0)
+            torch_masks.apply_token_bitmask_inplace(scores, mask.to(scores.device))
         return scores
