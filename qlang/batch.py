@@ -1,4 +1,4 @@
-"""JSON-lines batch input: one program per line, every line answered, none lost.
+"""JSON-lines batches: one program per line, every line answered, none lost, resumable.
 
 A line is a JSON object with an ``id`` and either ``program`` (a string in any syntax) or
 ``semantic`` (a GQA operation list); a whole GQA question record works too (its ``semantic``).
@@ -9,12 +9,13 @@ line never stops a batch.
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
 from qlang.api import parse
-from qlang.errors import Diagnostic, QlangError, Source
+from qlang.errors import Diagnostic, QlangError, Source, error
 from qlang.ir import Node
 from qlang.syntax import gqa
 
@@ -79,3 +80,32 @@ def _program(data: dict[str, Any], syntax: str | None, number: int) -> tuple[Nod
 def write(out: Any, obj: dict[str, object]) -> None:
     out.write(json.dumps(obj) + "\n")
     out.flush()
+
+
+class BatchError(QlangError):
+    """The batch cannot go on (a worker died, or the output file is not ours); what was written
+    stays, for a resumed run."""
+
+
+def resume_key(result: dict[str, Any]) -> str:
+    """What identifies a line across runs: its id, or its input line when it has none."""
+    return json.dumps(result["id"]) if result.get("id") is not None else f"line {result.get('input_line')}"
+
+
+def finished(path: str) -> set[str]:
+    """The keys an earlier run already wrote to `path`; drops a torn last line."""
+    if not os.path.exists(path):
+        return set()
+    with open(path, "rb+") as handle:
+        data = handle.read()
+        if data and not data.endswith(b"\n"):
+            handle.truncate(data.rfind(b"\n") + 1)
+            data = data[: data.rfind(b"\n") + 1]
+    keys = set()
+    for number, line in enumerate(data.decode("utf-8", "replace").splitlines(), start=1):
+        try:
+            keys.add(resume_key(json.loads(line)))
+        except (json.JSONDecodeError, TypeError, KeyError, AttributeError):
+            raise error(BatchError, "batch", f"{path}:{number}: not a result line of an earlier run",
+                        hint="resume into the output file of the same batch") from None
+    return keys

@@ -9,8 +9,9 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from qlang.asp.batch import BatchError, watched
+from qlang.asp.batch import watched
 from qlang.asp.solve import Limits
+from qlang.batch import BatchError
 from qlang.cli import cli
 from tests.conftest import DATA
 from tests.test_asp_scene import SCENES, emma_questions

@@ -11,9 +11,7 @@ only ever grows.
 
 from __future__ import annotations
 
-import json
 import multiprocessing
-import os
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any, TextIO
@@ -21,7 +19,7 @@ from typing import Any, TextIO
 from qlang.api import lower
 from qlang.asp.scene import SceneLibrary
 from qlang.asp.solve import DEFAULT_LIMITS, Limits, solve
-from qlang.batch import Record, read_records, write
+from qlang.batch import BatchError, Record, read_records, resume_key, write
 from qlang.errors import Diagnostic, QlangError, error
 
 #: Questions a worker answers before it is replaced by a fresh process.
@@ -44,35 +42,6 @@ class Settings:
     scenes: SceneLibrary
     top_k: int = 1
     limits: Limits = DEFAULT_LIMITS
-
-
-class BatchError(QlangError):
-    """The batch cannot go on (a worker died, or the output file is not ours); what was written
-    stays, for a resumed run."""
-
-
-def resume_key(result: dict[str, Any]) -> str:
-    """What identifies a line across runs: its id, or its input line when it has none."""
-    return json.dumps(result["id"]) if result.get("id") is not None else f"line {result.get('input_line')}"
-
-
-def finished(path: str) -> set[str]:
-    """The keys an earlier run already wrote to `path`; drops a torn last line."""
-    if not os.path.exists(path):
-        return set()
-    with open(path, "rb+") as handle:
-        data = handle.read()
-        if data and not data.endswith(b"\n"):
-            handle.truncate(data.rfind(b"\n") + 1)
-            data = data[: data.rfind(b"\n") + 1]
-    keys = set()
-    for number, line in enumerate(data.decode("utf-8", "replace").splitlines(), start=1):
-        try:
-            keys.add(resume_key(json.loads(line)))
-        except (json.JSONDecodeError, TypeError, KeyError, AttributeError):
-            raise error(BatchError, "batch", f"{path}:{number}: not a result line of an earlier run",
-                        hint="resume into the output file of the same batch") from None
-    return keys
 
 
 def run(lines: Iterable[str], settings: Settings, out: TextIO, *, syntax: str | None = None,

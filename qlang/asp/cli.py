@@ -20,6 +20,7 @@ from qlang.asp.explain import explain as explain_answer
 from qlang.asp.scene import SceneLibrary
 from qlang.asp.solve import DEFAULT_LIMITS, Limits, SolveError
 from qlang.asp.solve import solve as solve_question
+from qlang.batch import finished
 from qlang.errors import QlangError, Source, error
 from qlang.syntax import SYNTAXES
 
@@ -129,7 +130,7 @@ def _batch(path: str, settings: batch.Settings, syntax: str | None, output: str 
         if output is None:
             ok = batch.run(lines, settings, sys.stdout, syntax=syntax, workers=workers)
         else:
-            skip = batch.finished(output)
+            skip = finished(output)
             with open(output, "a", encoding="utf-8") as out:
                 ok = batch.run(lines, settings, out, syntax=syntax, workers=workers, skip=skip)
     except QlangError as exc:
