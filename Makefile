@@ -32,3 +32,4 @@ test: $(STAMP)
 
 bench: $(STAMP)
 	$(PY) bench/compile.py
+	$(PY) bench/solve.py
