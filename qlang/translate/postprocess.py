@@ -26,8 +26,10 @@ _FENCE = re.compile(r"```[\w+-]*(?=\s|$)|```")
 _CALL = re.compile(rf"\b(?:{_OPERATIONS})\s*\(")
 _FACT = re.compile(rf"\b(?:{_OPERATIONS}|end)\s*\(\s*[0-9]")
 _NAME = r"[A-Za-z_][A-Za-z0-9_']*+"
-#: where a code-like program starts: its first assignment or its answer call
-_STATEMENT = re.compile(rf"\b{_NAME}\s*=\s*(?:{_OPERATIONS})\s*\(|{_CALL.pattern}")
+#: what may stand right before a program's first known call: a call of an operation the model
+#: made up (``two_diff(unique(...``), and in code-like a variable it assigns to
+_ENCLOSING = re.compile(rf"\b{_NAME}\s*\(\s*\Z")
+_ENCLOSING_CODE = re.compile(rf"\b{_NAME}\s*[(=]\s*\Z")
 _ASSIGNED = re.compile(rf"({_NAME})\s*=(?!=)")
 _VARIABLE = re.compile(rf"{_NAME}(?!\s*\()")
 _ANSWER_CALL = re.compile(rf"{_NAME}\s*\(")
@@ -45,11 +47,14 @@ def clean(text: str, syntax: str) -> str:
     'exist(select(scene(), car))'
     """
     text = _FENCE.sub("", text)
-    start = _STARTS[syntax].search(text)
-    if start is None:
+    first = _STARTS[syntax].search(text)
+    if first is None:
         return text.strip()
-    text = text[start.start():]
-    return _CUTS[syntax](text).strip()
+    start = first.start()
+    enclosing = _ENCLOSINGS.get(syntax)
+    while enclosing is not None and (outer := enclosing.search(text, 0, start)):
+        start = outer.start()
+    return _CUTS[syntax](text[start:]).strip()
 
 
 def _cut_flat(text: str) -> str:
@@ -116,8 +121,9 @@ def _skip_space(text: str, position: int) -> int:
 
 
 _STARTS: dict[str, re.Pattern[str]] = {
-    "flat": _FACT, "nested": _CALL, "code": _STATEMENT, "gqa": _JSON_LIST, "gqa-str": _GQA_STR,
+    "flat": _FACT, "nested": _CALL, "code": _CALL, "gqa": _JSON_LIST, "gqa-str": _GQA_STR,
 }
+_ENCLOSINGS = {"nested": _ENCLOSING, "code": _ENCLOSING_CODE}
 _CUTS: dict[str, Callable[[str], str]] = {
     "flat": _cut_flat, "nested": _cut_nested, "code": _cut_code, "gqa": _cut_json,
     "gqa-str": _cut_semantic_str,
