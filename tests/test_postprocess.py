@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import doctest
 
 import pytest
 from hypothesis import given, settings
@@ -11,6 +12,7 @@ from hypothesis import strategies as st
 import qlang
 from qlang.errors import QlangError, UnsupportedOperation
 from qlang.ir import Node
+from qlang.translate import postprocess
 from qlang.translate.examples import load_pool
 from qlang.translate.postprocess import clean
 from tests.conftest import DATA
@@ -138,3 +140,7 @@ TEXTS = st.one_of(st.text(), st.lists(PIECES | st.text(max_size=3)).map("".join)
 def test_clean_is_total_and_idempotent(text: str, syntax: str) -> None:
     once = clean(text, syntax)
     assert clean(once, syntax) == once
+
+
+def test_doctests() -> None:
+    assert doctest.testmod(postprocess, optionflags=doctest.NORMALIZE_WHITESPACE).failed == 0

