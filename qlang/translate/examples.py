@@ -130,6 +130,7 @@ def select(pool: Sequence[Example], question: str, n: int, sampling: str = "jacc
            cover_operators: bool = False, seed: int = 0) -> list[Example]:
     """The examples to show for `question`, the most similar last.
 
+    `random` is a shuffle drawn from `seed` and the question, so a run can be repeated exactly.
     The most similar example comes last, nearest the question: models weigh the end of the
     prompt most, and Liu et al. (2022, "What Makes Good In-Context Examples for GPT-3?") found
     this order slightly better than the reverse.  Ties keep the pool's order.
