@@ -1,0 +1,76 @@
+"""Program-level metrics, no scene needed: does a translation parse, check, equal the gold?
+
+Per-operation confusion counts, over the canonical DAGs, which operations a translator drops
+(in the gold program, missing from its output) and which it invents (the other way round).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from qlang.api import check, parse
+from qlang.errors import QlangError
+from qlang.ir import Node, postorder
+from qlang.passes.canonical import canonicalize
+
+
+@dataclass(frozen=True)
+class ProgramScore:
+    parsed: bool
+    checked: bool
+    exact: bool
+    dropped: Counter[str] = field(default_factory=Counter)
+    invented: Counter[str] = field(default_factory=Counter)
+    error_kind: str | None = None
+
+
+def operations(root: Node) -> Counter[str]:
+    return Counter(node.op for node in postorder(canonicalize(root)))
+
+
+def score(text: str | None, syntax: str, gold: Node) -> ProgramScore:
+    """How a translation (program text, or None when there was none) compares with the gold."""
+    if text is None:
+        return ProgramScore(False, False, False, operations(gold), Counter(), "none")
+    try:
+        root = parse(text, syntax)
+    except QlangError as exc:
+        return ProgramScore(False, False, False, operations(gold), Counter(), exc.kind)
+    expected, actual = operations(gold), operations(root)
+    try:
+        check(root)
+    except QlangError as exc:
+        return ProgramScore(True, False, False, expected - actual, actual - expected, exc.kind)
+    return ProgramScore(True, True, canonicalize(root) == canonicalize(gold), expected - actual,
+                        actual - expected)
+
+
+@dataclass(frozen=True)
+class Summary:
+    total: int
+    parse_rate: float
+    check_rate: float
+    exact_rate: float
+    dropped: Counter[str]
+    invented: Counter[str]
+    errors: Counter[str]
+
+    def to_json(self) -> dict[str, object]:
+        return {"total": self.total, "parse_rate": self.parse_rate, "check_rate": self.check_rate,
+                "exact_rate": self.exact_rate, "dropped": dict(self.dropped.most_common()),
+                "invented": dict(self.invented.most_common()), "errors": dict(self.errors)}
+
+
+def summarize(scores: Iterable[ProgramScore]) -> Summary:
+    scores = list(scores)
+    total = len(scores) or 1
+    dropped: Counter[str] = Counter()
+    invented: Counter[str] = Counter()
+    for s in scores:
+        dropped += s.dropped
+        invented += s.invented
+    return Summary(len(scores), sum(s.parsed for s in scores) / total,
+                   sum(s.checked for s in scores) / total, sum(s.exact for s in scores) / total,
+                   dropped, invented, Counter(s.error_kind for s in scores if s.error_kind))
