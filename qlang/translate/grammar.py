@@ -1,0 +1,438 @@
+"""Decoding grammars: the programs an LLM may write, typed, in GBNF (llama.cpp) or Lark (llguidance).
+
+`generate` builds one small grammar model (`Rule`: alternatives of sequences of `Text`, `Ref`,
+`Chars`, `Group`, `Repeat`) from the operation table and the ontology, then prints it in either
+format, so both engines constrain the decoder to the same language.  The grammar accepts
+exactly the canonical spacing of our printers (``op(a, b)``; one fact or statement per line),
+so no token is spent on layout.
+
+Typing.  In nested and code-like, every `Type` has one nonterminal (`objects`, `object`,
+`bool`, `value`) whose alternatives are the operations yielding it (`Object` is a subtype of
+`Objects`, so `objects` also admits ``unique(...)``), and each operand position refers to its
+type's nonterminal; the root is an answer (Bool or Value).  Each literal position admits only
+its kind's words, and a value is narrowed by the attribute category before it: the literals
+after an attribute are written per category (``"color, " values-color``), so
+``filter(X, color, V)`` and ``choose_attr(X, color, V1, V2)`` only admit colours.
+
+Flat.  A fact ``op(N, refs..., literals...).`` has its literal positions typed per operation,
+but its operands are step numbers: which step holds what is context, beyond a context-free
+grammar, so flat's operand types and its root type are left to the checker.
+
+Code-like.  ``varK = expression`` lines, then the answer expression.  Whether ``var1`` holds a
+set, one object or a truth value is again context a CFG cannot carry, so a variable is admitted
+in every operand position (Objects, Object, Bool: the types a shared result can have) and an
+assignment's right-hand side is any operation yielding one of those types.  The checker catches
+``query(var1, color)`` where ``var1`` is a set; so are undefined variables its business.
+Variable names are the printer's (``var1``, ``var2``, ...).
+
+Speed.  llama.cpp's engine keeps one parse stack per live alternative and advances them all for
+every candidate token, so a word position with 1,786 classes costs 1,786 stacks.  For GBNF each
+word list is therefore factored into a radix trie (``"bl" ("ack" ("_and_white")? | "ue")``):
+at most one branch per next character.  Lark gets each word list as one terminal, which
+llguidance (and Lark) compile into an automaton anyway.  ``vocabulary=False`` keeps syntax and
+typing but admits any word: the `NAME` and `STRING` terminals of ``grammars/nested.lark``.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass, field
+from functools import cache
+from itertools import groupby
+from re import _constants as sre_constants  # type: ignore[attr-defined]
+from re import _parser as sre_parser  # type: ignore[attr-defined]
+from typing import Any
+
+from lark import Lark
+
+from qlang.asp_names import to_term
+from qlang.ontology import ANY_CATEGORY, Ontology, load
+from qlang.signatures import END, SIGNATURES, Kind, Signature, Type
+from qlang.syntax._lark import resource_dir
+
+SYNTAXES = ("flat", "nested", "code")
+FORMATS = ("gbnf", "lark")
+#: Between operands and literals, exactly as the printers write it.
+SEPARATOR = ", "
+
+
+# --- the grammar model -------------------------------------------------------------------------
+
+@dataclass(frozen=True, slots=True)
+class Text:
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class Ref:
+    name: str
+
+
+@dataclass(frozen=True, slots=True)
+class Chars:
+    """A character class: inclusive ranges, or everything but them."""
+
+    ranges: tuple[tuple[str, str], ...]
+    negated: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Group:
+    alternatives: tuple[Seq, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Repeat:
+    item: Item
+    min: int
+    max: int | None
+
+
+Item = Text | Ref | Chars | Group | Repeat
+Seq = tuple[Item, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Rule:
+    name: str
+    alternatives: tuple[Seq, ...]
+    #: a terminal (Lark: an upper-case terminal; GBNF: a trie candidate): refers to terminals only
+    lexical: bool = False
+
+
+def seq(*items: Item) -> Seq:
+    """A sequence with adjacent texts merged, so the printed grammar stays short."""
+    merged: list[Item] = []
+    for item in items:
+        if isinstance(item, Text) and merged and isinstance(merged[-1], Text):
+            merged[-1] = Text(merged[-1].text + item.text)
+        else:
+            merged.append(item)
+    return tuple(merged)
+
+
+def one_of(alternatives: list[Seq]) -> Item:
+    """A single item for a choice (no group around a lone item)."""
+    if len(alternatives) == 1 and len(alternatives[0]) == 1:
+        return alternatives[0][0]
+    return Group(tuple(alternatives))
+
+
+# --- building the model from the operation table and the ontology ------------------------------
+
+@dataclass(eq=False)  # hashed by identity: its methods are cached per builder
+class _Builder:
+    syntax: str
+    ontology: Ontology | None
+    rules: dict[str, Rule] = field(default_factory=dict)
+    word_rules: dict[frozenset[str], str] = field(default_factory=dict)
+
+    def add(self, base: str, alternatives: list[Seq], lexical: bool = False) -> str:
+        name = _rule_name(base)
+        if name in self.rules:
+            raise ValueError(f"two grammar rules named {name!r}")
+        self.rules[name] = Rule(name, tuple(alternatives), lexical)
+        return name
+
+    # words
+
+    def word_set(self, base: str, words: frozenset[str]) -> Ref:
+        """One terminal per distinct word set, so equal lists (`name`, `class`) are shared."""
+        if words not in self.word_rules:
+            terms = sorted(to_term(w) for w in words)
+            # `sportActivity` and `sportactivity` are two categories: number the second
+            name = next(n for i in range(len(self.rules) + 1)
+                        if (n := f"{base}-{i}" if i else base) and _rule_name(n) not in self.rules)
+            self.word_rules[words] = self.add(name, [(Text(t),) for t in terms], lexical=True)
+        return Ref(self.word_rules[words])
+
+    def union(self, base: str, words: frozenset[str], parts: list[frozenset[str]],
+              rest: str) -> Item:
+        """`words` as the given named subsets plus what they leave over (named `rest`)."""
+        leftover = words.difference(*parts)
+        sets = [(f"{base}-{i}" if i else base, p) for i, p in enumerate(parts) if p]
+        sets += [(rest, leftover)] if leftover else []
+        return one_of([(self.word_set(name, words_),) for name, words_ in sets])
+
+    def words(self, kind: Kind, category: str | None) -> Item:
+        if self.ontology is None:
+            return Ref(self.open_word())
+        vocabulary = self.ontology.vocabulary(kind, category)
+        if kind is Kind.VALUE and category is not None:
+            # A category admits its listed values and those no category claims: the second
+            # list (~480 words) is one rule shared by every category.
+            listed = self.ontology.categories[category] & vocabulary
+            return self.union(f"values-{category}", vocabulary, [listed], "values-unlisted")
+        if kind is Kind.VALUE:  # any attribute's value, or a class
+            parts = [self.ontology.vocabulary(kind, ANY_CATEGORY), self.ontology.vocabulary(Kind.CLASS)]
+            return self.union("values-any", vocabulary, parts, "values-other")
+        return self.word_set(kind.value, vocabulary)
+
+    @cache  # noqa: B019  (one builder per generated grammar)
+    def open_word(self) -> str:
+        terminals = _nested_terminals()
+        return self.add("word", [(Ref(self.add(t.lower(), [_from_regex(terminals[t])], lexical=True)),)
+                                 for t in ("NAME", "STRING")])
+
+    def literals(self, kinds: tuple[Kind, ...], category: str | None = None) -> list[Item]:
+        """``, literal`` per kind; from an attribute on, per category when a value follows."""
+        items: list[Item] = []
+        for index, kind in enumerate(kinds):
+            if kind is Kind.ATTR and Kind.VALUE in kinds[index + 1:] and self.ontology is not None:
+                return [*items, Text(SEPARATOR), Ref(self.category_tail(kinds[index:]))]
+            items += [Text(SEPARATOR), self.words(kind, category)]
+        return items
+
+    @cache  # noqa: B019
+    def category_tail(self, kinds: tuple[Kind, ...]) -> str:
+        assert self.ontology is not None
+        alternatives = [seq(Text(to_term(c)), *self.literals(kinds[1:], c))
+                        for c in sorted(self.ontology.vocabulary(Kind.ATTR))]
+        return self.add("-".join(k.value for k in kinds), alternatives)
+
+    # expressions: rule names are fixed (`objects`, `op-select`), so recursive references
+    # need no rule to exist yet
+
+    def call(self, sig: Signature, operands: list[Item], end: str = ")") -> Seq:
+        separated = [item for operand in operands for item in (Text(SEPARATOR), operand)][1:]
+        return seq(Text(f"{sig.name}("), *separated, *self.literals(sig.literals), Text(end))
+
+    def typed(self) -> Ref:
+        """One rule per type (its operations, and variables in code-like); the answer rule."""
+        for sig in SIGNATURES.values():
+            self.add(f"op-{sig.name}", [self.call(sig, [_expression(t) for t in sig.operands])])
+        for type_ in Type:
+            alternatives = [(_operation(sig),) for sig in SIGNATURES.values()
+                            if type_.accepts(sig.result)]
+            if self.syntax == "code" and type_ in _OPERAND_TYPES:
+                alternatives.append((_VARIABLE,))
+            self.add(type_.value, alternatives)
+        return Ref(self.add("answer", [(_expression(t),) for t in Type if t.is_answer]))
+
+    # programs
+
+    def nested(self) -> Seq:
+        return (self.typed(),)
+
+    def code(self) -> Seq:
+        answer = self.typed()
+        self.add(_VARIABLE.name, [(Text("var"), Chars((("1", "9"),)),
+                                   Repeat(_DIGIT, 0, None))], lexical=True)
+        shared = self.add("shared", [(_operation(sig),) for sig in SIGNATURES.values()
+                                     if sig.result in _OPERAND_TYPES])
+        assignment = self.add("assignment", [(_VARIABLE, Text(" = "), Ref(shared), Text("\n"))])
+        return (Repeat(Ref(assignment), 0, None), answer)
+
+    def flat(self) -> Seq:
+        step = Ref(self.add("step", [(Repeat(_DIGIT, 1, None),)], lexical=True))
+        facts = [(Ref(self.add(f"fact-{sig.name}",
+                               [self.call(sig, [step] * (1 + len(sig.operands)), ").")])),)
+                 for sig in SIGNATURES.values()]
+        fact = self.add("fact", facts)
+        return (Repeat(Group(((Ref(fact), Text("\n")),)), 0, None), Text(f"{END}("), step, Text(")."))
+
+    def build(self) -> dict[str, Rule]:
+        root = {"flat": self.flat, "nested": self.nested, "code": self.code}[self.syntax]()
+        return {"root": Rule("root", (root,)), **self.rules}
+
+
+#: The types an operand can have: what a code-like variable may stand for.
+_OPERAND_TYPES = frozenset(t for sig in SIGNATURES.values() for t in sig.operands)
+_VARIABLE = Ref("variable")
+_DIGIT = Chars((("0", "9"),))
+
+
+def _rule_name(base: str) -> str:
+    """A name both formats accept: lower-case words joined by dashes (Lark gets underscores)."""
+    return re.sub(r"[^a-z0-9]+", "-", base.lower()).strip("-")
+
+
+def _expression(type_: Type) -> Ref:
+    return Ref(_rule_name(type_.value))
+
+
+def _operation(sig: Signature) -> Ref:
+    return Ref(_rule_name(f"op-{sig.name}"))
+
+
+# --- the vocabulary-free words: grammars/nested.lark's terminals, converted --------------------
+
+@cache
+def _nested_terminals() -> dict[str, str]:
+    """The regular expressions of nested.lark's terminals, as Lark reads them."""
+    lark = Lark.open(str(resource_dir("grammars") / "nested.lark"), parser="lalr")
+    return {t.name: t.pattern.to_regexp() for t in lark.terminals}
+
+
+def _from_regex(pattern: str) -> Seq:
+    """A regular expression as a model sequence, through Python's own regex parser.
+
+    Covers what word terminals use: literals, classes, ``.``, groups, ``|`` and repetition.
+    """
+    return seq(*(_regex_item(op, av) for op, av in sre_parser.parse(pattern)))
+
+
+def _regex_item(op: Any, av: Any) -> Item:
+    c = sre_constants
+    if op is c.LITERAL:
+        return Text(chr(av))
+    if op is c.ANY:  # `.` is anything but a newline
+        return Chars((("\n", "\n"),), negated=True)
+    if op is c.IN:
+        negated = bool(av) and av[0][0] is c.NEGATE
+        if any(o not in (c.LITERAL, c.RANGE) for o, _ in av[negated:]):
+            raise ValueError(f"unsupported character class in {av}")
+        ranges = [(chr(v), chr(v)) if o is c.LITERAL else (chr(v[0]), chr(v[1]))
+                  for o, v in av[negated:]]
+        return Chars(tuple(ranges), negated)
+    if op is c.MAX_REPEAT:
+        low, high, body = av
+        return Repeat(one_of([_from_regex_items(body)]), low, None if high is c.MAXREPEAT else high)
+    if op is c.SUBPATTERN:
+        return one_of([_from_regex_items(av[3])])
+    if op is c.BRANCH:
+        return Group(tuple(_from_regex_items(branch) for branch in av[1]))
+    raise ValueError(f"unsupported regular expression construct {op}")
+
+
+def _from_regex_items(parsed: Any) -> Seq:
+    return seq(*(_regex_item(op, av) for op, av in parsed))
+
+
+# --- trie factoring (GBNF) ---------------------------------------------------------------------
+
+def trie(words: list[str]) -> tuple[Seq, ...]:
+    """Alternatives over `words` with one branch per first character and shared prefixes."""
+    alternatives: list[Seq] = []
+    for _, grouped in groupby(sorted(words), key=lambda w: w[0]):
+        group = list(grouped)
+        prefix = os.path.commonprefix(group)
+        tails = [w[len(prefix):] for w in group if w != prefix]
+        if not tails:
+            alternatives.append((Text(prefix),))
+            continue
+        rest = one_of(list(trie(tails)))
+        alternatives.append((Text(prefix), Repeat(rest, 0, 1) if prefix in group else rest))
+    return tuple(alternatives)
+
+
+def _factored(rule: Rule) -> Rule:
+    """A word list as a trie; other rules unchanged."""
+    texts = [alt[0].text for alt in rule.alternatives if len(alt) == 1 and isinstance(alt[0], Text)]
+    if not rule.lexical or len(texts) != len(rule.alternatives) or len(texts) < 2:
+        return rule
+    return Rule(rule.name, trie(texts), rule.lexical)
+
+
+# --- printing ----------------------------------------------------------------------------------
+
+_ESCAPES = {"\\": "\\\\", '"': '\\"', "\n": "\\n"}
+
+
+def _quote(text: str) -> str:
+    return '"' + "".join(_ESCAPES.get(ch, ch) for ch in text) + '"'
+
+
+def _class_char(ch: str) -> str:
+    return {"\n": "\\n", "\\": "\\\\", "]": "\\]", "^": "\\^", "-": "\\-", "/": "\\/"}.get(ch, ch)
+
+
+def _chars(item: Chars) -> str:
+    body = "".join(_class_char(lo) if lo == hi else f"{_class_char(lo)}-{_class_char(hi)}"
+                   for lo, hi in item.ranges)
+    return f"[{'^' if item.negated else ''}{body}]"
+
+
+class _Printer:
+    """Prints the model; the two formats differ in names, character classes and repetition."""
+
+    def __init__(self, rules: dict[str, Rule]) -> None:
+        self.rules = rules
+
+    def name(self, name: str) -> str:
+        raise NotImplementedError
+
+    def chars(self, item: Chars) -> str:
+        raise NotImplementedError
+
+    def bounds(self, low: int, high: int | None) -> str:
+        raise NotImplementedError
+
+    def item(self, item: Item) -> str:
+        if isinstance(item, Text):
+            return _quote(item.text)
+        if isinstance(item, Ref):
+            return self.name(item.name)
+        if isinstance(item, Chars):
+            return self.chars(item)
+        if isinstance(item, Group):
+            return f"({self.alternatives(item.alternatives)})"
+        return self.item(item.item) + self.bounds(item.min, item.max)
+
+    def sequence(self, items: Seq) -> str:
+        return " ".join(self.item(i) for i in items)
+
+    def alternatives(self, alternatives: tuple[Seq, ...]) -> str:
+        return " | ".join(self.sequence(s) for s in alternatives)
+
+    def print(self, separator: str) -> str:
+        return "\n".join(f"{self.name(r.name)}{separator}{self.alternatives(r.alternatives)}"
+                         for r in self.rules.values()) + "\n"
+
+
+_SHORT_BOUNDS = {(0, None): "*", (1, None): "+", (0, 1): "?"}
+
+
+class _Gbnf(_Printer):
+    def name(self, name: str) -> str:
+        return name
+
+    def chars(self, item: Chars) -> str:
+        return _chars(item)
+
+    def bounds(self, low: int, high: int | None) -> str:
+        return _SHORT_BOUNDS.get((low, high)) or f"{{{low},{'' if high is None else high}}}"
+
+
+class _Lark(_Printer):
+    def name(self, name: str) -> str:
+        if name == "root":
+            return "start"
+        underscored = name.replace("-", "_")
+        return underscored.upper() if self.rules[name].lexical else underscored
+
+    def chars(self, item: Chars) -> str:
+        return f"/{_chars(item)}/"
+
+    def bounds(self, low: int, high: int | None) -> str:
+        if (low, high) in _SHORT_BOUNDS:
+            return _SHORT_BOUNDS[(low, high)]
+        if high is None:
+            raise ValueError(f"Lark cannot repeat at least {low} times")
+        return f" ~ {low}..{high}"
+
+
+def model(syntax: str, vocabulary: bool = True) -> dict[str, Rule]:
+    """The grammar model of a syntax: rules by name, the start rule `root` first."""
+    if syntax not in SYNTAXES:
+        raise ValueError(f"no decoding grammar for {syntax!r}: one of {', '.join(SYNTAXES)}")
+    return _Builder(syntax, load() if vocabulary else None).build()
+
+
+def generate(syntax: str, format: str, vocabulary: bool = True, *, factor: bool = True) -> str:
+    """The decoding grammar of `syntax` in `format` (``gbnf`` or ``lark``).
+
+    `vocabulary`: words from the GQA ontology (else any ASP constant or quoted string);
+    `factor`: word lists as tries in GBNF (off only to measure what factoring saves).
+
+    >>> print(generate("nested", "gbnf").splitlines()[0])
+    root ::= answer
+    """
+    rules = model(syntax, vocabulary)
+    if format == "gbnf":
+        factored = {n: _factored(r) if factor else r for n, r in rules.items()}
+        return _Gbnf(factored).print(" ::= ")
+    if format == "lark":
+        return _Lark(rules).print(": ")
+    raise ValueError(f"unknown grammar format {format!r}: one of {', '.join(FORMATS)}")

@@ -1,0 +1,87 @@
+"""Whether llama.cpp's own grammar engine lets a text through: the GBNF grammars' real test.
+
+A text is tokenized with a model's vocabulary and fed token by token to llama.cpp's grammar
+sampler, exactly as constrained decoding would: each token must survive `llama_sampler_apply`
+(it is not masked to -inf) before `llama_sampler_accept` advances the grammar; at the end the
+end-of-generation token must be allowed, so the text is a whole program, not a prefix.  Only
+the vocabulary is loaded (`vocab_only`), so checking costs no weights and no inference.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import math
+from pathlib import Path
+from typing import Any
+
+from qlang.translate.backends import backend_error
+from qlang.translate.models import gguf_path
+
+
+class GrammarChecker:
+    """A compiled GBNF grammar and a vocabulary; `rejection(text)` says where a text fails."""
+
+    def __init__(self, gbnf: str, model: str | Path | None = None, root: str = "root") -> None:
+        try:
+            import llama_cpp
+        except ImportError as exc:
+            raise backend_error(f"llama-cpp-python is not installed ({exc}); run `make install`") from None
+        self._llama = llama_cpp
+        llama_cpp.llama_backend_init()
+        params = llama_cpp.llama_model_default_params()
+        params.vocab_only = True
+        self._model = llama_cpp.llama_model_load_from_file(str(gguf_path(str(model) if model else None)).encode(),
+                                                           params)
+        if not self._model:
+            raise backend_error("llama.cpp could not load the model's vocabulary")
+        self._vocab = llama_cpp.llama_model_get_vocab(self._model)
+        self._eos = llama_cpp.llama_vocab_eos(self._vocab)
+        # Parsed once; every check works on a clone (a copy of the rules, no re-parsing).
+        self._grammar = llama_cpp.llama_sampler_init_grammar(self._vocab, gbnf.encode(), root.encode())
+        if not self._grammar:
+            raise backend_error("llama.cpp's grammar parser rejected the grammar")
+        self._candidate = llama_cpp.llama_token_data()
+        self._candidates = llama_cpp.llama_token_data_array(
+            data=ctypes.pointer(self._candidate), size=1, selected=-1, sorted=False)
+
+    def tokens(self, text: str) -> list[int]:
+        data = text.encode()
+        buffer = (self._llama.llama_token * (len(data) + 8))()
+        count = self._llama.llama_tokenize(self._vocab, data, len(data), buffer, len(buffer),
+                                           False, False)
+        if count < 0:
+            raise backend_error(f"cannot tokenize {text!r}")
+        return list(buffer[:count])
+
+    def piece(self, token: int) -> str:
+        buffer = ctypes.create_string_buffer(64)
+        size = self._llama.llama_token_to_piece(self._vocab, token, buffer, len(buffer), 0, True)
+        return buffer.raw[:size].decode(errors="replace")
+
+    def _allowed(self, sampler: Any, token: int) -> bool:
+        self._candidate.id, self._candidate.logit, self._candidate.p = token, 0.0, 0.0
+        self._llama.llama_sampler_apply(sampler, ctypes.byref(self._candidates))
+        return not math.isinf(self._candidate.logit)
+
+    def rejection(self, text: str) -> str | None:
+        """None when the grammar accepts the whole text; else what was refused, in context."""
+        sampler = self._llama.llama_sampler_clone(self._grammar)
+        try:
+            done = ""
+            for token in self.tokens(text):
+                if not self._allowed(sampler, token):
+                    return f"token {self.piece(token)!r} refused after {done!r}"
+                self._llama.llama_sampler_accept(sampler, token)
+                done += self.piece(token)
+            if not self._allowed(sampler, self._eos):
+                return f"the text {done!r} is incomplete: end of generation refused"
+            return None
+        finally:
+            self._llama.llama_sampler_free(sampler)
+
+    def accepts(self, text: str) -> bool:
+        return self.rejection(text) is None
+
+    def close(self) -> None:
+        self._llama.llama_sampler_free(self._grammar)
+        self._llama.llama_model_free(self._model)
