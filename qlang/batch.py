@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -92,20 +92,27 @@ def resume_key(result: dict[str, Any]) -> str:
     return json.dumps(result["id"]) if result.get("id") is not None else f"line {result.get('input_line')}"
 
 
-def finished(path: str) -> set[str]:
-    """The keys an earlier run already wrote to `path`; drops a torn last line."""
+def read_log(path: str, key: Callable[[dict[str, Any]], str] = resume_key) -> dict[str, dict[str, Any]]:
+    """The results an earlier run wrote to `path`, by `key`; drops a torn last line (the run was
+    killed while writing it) so that it is redone."""
     if not os.path.exists(path):
-        return set()
+        return {}
     with open(path, "rb+") as handle:
         data = handle.read()
         if data and not data.endswith(b"\n"):
             handle.truncate(data.rfind(b"\n") + 1)
             data = data[: data.rfind(b"\n") + 1]
-    keys = set()
+    results = {}
     for number, line in enumerate(data.decode("utf-8", "replace").splitlines(), start=1):
         try:
-            keys.add(resume_key(json.loads(line)))
+            result = json.loads(line)
+            results[key(result)] = result
         except (json.JSONDecodeError, TypeError, KeyError, AttributeError):
             raise error(BatchError, "batch", f"{path}:{number}: not a result line of an earlier run",
                         hint="resume into the output file of the same batch") from None
-    return keys
+    return results
+
+
+def finished(path: str) -> set[str]:
+    """The keys an earlier run already wrote to `path`."""
+    return set(read_log(path))

@@ -159,9 +159,10 @@ def ops() -> None:
 
 # backend commands register here: cli.add_command(<command>)
 from qlang.asp.cli import explain, solve  # noqa: E402 - it imports this module's helpers lazily
+from qlang.translate.cli import ask, grammar, translate  # noqa: E402
 
-cli.add_command(solve)
-cli.add_command(explain)
+for _command in (solve, explain, translate, ask, grammar):
+    cli.add_command(_command)
 
 
 def main() -> None:
@@ -174,3 +175,7 @@ def main() -> None:
         message = Diagnostic("internal", f"internal error: {type(exc).__name__}: {exc}")
         click.echo(message.render(None) + "\n(please report this as a bug)", err=True)
         sys.exit(3)
+
+
+if __name__ == "__main__":
+    main()

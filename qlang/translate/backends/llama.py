@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import time
+import warnings
 from typing import Any
 
 from qlang.translate.backends import Generation, Request, backend_error
@@ -48,8 +49,10 @@ class LlamaCppBackend:
         if self._guidance_tokenizer is None:
             import llguidance.llamacpp
 
-            self._guidance_tokenizer = llguidance.llamacpp.lltokenizer_from_vocab(
-                self._llama_cpp.llama_model_get_vocab(self.llm.model))
+            with warnings.catch_warnings():  # it calls a llama.cpp function deprecated in 0.3.x
+                warnings.simplefilter("ignore", DeprecationWarning)
+                self._guidance_tokenizer = llguidance.llamacpp.lltokenizer_from_vocab(
+                    self._llama_cpp.llama_model_get_vocab(self.llm.model))
         return self._llama_cpp.LogitsProcessorList([GrammarMask(self._guidance_tokenizer, lark)])
 
     def generate(self, request: Request) -> Generation:

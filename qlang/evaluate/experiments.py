@@ -1,0 +1,143 @@
+"""Experiments: run translator configurations over questions, log every result, report.
+
+Each experiment is a list of named configurations (a `Settings` and which backend/model).
+Every (configuration, question) result is one JSON line in `<out>/results.jsonl`, written as
+soon as it is known; a killed run started again skips what the log already has.  The report
+(`report.md` plus PNG plots) is rebuilt from the log alone, so it always matches the data.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from qlang.batch import read_log
+from qlang.errors import QlangError
+from qlang.evaluate.programs import score
+from qlang.ir import Node
+from qlang.syntax import gqa
+from qlang.translate.translator import GRAMMAR_SYNTAXES, Settings, Translator
+
+LOG = "results.jsonl"
+
+
+@dataclass(frozen=True, slots=True)
+class Config:
+    label: str
+    settings: Settings
+    backend: str = "llama-cpp"
+    model: str | None = None
+    #: the columns this configuration has in the report, e.g. {"examples": 5, "sampling": "jaccard"}
+    axes: tuple[tuple[str, object], ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Question:
+    id: str
+    text: str
+    gold: Node | None
+
+
+def questions_from(records: Iterable[dict[str, Any]]) -> list[Question]:
+    """Questions with their gold programs (None where GQA's cannot be read)."""
+    result = []
+    for record in records:
+        try:
+            gold = gqa.to_ir(gqa.steps_from_json(record["semantic"])) if "semantic" in record else None
+        except QlangError:  # an unreadable gold program only costs this question its metrics
+            gold = None
+        result.append(Question(str(record.get("id")), str(record.get("question", "")), gold))
+    return result
+
+
+# ----- the experiments -------------------------------------------------------------------------
+
+def prompt_grid(base: Settings) -> list[Config]:
+    """Seed thesis Tables 4-5: number of examples x sampling x cover_operators."""
+    return [Config(f"n={n} {sampling}{' +cover' if cover else ''}",
+                   replace(base, examples=n, sampling=sampling, cover_operators=cover),
+                   axes=(("examples", n), ("sampling", sampling), ("cover_operators", cover)))
+            for n in (1, 3, 5, 10, 15) for sampling in ("random", "jaccard", "embedding")
+            for cover in (False, True)]
+
+
+def prompts(base: Settings) -> list[Config]:
+    """Seed thesis Table 6: the prompt versions."""
+    return [Config(version, replace(base, prompt=version), axes=(("prompt", version),))
+            for version in [f"v{i}" for i in range(1, 11)]]
+
+
+def syntaxes(base: Settings) -> list[Config]:
+    """Seed thesis Tables 7-8: the target syntax."""
+    return [Config(syntax, replace(base, syntax=syntax, prompt=None,
+                                   constrained=base.constrained and syntax in GRAMMAR_SYNTAXES),
+                   axes=(("syntax", syntax),))
+            for syntax in ("gqa", "flat", "nested", "code")]
+
+
+def constrained(base: Settings) -> list[Config]:
+    """The experiment the thesis proposed and never ran: constrained vs free decoding."""
+    variants = [("unconstrained", False, True, "gbnf"), ("syntax only (GBNF)", True, False, "gbnf"),
+                ("GBNF", True, True, "gbnf"), ("llguidance", True, True, "lark")]
+    return [Config(label, replace(base, constrained=on, vocabulary=vocab, engine=engine),
+                   axes=(("decoding", label),)) for label, on, vocab, engine in variants]
+
+
+def models(base: Settings, specs: list[str]) -> list[Config]:
+    """Seed thesis Table 9: any list of `backend:model` specs."""
+    configs = []
+    for spec in specs:
+        backend, _, model = spec.partition(":")
+        configs.append(Config(spec, base, backend, model or None, axes=(("model", spec),)))
+    return configs
+
+
+EXPERIMENTS: dict[str, Callable[..., list[Config]]] = {
+    "prompt-grid": prompt_grid, "prompts": prompts, "syntaxes": syntaxes,
+    "constrained": constrained, "models": models,
+}
+
+
+# ----- running ---------------------------------------------------------------------------------
+
+def log_key(result: dict[str, Any]) -> str:
+    return json.dumps([result["config"], result["id"]])
+
+
+def run(configs: list[Config], questions: list[Question], out: Path,
+        make_translator: Callable[[Config], Translator], progress: bool = True) -> Path:
+    """Translate and score every question under every configuration; returns the log path."""
+    from tqdm import tqdm
+
+    out.mkdir(parents=True, exist_ok=True)
+    log = out / LOG
+    done = read_log(str(log), log_key)
+    todo = [(c, q) for c in configs for q in questions
+            if log_key({"config": c.label, "id": q.id}) not in done]
+    translators: dict[str, Translator] = {}
+    with open(log, "a", encoding="utf-8") as handle:
+        for config, question in tqdm(todo, desc="experiment", unit="q", file=sys.stderr,
+                                     disable=None if progress else True):
+            if config.label not in translators:
+                translators[config.label] = make_translator(config)
+            handle.write(json.dumps(_result(config, question, translators[config.label])) + "\n")
+            handle.flush()
+            os.fsync(handle.fileno())
+    return log
+
+
+def _result(config: Config, question: Question, translator: Translator) -> dict[str, Any]:
+    translation = translator.translate(question.text)
+    record: dict[str, Any] = {"config": config.label, "id": question.id, **dict(config.axes),
+                              **translation.to_json()}
+    if question.gold is not None:
+        program = translation.program if translation.raw else None
+        metrics = score(program, config.settings.syntax, question.gold)
+        record |= {"parsed": metrics.parsed, "checked": metrics.checked, "exact": metrics.exact,
+                   "dropped": dict(metrics.dropped), "invented": dict(metrics.invented)}
+    return record

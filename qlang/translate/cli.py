@@ -1,0 +1,233 @@
+"""`qlangc translate`, `qlangc ask` and `qlangc grammar`: the LLM front end on the command line.
+
+Heavy libraries (llama.cpp, torch) load only inside the command that needs them.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from collections.abc import Callable
+from contextlib import nullcontext
+from pathlib import Path
+from typing import Any
+
+import click
+
+from qlang.batch import finished, resume_key, write
+from qlang.errors import Diagnostic, QlangError, error
+from qlang.syntax import SYNTAXES
+from qlang.translate.backends import BACKENDS, Backend, load_backend
+from qlang.translate.translator import ENGINES, GRAMMAR_SYNTAXES, Settings, Translation, Translator
+
+SAMPLINGS = ("random", "jaccard", "embedding")
+
+_translation_options = (
+    click.option("--syntax", type=click.Choice(sorted(SYNTAXES)), default="nested", show_default=True,
+                 help="The program syntax to translate into."),
+    click.option("--backend", type=click.Choice(sorted(BACKENDS)), default="llama-cpp",
+                 show_default=True, help="Which LLM backend runs the model."),
+    click.option("--model", help="llama-cpp: smollm2 (default), gemma3 or a GGUF path; openai: a "
+                 "model name; transformers: a local model directory."),
+    click.option("--base-url", help="openai: the endpoint (default: $OPENAI_BASE_URL)."),
+    click.option("--n-gpu-layers", type=int, default=0, show_default=True,
+                 help="llama-cpp: layers to offload to the GPU (-1: all; needs a CUDA build)."),
+    click.option("--pool", type=click.Path(exists=True, dir_okay=False),
+                 help="GQA question file to draw examples from (default: the shared val pool)."),
+    click.option("--examples", "n_examples", type=click.IntRange(min=0), default=10,
+                 show_default=True, help="How many similar examples to show."),
+    click.option("--sampling", type=click.Choice(SAMPLINGS), default="jaccard", show_default=True,
+                 help="How examples are chosen."),
+    click.option("--cover-operators", is_flag=True,
+                 help="Add examples until every operation appears in one."),
+    click.option("--prompt", "prompt_version", help="Prompt version (gqa, v1..v10; default by syntax)."),
+    click.option("--constrained/--no-constrained", default=True, show_default=True,
+                 help="Grammar-constrained decoding."),
+    click.option("--vocabulary/--no-vocabulary", default=True, show_default=True,
+                 help="Constrain words to the GQA vocabulary (off: syntax only)."),
+    click.option("--engine", type=click.Choice(ENGINES), default="gbnf", show_default=True,
+                 help="Constraint engine: llama.cpp's GBNF, or llguidance with the Lark form."),
+    click.option("--repair", type=click.IntRange(min=0), default=0, show_default=True,
+                 help="Retries with the checker's error added to the prompt."),
+    click.option("--completion", is_flag=True,
+                 help="Completion-style prompt (a list of examples) instead of chat."),
+    click.option("--max-tokens", type=click.IntRange(min=1), default=256, show_default=True),
+)
+
+
+def translation_options(command: Callable[..., Any]) -> Callable[..., Any]:
+    """Attach the backend and prompt options `translate`, `ask` and experiments share."""
+    for option in reversed(_translation_options):
+        command = option(command)
+    return command
+
+
+def settings_from(options: dict[str, Any]) -> Settings:
+    """The translator settings the shared options describe."""
+    return Settings(
+        syntax=options["syntax"], prompt=options["prompt_version"], examples=options["n_examples"],
+        sampling=options["sampling"], cover_operators=options["cover_operators"],
+        constrained=options["constrained"], vocabulary=options["vocabulary"],
+        engine=options["engine"], repair=options["repair"], chat=not options["completion"],
+        max_tokens=options["max_tokens"])
+
+
+def backend_from(options: dict[str, Any], backend: str, model: str | None) -> Backend:
+    """Load a backend with the options that concern it (raises QlangError)."""
+    extra: dict[str, Any] = {}
+    if backend == "llama-cpp":
+        extra["n_gpu_layers"] = options["n_gpu_layers"]
+    elif backend == "openai":
+        extra["base_url"] = options["base_url"]
+    return load_backend(backend, model, **extra)
+
+
+def make_translator(options: dict[str, Any]) -> Translator:
+    """A translator from the shared options (loads the model; raises QlangError)."""
+    from qlang.translate.examples import load_pool
+
+    backend = backend_from(options, options["backend"], options["model"])
+    return Translator(backend, load_pool(options["pool"]), settings_from(options))
+
+
+def _fail(exc: QlangError) -> None:
+    click.echo(exc.render(), err=True)
+    sys.exit(1)
+
+
+@click.command()
+@click.argument("question", required=False)
+@translation_options
+@click.option("--jsonl", "questions_file", type=click.Path(exists=True, dir_okay=False),
+              help="Batch: translate every question of a GQA question file (or JSON lines with "
+                   "id and question); one result line each.")
+@click.option("--output", type=click.Path(dir_okay=False),
+              help="Batch: append results here, skipping questions it already has (resumable).")
+@click.option("--limit", type=click.IntRange(min=1), help="Batch: only the first N questions.")
+@click.option("--verbose", "-v", is_flag=True, help="Also print the raw output, latency and tokens.")
+def translate(question: str | None, questions_file: str | None, output: str | None,
+              limit: int | None, verbose: bool, **options: Any) -> None:
+    """Translate a natural-language QUESTION into a program."""
+    if (question is None) == (questions_file is None):
+        raise click.UsageError("give a QUESTION or --jsonl FILE (not both)")
+    try:
+        translator = make_translator(options)
+        if questions_file is not None:
+            ok = run_batch(translator, questions_file, output, limit)
+            sys.exit(0 if ok else 1)
+        assert question is not None
+        result = translator.translate(question)
+    except QlangError as exc:
+        _fail(exc)
+    if verbose:
+        click.echo(json.dumps({k: v for k, v in result.to_json().items() if k != "program"}), err=True)
+    if result.error is not None:
+        click.echo(f"model output: {result.program!r}", err=True)
+        _fail(result.error)
+    click.echo(result.program)
+
+
+def read_questions(path: str, limit: int | None = None) -> list[dict[str, Any]]:
+    """Questions with ids from a GQA question file (a JSON object by id) or JSON lines."""
+    text = Path(path).read_text(encoding="utf-8")
+    try:
+        data = json.loads(text)
+        records = [{"id": k, **v} for k, v in data.items()] if isinstance(data, dict) else data
+    except json.JSONDecodeError:
+        try:
+            records = [json.loads(line) for line in text.splitlines() if line.strip()]
+        except json.JSONDecodeError as exc:
+            raise error(QlangError, "input", f"{path}: neither a GQA question file nor JSON lines: "
+                        f"{exc.msg} (line {exc.lineno})") from None
+    if not isinstance(records, list) or not all(isinstance(r, dict) for r in records):
+        raise error(QlangError, "input", f"{path}: expected question records with 'id' and 'question'")
+    return records[:limit]
+
+
+def run_batch(translator: Translator, path: str, output: str | None, limit: int | None) -> bool:
+    """Translate a question file, one result line each; True if every question translated."""
+    from tqdm import tqdm
+
+    records = read_questions(path, limit)
+    done = finished(output) if output else set()
+    todo = [r for r in records if resume_key({"id": r.get("id")}) not in done]
+    ok = True
+    with open(output, "a", encoding="utf-8") if output else nullcontext(sys.stdout) as out:
+        for record in tqdm(todo, desc="translate", unit="q", file=sys.stderr, disable=None):
+            result = _translate_record(translator, record)
+            ok = ok and "error" not in result
+            write(out, result)
+    return ok
+
+
+def _translate_record(translator: Translator, record: dict[str, Any]) -> dict[str, Any]:
+    question = record.get("question")
+    if not isinstance(question, str) or not question.strip():
+        problem = Diagnostic("input", "the record has no 'question' text")
+        return {"id": record.get("id"), "error": problem.to_json()}
+    try:
+        translation = translator.translate(question)
+    except QlangError as exc:
+        translation = Translation(question, error=exc)
+    return {"id": record.get("id"), **translation.to_json()}
+
+
+@click.command()
+@click.argument("question")
+@click.option("--scene", type=click.Path(allow_dash=True, dir_okay=False), required=True,
+              help="GQA scene-graph JSON (one graph or graphs by image id), or ASP facts.")
+@click.option("--image-id", help="The scene's image id, when the file holds several.")
+@click.option("--top-k", type=click.IntRange(min=1), default=3, show_default=True)
+@click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=10.0, show_default=True,
+              help="Seconds for solving.")
+@translation_options
+def ask(question: str, scene: str, image_id: str | None, top_k: int, timeout: float,
+        **options: Any) -> None:
+    """Answer QUESTION about a scene: translate, check, solve; print answers, program, timings."""
+    from qlang.api import lower
+    from qlang.asp.scene import SceneLibrary
+    from qlang.asp.solve import Limits, solve
+    from qlang.cli import read_source
+
+    timings: dict[str, float] = {}
+    try:
+        start = time.perf_counter()
+        scenes = SceneLibrary(read_source(scene))
+        facts = scenes.facts(image_id)
+        timings["scene"] = time.perf_counter() - start
+        start = time.perf_counter()
+        translator = make_translator(options)
+        timings["load model"] = time.perf_counter() - start
+        translation = translator.translate(question)
+        timings["translate"] = translation.seconds
+        if translation.error is not None or translation.root is None:
+            click.echo(f"model output: {translation.program!r}", err=True)
+            _fail(translation.error or error(QlangError, "translate", "no program"))
+        assert translation.root is not None
+        start = time.perf_counter()
+        result = solve(lower(translation.root), facts, top_k=top_k, limits=Limits(timeout=timeout))
+        timings["solve"] = time.perf_counter() - start
+    except QlangError as exc:
+        _fail(exc)
+    answers = ", ".join(a.value for a in result.answers) or "(no answer)"
+    click.echo(f"answer:  {answers}")
+    click.echo(f"program: {translation.program}")
+    stages = ", ".join(f"{stage} {seconds * 1000:.0f} ms" for stage, seconds in timings.items())
+    click.echo(f"time:    {stages}")
+    if not result.answers:
+        sys.exit(1)
+
+
+@click.command()
+@click.option("--syntax", type=click.Choice(GRAMMAR_SYNTAXES), default="nested", show_default=True)
+@click.option("--format", "format_", type=click.Choice(["gbnf", "lark"]), default="gbnf",
+              show_default=True, help="gbnf: llama.cpp; lark: Lark and llguidance.")
+@click.option("--vocabulary/--no-vocabulary", default=True, show_default=True,
+              help="Words from the GQA vocabulary (off: any ASP term; syntax only).")
+def grammar(syntax: str, format_: str, vocabulary: bool) -> None:
+    """Print the decoding grammar of a syntax, typed and with the ontology's vocabulary."""
+    from qlang.translate.grammar import generate
+
+    click.echo(generate(syntax, format_, vocabulary=vocabulary))
+

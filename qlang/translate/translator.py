@@ -1,0 +1,138 @@
+"""Natural language to program: examples, prompt, (constrained) generation, clean-up, check.
+
+One `Translator` holds a backend, an example pool and its settings; `translate` returns a
+`Translation` whatever happens — a program, or the error that stopped it — with the latency
+and token counts, so a batch never loses a question.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from functools import cache
+
+from qlang.api import check, parse
+from qlang.errors import QlangError, error
+from qlang.ir import Node
+from qlang.passes.canonical import canonicalize
+from qlang.syntax import SYNTAXES
+from qlang.translate.backends import Backend, Generation, Request
+from qlang.translate.examples import Example, select
+from qlang.translate.grammar import generate
+from qlang.translate.postprocess import clean
+from qlang.translate.prompts import Prompt, build_prompt, with_repair
+
+ENGINES = ("gbnf", "lark")
+#: The syntaxes with a decoding grammar; GQA's JSON is only ever decoded freely.
+GRAMMAR_SYNTAXES = ("flat", "nested", "code")
+
+
+@dataclass(frozen=True, slots=True)
+class Settings:
+    syntax: str = "nested"
+    #: prompt version (None: the default for the syntax)
+    prompt: str | None = None
+    examples: int = 10
+    sampling: str = "jaccard"
+    cover_operators: bool = False
+    constrained: bool = True
+    #: the grammar's words: the GQA vocabulary (True) or any ASP term (False, syntax only)
+    vocabulary: bool = True
+    #: report unknown words as warnings, not errors, when checking the output
+    open_vocabulary: bool = False
+    #: `gbnf` (llama.cpp's engine) or `lark` (llguidance)
+    engine: str = "gbnf"
+    #: retries with the checker's message added to the prompt
+    repair: int = 0
+    chat: bool = True
+    max_tokens: int = 256
+    seed: int = 0
+
+
+@dataclass
+class Translation:
+    question: str
+    program: str | None = None
+    root: Node | None = None
+    error: QlangError | None = None
+    raw: list[str] = field(default_factory=list)
+    seconds: float = 0.0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    examples: int = 0
+
+    @property
+    def ok(self) -> bool:
+        return self.root is not None
+
+    def to_json(self) -> dict[str, object]:
+        result: dict[str, object] = {"question": self.question, "program": self.program}
+        if self.error is not None:
+            result["error"] = self.error.diagnostics[0].to_json()
+        result |= {"raw": self.raw[-1] if self.raw else None, "attempts": len(self.raw),
+                   "seconds": round(self.seconds, 4), "prompt_tokens": self.prompt_tokens,
+                   "completion_tokens": self.completion_tokens, "examples": self.examples}
+        return result
+
+
+@cache
+def _grammar(syntax: str, engine: str, vocabulary: bool) -> str:
+    return generate(syntax, engine, vocabulary=vocabulary)
+
+
+class Translator:
+    def __init__(self, backend: Backend, pool: list[Example], settings: Settings = Settings()) -> None:
+        if settings.syntax not in SYNTAXES:
+            raise ValueError(f"unknown syntax {settings.syntax!r}")
+        if settings.constrained and settings.syntax not in GRAMMAR_SYNTAXES:
+            raise error(QlangError, "usage", f"no decoding grammar for {settings.syntax}: use "
+                        f"--no-constrained, or one of {', '.join(GRAMMAR_SYNTAXES)}")
+        self.backend = backend
+        self.pool = pool
+        self.settings = settings
+
+    def prompt(self, question: str) -> tuple[Prompt, int]:
+        s = self.settings
+        chosen = select(self.pool, question, s.examples, s.sampling, cover_operators=s.cover_operators,
+                        seed=s.seed)
+        return build_prompt(s.prompt, s.syntax, chosen, question), len(chosen)
+
+    def request(self, prompt: Prompt) -> Request:
+        s = self.settings
+        grammar: dict[str, str] = {}
+        if s.constrained:
+            grammar[s.engine] = _grammar(s.syntax, s.engine, s.vocabulary)
+        return Request(messages=prompt.messages, completion=prompt.completion, chat=s.chat,
+                       max_tokens=s.max_tokens, **grammar)
+
+    def translate(self, question: str) -> Translation:
+        result = Translation(question)
+        start = time.perf_counter()
+        prompt, result.examples = self.prompt(question)
+        for _attempt in range(1 + self.settings.repair):
+            try:
+                generation = self.backend.generate(self.request(prompt))
+            except QlangError as exc:  # the backend failed: record it, the batch goes on
+                result.error = exc
+                break
+            self._count(result, generation)
+            text = clean(generation.text, self.settings.syntax)
+            result.program = text
+            try:
+                root = parse(text, self.settings.syntax, name="<model output>")
+                check(root, open_vocabulary=self.settings.open_vocabulary)
+            except QlangError as exc:
+                result.error = exc
+                prompt = with_repair(prompt, text, exc.render())
+                continue
+            result.root, result.error = canonicalize(root), None
+            result.program = SYNTAXES[self.settings.syntax].print(result.root)
+            break
+        result.seconds = time.perf_counter() - start
+        return result
+
+    @staticmethod
+    def _count(result: Translation, generation: Generation) -> None:
+        result.raw.append(generation.text)
+        result.prompt_tokens += generation.prompt_tokens
+        result.completion_tokens += generation.completion_tokens

@@ -1,0 +1,115 @@
+"""Each LLM backend, for real: the bundled GGUF model through llama.cpp, the same model behind
+llama-cpp-python's own OpenAI-compatible server on loopback, and a tiny model built here
+through transformers.  Constrained outputs must be programs of the language."""
+
+from __future__ import annotations
+
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+
+import pytest
+
+import qlang
+from qlang.errors import Source
+from qlang.translate.backends import BackendError, Request, load_backend
+from qlang.translate.grammar import generate
+from qlang.translate.models import gguf_path
+from tests import tiny_model
+
+SYSTEM = "You translate questions about images into programs."
+EXAMPLES = ("Is there a red car?\nexist(filter(select(scene(), car), color, red))\n"
+            "What color is the cup?\nquery(unique(select(scene(), cup)), color)\n")
+
+
+def _request(question: str, **grammar: str) -> Request:
+    user = f"{EXAMPLES}{question}"
+    return Request(messages=(("system", SYSTEM), ("user", user)), completion=f"{user}\n",
+                   max_tokens=80, **grammar)
+
+
+def _assert_program(text: str) -> None:
+    qlang.check(qlang.parse(text, "nested"), source=Source(text))
+
+
+@pytest.fixture(scope="module")
+def llama():
+    return load_backend("llama-cpp")
+
+
+@pytest.mark.parametrize("engine", ["gbnf", "lark"])
+def test_llama_cpp_constrained_output_is_a_program(llama, engine: str) -> None:
+    grammar = {engine: generate("nested", engine)}
+    for question in ("Is there a green truck?", "What is the man holding?"):
+        generation = llama.generate(_request(question, **grammar))
+        _assert_program(generation.text)
+        assert generation.completion_tokens > 0 and generation.seconds > 0
+
+
+def test_unknown_model_and_backend_are_clear_errors() -> None:
+    with pytest.raises(BackendError, match=r"no GGUF model"):
+        load_backend("llama-cpp", "/no/such/model.gguf")
+    with pytest.raises(BackendError, match="unknown backend"):
+        load_backend("telepathy")
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[str]:
+    """llama-cpp-python's OpenAI-compatible server with the bundled model, on loopback."""
+    port = _free_port()
+    process = subprocess.Popen(
+        [sys.executable, "-m", "llama_cpp.server", "--model", str(gguf_path(None)),
+         "--host", "127.0.0.1", "--port", str(port), "--n_ctx", "2048"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    base = f"http://127.0.0.1:{port}/v1"
+    try:
+        for _ in range(120):
+            try:
+                urllib.request.urlopen(f"{base}/models", timeout=1)
+                break
+            except OSError:
+                if process.poll() is not None:
+                    pytest.fail("the llama-cpp-python server exited at start")
+                time.sleep(0.5)
+        else:
+            pytest.fail("the llama-cpp-python server did not start in 60 s")
+        yield base
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
+
+
+def test_openai_backend_through_a_real_server(server: str) -> None:
+    backend = load_backend("openai", base_url=server)
+    constrained = backend.generate(_request("Is there a green truck?", gbnf=generate("nested", "gbnf")))
+    _assert_program(constrained.text)
+    assert constrained.prompt_tokens > 0 and constrained.completion_tokens > 0
+    free = backend.generate(_request("Is there a green truck?"))
+    assert free.text and free.completion_tokens > 0
+
+
+def test_openai_backend_unreachable_server_is_a_clear_error() -> None:
+    backend = load_backend("openai", base_url=f"http://127.0.0.1:{_free_port()}/v1", timeout=2.0)
+    with pytest.raises(BackendError, match=r"127\.0\.0\.1"):
+        backend.generate(_request("Is there a cat?"))
+
+
+@pytest.fixture(scope="module")
+def tiny():
+    return load_backend("transformers", str(tiny_model.build()))
+
+
+def test_transformers_backend_constrained_by_llguidance(tiny) -> None:
+    for question in ("Is there a red car?", "Who is wearing the helmet?", "What color is the sky?"):
+        request = Request(messages=(), completion=tiny_model.prompt(question), chat=False,
+                          max_tokens=60, lark=generate("nested", "lark"))
+        _assert_program(tiny.generate(request).text)
