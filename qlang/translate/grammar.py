@@ -35,8 +35,8 @@ typing but admits any word: the `NAME` and `STRING` terminals of ``grammars/nest
 
 from __future__ import annotations
 
-import os
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from itertools import groupby
@@ -112,7 +112,7 @@ def seq(*items: Item) -> Seq:
     return tuple(merged)
 
 
-def one_of(alternatives: list[Seq]) -> Item:
+def one_of(alternatives: Sequence[Seq]) -> Item:
     """A single item for a choice (no group around a lone item)."""
     if len(alternatives) == 1 and len(alternatives[0]) == 1:
         return alternatives[0][0]
@@ -128,7 +128,7 @@ class _Builder:
     rules: dict[str, Rule] = field(default_factory=dict)
     word_rules: dict[frozenset[str], str] = field(default_factory=dict)
 
-    def add(self, base: str, alternatives: list[Seq], lexical: bool = False) -> str:
+    def add(self, base: str, alternatives: Sequence[Seq], lexical: bool = False) -> str:
         name = _rule_name(base)
         if name in self.rules:
             raise ValueError(f"two grammar rules named {name!r}")
@@ -306,8 +306,10 @@ def trie(words: list[str]) -> tuple[Seq, ...]:
     """Alternatives over `words` with one branch per first character and shared prefixes."""
     alternatives: list[Seq] = []
     for _, grouped in groupby(sorted(words), key=lambda w: w[0]):
-        group = list(grouped)
-        prefix = os.path.commonprefix(group)
+        group = list(grouped)  # sorted: its first and last word bound the common prefix
+        first, last = group[0], group[-1]
+        prefix = first[:next((i for i, (a, b) in enumerate(zip(first, last, strict=False)) if a != b),
+                             min(len(first), len(last)))]
         tails = [w[len(prefix):] for w in group if w != prefix]
         if not tails:
             alternatives.append((Text(prefix),))

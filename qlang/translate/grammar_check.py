@@ -26,12 +26,15 @@ class GrammarChecker:
             import llama_cpp
         except ImportError as exc:
             raise backend_error(f"llama-cpp-python is not installed ({exc}); run `make install`") from None
+        from llama_cpp._logger import set_verbose
+
+        set_verbose(False)  # errors only: a rejected grammar still says why on stderr
         self._llama = llama_cpp
         llama_cpp.llama_backend_init()
         params = llama_cpp.llama_model_default_params()
         params.vocab_only = True
-        self._model = llama_cpp.llama_model_load_from_file(str(gguf_path(str(model) if model else None)).encode(),
-                                                           params)
+        path = gguf_path(str(model) if model else None)
+        self._model = llama_cpp.llama_model_load_from_file(str(path).encode(), params)
         if not self._model:
             raise backend_error("llama.cpp could not load the model's vocabulary")
         self._vocab = llama_cpp.llama_model_get_vocab(self._model)
@@ -40,9 +43,6 @@ class GrammarChecker:
         self._grammar = llama_cpp.llama_sampler_init_grammar(self._vocab, gbnf.encode(), root.encode())
         if not self._grammar:
             raise backend_error("llama.cpp's grammar parser rejected the grammar")
-        self._candidate = llama_cpp.llama_token_data()
-        self._candidates = llama_cpp.llama_token_data_array(
-            data=ctypes.pointer(self._candidate), size=1, selected=-1, sorted=False)
 
     def tokens(self, text: str) -> list[int]:
         data = text.encode()
@@ -59,9 +59,12 @@ class GrammarChecker:
         return buffer.raw[:size].decode(errors="replace")
 
     def _allowed(self, sampler: Any, token: int) -> bool:
-        self._candidate.id, self._candidate.logit, self._candidate.p = token, 0.0, 0.0
-        self._llama.llama_sampler_apply(sampler, ctypes.byref(self._candidates))
-        return not math.isinf(self._candidate.logit)
+        """Whether the grammar leaves `token` its logit: a one-candidate array, masked or not."""
+        candidate = self._llama.llama_token_data(token, 0.0, 0.0)
+        candidates = self._llama.llama_token_data_array(
+            data=ctypes.pointer(candidate), size=1, selected=-1, sorted=False)
+        self._llama.llama_sampler_apply(sampler, ctypes.byref(candidates))
+        return not math.isinf(candidate.logit)
 
     def rejection(self, text: str) -> str | None:
         """None when the grammar accepts the whole text; else what was refused, in context."""

@@ -1,0 +1,235 @@
+"""The decoding grammars accept every real program and refuse ill-typed or unknown ones.
+
+Each grammar is tried twice: its Lark form with Lark (Earley), and its GBNF form through
+llama.cpp's own grammar engine, token by token with SmolLM2's vocabulary
+(`qlang.translate.grammar_check`), exactly as constrained decoding would feed it.  Programs are
+the canonical prints of the dev set's 1,733 gold programs; mutants change one thing the checker
+refuses: a colour position given a material, a literal dropped, a set where one object is
+needed, a class nobody knows.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import cache
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from lark import Lark
+from lark.exceptions import UnexpectedInput
+
+import qlang
+from qlang.asp_names import to_term
+from qlang.ir import Lit, Node, postorder
+from qlang.ontology import load
+from qlang.signatures import Kind, Type
+from qlang.syntax import SYNTAXES, gqa
+from qlang.translate.grammar import FORMATS, Group, Repeat, Text, generate, model, trie
+from qlang.translate.grammar import SYNTAXES as GRAMMAR_SYNTAXES
+from tests.conftest import questions
+from tests.strategies import programs
+
+llama_cpp = pytest.importorskip("llama_cpp")
+from qlang.translate.grammar_check import GrammarChecker  # noqa: E402  (needs llama_cpp)
+
+_ONTOLOGY = load()
+#: A material that no colour position admits.
+MATERIAL = min(_ONTOLOGY.categories["material"] - _ONTOLOGY.admissible["color"])
+UNKNOWN = "flurble"
+MUTANTS_PER_KIND = 25
+
+
+@cache
+def gold() -> list[Node]:
+    return [qlang.canonicalize(gqa.to_ir(gqa.steps_from_json(q["semantic"])))
+            for q in questions("testdev_ood_head.json").values()]
+
+
+@cache
+def lark(syntax: str, vocabulary: bool = True) -> Lark:
+    return Lark(generate(syntax, "lark", vocabulary), parser="earley")
+
+
+@cache
+def gbnf(syntax: str, vocabulary: bool = True, factor: bool = True) -> GrammarChecker:
+    return GrammarChecker(generate(syntax, "gbnf", vocabulary, factor=factor))
+
+
+def lark_accepts(syntax: str, text: str, vocabulary: bool = True) -> bool:
+    try:
+        lark(syntax, vocabulary).parse(text)
+    except UnexpectedInput:
+        return False
+    return True
+
+
+# --- mutants: one node changed, found on the gold programs ---------------------------------------
+
+def _substitute(node: Node, old: Node, new: Node) -> Node:
+    if node == old:
+        return new
+    args = tuple(_substitute(a, old, new) if isinstance(a, Node) else a for a in node.args)
+    return Node(node.op, args)
+
+
+def _colour_as_material(node: Node) -> Node | None:
+    attr_value = (Lit("color"), Lit(MATERIAL))
+    if node.op in ("filter", "verify_attr") and node.args[-2] == Lit("color"):
+        return Node(node.op, (*node.args[:-2], *attr_value))
+    return None
+
+
+def _literal_dropped(node: Node) -> Node | None:
+    return Node(node.op, node.args[:-1]) if node.literals else None
+
+
+def _set_for_object(node: Node) -> Node | None:
+    sig = node.signature
+    assert sig is not None
+    for index, (expected, arg) in enumerate(zip(sig.operands, node.args, strict=False)):
+        if expected is Type.OBJECT and isinstance(arg, Node) and arg.op == "unique":
+            return Node(node.op, (*node.args[:index], arg.args[0], *node.args[index + 1:]))
+    return None
+
+
+def _unknown_class(node: Node) -> Node | None:
+    sig = node.signature
+    assert sig is not None
+    if Kind.CLASS not in sig.literals:
+        return None
+    position = len(sig.operands) + sig.literals.index(Kind.CLASS)
+    return Node(node.op, (*node.args[:position], Lit(UNKNOWN), *node.args[position + 1:]))
+
+
+MUTATIONS: dict[str, Callable[[Node], Node | None]] = {
+    "colour as material": _colour_as_material,
+    "literal dropped": _literal_dropped,
+    "set for object": _set_for_object,
+    "unknown class": _unknown_class,
+}
+
+
+@cache
+def mutants(kind: str) -> list[Node]:
+    """The first gold programs the mutation applies to, mutated at its first site."""
+    found = []
+    for root in gold():
+        site = next(((n, m) for n in postorder(root) if (m := MUTATIONS[kind](n)) is not None), None)
+        if site is not None:
+            found.append(_substitute(root, *site))
+        if len(found) == MUTANTS_PER_KIND:
+            return found
+    raise AssertionError(f"only {len(found)} gold programs to mutate for {kind!r}")
+
+
+def refusable(syntax: str, kind: str) -> list[str]:
+    """The mutants' prints a context-free grammar can refuse.
+
+    An operand's type is beyond one when it is a flat step number or a code-like variable:
+    which step or variable holds what is context (see `qlang.translate.grammar`).
+    """
+    texts = [SYNTAXES[syntax].print(m) for m in mutants(kind)]
+    if kind != "set for object":
+        return texts
+    return [t for t in texts if syntax == "nested" or (syntax == "code" and "var" not in t)]
+
+
+# --- the tests ---------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("syntax", GRAMMAR_SYNTAXES)
+def test_lark_form_accepts_every_gold_program(syntax: str) -> None:
+    refused = [t for t in (SYNTAXES[syntax].print(r) for r in gold()) if not lark_accepts(syntax, t)]
+    assert not refused, refused[:3]
+
+
+@pytest.mark.parametrize("syntax", GRAMMAR_SYNTAXES)
+def test_gbnf_form_accepts_every_gold_program_in_llama_cpp(syntax: str) -> None:
+    checker = gbnf(syntax)
+    refused = [(t, why) for t in (SYNTAXES[syntax].print(r) for r in gold())
+               if (why := checker.rejection(t)) is not None]
+    assert not refused, refused[:3]
+
+
+@pytest.mark.parametrize("kind", MUTATIONS)
+@pytest.mark.parametrize("syntax", GRAMMAR_SYNTAXES)
+def test_both_forms_refuse_mutants(syntax: str, kind: str) -> None:
+    for mutant in mutants(kind):
+        with pytest.raises(qlang.CheckError):  # a mutant must be a wrong program
+            qlang.check(mutant)
+    texts = refusable(syntax, kind)
+    if syntax == "flat" and kind == "set for object":
+        assert not texts
+        pytest.skip("flat operands are untyped step numbers")
+    assert len(texts) >= 10
+    for text in texts:
+        assert not lark_accepts(syntax, text), text
+        assert gbnf(syntax).rejection(text) is not None, text
+
+
+def test_colour_position_admits_colours_only() -> None:
+    """`choose_attr` narrows both values; a material in the second one is refused too."""
+    base = "choose_attr(unique(select(scene(), car)), color, red, {})"
+    for text, ok in [(base.format("blue"), True), (base.format(to_term(MATERIAL)), False)]:
+        assert lark_accepts("nested", text) is ok
+        assert gbnf("nested").accepts(text) is ok
+
+
+@pytest.mark.parametrize("syntax", GRAMMAR_SYNTAXES)
+def test_vocabulary_free_grammars_keep_syntax_and_types_only(syntax: str) -> None:
+    for root in gold()[:200]:
+        text = SYNTAXES[syntax].print(root)
+        assert lark_accepts(syntax, text, vocabulary=False)
+        assert gbnf(syntax, vocabulary=False).accepts(text)
+    for mutant in mutants("unknown class"):
+        assert gbnf(syntax, vocabulary=False).accepts(SYNTAXES[syntax].print(mutant))
+    quoted = SYNTAXES[syntax].print(Node("exist", (Node("select", (Node("scene", ()), Lit("odd-one"))),)))
+    assert '"odd-one"' in quoted and lark_accepts(syntax, quoted, vocabulary=False)
+    for text in refusable(syntax, "literal dropped") + refusable(syntax, "set for object"):
+        assert not gbnf(syntax, vocabulary=False).accepts(text)
+
+
+@pytest.mark.parametrize("syntax", GRAMMAR_SYNTAXES)
+def test_unfactored_gbnf_accepts_the_same_programs(syntax: str) -> None:
+    """Plain word alternations (the benchmark's baseline) describe the same language."""
+    plain = gbnf(syntax, factor=False)
+    for root in gold()[:100]:
+        assert plain.accepts(SYNTAXES[syntax].print(root))
+    for mutant in mutants("colour as material")[:5]:
+        assert not plain.accepts(SYNTAXES[syntax].print(mutant))
+
+
+@pytest.mark.parametrize("syntax", GRAMMAR_SYNTAXES)
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(root=programs())
+def test_random_well_typed_programs_are_accepted(syntax: str, root: Node) -> None:
+    text = SYNTAXES[syntax].print(root)
+    assert lark_accepts(syntax, text), text
+    assert gbnf(syntax).rejection(text) is None, text
+
+
+def test_prefixes_are_incomplete() -> None:
+    """A grammar accepts whole programs: llama.cpp refuses to stop after a prefix."""
+    text = SYNTAXES["flat"].print(gold()[0])
+    assert gbnf("flat").rejection(text.rsplit("\n", 1)[0]) is not None
+    assert not lark_accepts("flat", text.rsplit("\n", 1)[0])
+
+
+def test_trie_branches_once_per_character() -> None:
+    assert trie(["red", "rest", "blue", "black", "black_and_white"]) == (
+        (Text("bl"), Group(((Text("ack"), Repeat(Text("_and_white"), 0, 1)), (Text("ue"),)))),
+        (Text("re"), Group(((Text("d"),), (Text("st"),)))),
+    )
+
+
+def test_every_format_and_syntax_generates() -> None:
+    for syntax in GRAMMAR_SYNTAXES:
+        assert model(syntax)["root"].name == "root"
+        for format_ in FORMATS:
+            assert generate(syntax, format_).strip()
+    with pytest.raises(ValueError, match="no decoding grammar"):
+        generate("gqa", "gbnf")
+
+
+def test_llama_cpp_refuses_a_broken_grammar() -> None:
+    with pytest.raises(qlang.QlangError):
+        GrammarChecker("root ::= undefined-rule")
