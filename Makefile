@@ -21,10 +21,12 @@ $(STAMP): pyproject.toml
 
 install: $(STAMP)
 
+# The main job: a question about a real scene, answered with the bundled default model
+# (SmolLM2-135M, grammar-constrained) and clingo; then a GQA program in two other syntaxes.
 demo: $(STAMP)
-	$(VENV)/bin/qlangc compile --from gqa --to nested examples/truck_tire.json
-	$(VENV)/bin/qlangc compile --from gqa --to code examples/truck_tire.json
-	$(VENV)/bin/qlangc compile --from gqa --to flat examples/truck_tire.json
+	$(VENV)/bin/qlangc ask "Who wears shorts?" --scene examples/scene_2353884.json
+	$(VENV)/bin/qlangc compile --to code examples/truck_tire.json
+	$(VENV)/bin/qlangc compile --to flat examples/truck_tire.json
 
 test: $(STAMP)
 	$(VENV)/bin/ruff check qlang tests bench
@@ -33,3 +35,4 @@ test: $(STAMP)
 bench: $(STAMP)
 	$(PY) bench/compile.py
 	$(PY) bench/solve.py
+	$(PY) bench/translate.py
