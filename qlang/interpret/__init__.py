@@ -1,0 +1,22 @@
+"""The Python interpreter of programs over GQA scene graphs, and its WordNet helpers."""
+
+from qlang.interpret.errors import (
+    KNOWLEDGE_ERRORS,
+    AmbiguousAnswer,
+    EmptyChoice,
+    EmptyQuery,
+    IncompleteMetadata,
+    InterpretError,
+    MissingEdge,
+    NonTrivialCategory,
+    NotInWordnet,
+)
+from qlang.interpret.interpreter import Outcome, answerable, evaluate, interpret, sanitize
+from qlang.interpret.knowledge import Knowledge
+from qlang.interpret.scene import Scene
+
+__all__ = [
+    "KNOWLEDGE_ERRORS", "AmbiguousAnswer", "EmptyChoice", "EmptyQuery", "IncompleteMetadata",
+    "InterpretError", "Knowledge", "MissingEdge", "NonTrivialCategory", "NotInWordnet", "Outcome",
+    "Scene", "answerable", "evaluate", "interpret", "sanitize",
+]

@@ -1,0 +1,251 @@
+"""Running a program over a GQA scene graph in Python: the seed thesis's semantic interpreter.
+
+Every operation of `SIGNATURES` is one method below.  `unique` does not guess: when several
+objects qualify, each is tried in turn, and so are the several values a `query` or `choose`
+may find; the program's answer is the set of answers over these choices (a shared `unique`
+node chooses once for all its consumers, as in the ASP theory).  A choice that fails is
+dropped; one answer left is *the* answer, several are `AmbiguousAnswer`, none re-raises the
+first failure.  An empty input to `unique` is `MissingEdge` after a relation and `EmptyChoice`
+after `compare`, since those name the reason best; otherwise it is `EmptyQuery`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from qlang.errors import QlangError
+from qlang.interpret.errors import (
+    AmbiguousAnswer,
+    EmptyChoice,
+    EmptyQuery,
+    InterpretError,
+    MissingEdge,
+    NonTrivialCategory,
+)
+from qlang.interpret.knowledge import Knowledge
+from qlang.interpret.scene import Scene, SceneObject
+from qlang.ir import Node, postorder
+from qlang.signatures import SIGNATURES
+from qlang.syntax import gqa
+
+Objects = tuple[str, ...]
+_EMPTY_INPUT: Mapping[str, type[InterpretError]] = {
+    "relate": MissingEdge, "relate_any": MissingEdge, "relate_attr": MissingEdge,
+    "compare": EmptyChoice,
+}
+#: Spatial relations answer as the side: "to the left of" -> "left", "in front of" -> "front".
+_RELATION_AFFIXES = (("to the ", "in "), (" of",))
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """The answers over every choice of objects and values, and why other choices failed."""
+
+    answers: frozenset[str]
+    failures: tuple[InterpretError, ...]
+
+    @property
+    def answer(self) -> str:
+        if len(self.answers) > 1:
+            raise AmbiguousAnswer(self.answers)
+        if not self.answers:
+            raise self.failures[0] if self.failures else EmptyQuery("no answer")
+        return next(iter(self.answers))
+
+
+def sanitize(answer: object) -> str:
+    """The answer as GQA writes it: yes/no for Booleans, the side for a spatial relation."""
+    if isinstance(answer, bool):
+        return "yes" if answer else "no"
+    text = str(answer)
+    prefixes, suffixes = _RELATION_AFFIXES
+    if text.endswith(suffixes) and text.startswith(prefixes):
+        text = text.removesuffix(" of")
+        text = next(text.removeprefix(p) for p in prefixes if text.startswith(p))
+    return text
+
+
+def evaluate(root: Node, scene: Scene, knowledge: Knowledge | None = None) -> Outcome:
+    run = _Run(scene, knowledge or Knowledge())
+    answers = frozenset(sanitize(a) for a in run.branches(postorder(root), 0, {}))
+    return Outcome(answers, tuple(run.failures))
+
+
+def interpret(root: Node, scene: Scene, knowledge: Knowledge | None = None) -> str:
+    """The program's one answer over the scene, or the `InterpretError` saying why there is none."""
+    return evaluate(root, scene, knowledge).answer
+
+
+def answerable(question: Mapping[str, Any], scene: Scene, knowledge: Knowledge | None = None) -> bool:
+    """Whether a GQA question's gold program yields its gold answer over its scene graph: the
+    seed's filter, so that translations are judged only where the oracle can answer."""
+    try:
+        root = gqa.to_ir(gqa.steps_from_json(question["semantic"]))
+        return interpret(root, scene, knowledge) == question["answer"]
+    except (InterpretError, QlangError):
+        return False
+
+
+class _Run:
+    def __init__(self, scene: Scene, knowledge: Knowledge) -> None:
+        self.scene = scene
+        self.k = knowledge
+        self.failures: list[InterpretError] = []
+
+    def branches(self, order: list[Node], index: int, values: dict[Node, Any]) -> Iterator[Any]:
+        """The root's value for each choice made at the nodes from `index` on."""
+        if index == len(order):
+            yield values[order[-1]]
+            return
+        node = order[index]
+        try:
+            options = _OPERATIONS[node.op](self, node, *(values[x] for x in node.operands),
+                                           *node.literals)
+        except InterpretError as failure:
+            self.failures.append(failure)
+            return
+        for option in options:
+            values[node] = option
+            yield from self.branches(order, index + 1, values)
+
+    # ----- helpers --------------------------------------------------------------------------
+
+    def obj(self, oid: str) -> SceneObject:
+        return self.scene.objects[oid]
+
+    def values(self, oid: str, category: str) -> tuple[str, ...]:
+        return self.k.values(self.scene, self.obj(oid), category)
+
+    def has(self, oid: str, category: str, value: str) -> bool:
+        return self.k.has(self.scene, self.obj(oid), category, value)
+
+    def related(self, xs: Objects, rel: str, direction: str, cls: str) -> Objects:
+        """Objects of `cls` linked to one of `xs` by `rel`; `subject`: they are its subject."""
+        found = (r.other for x in xs
+                 for r in (self.obj(x).incoming if direction == "subject" else self.obj(x).outgoing)
+                 if r.name == rel and self.k.is_a(self.obj(r.other).name, cls))
+        return tuple(dict.fromkeys(found))
+
+    def keep(self, xs: Objects, test: Callable[[str], bool]) -> list[Objects]:
+        return [tuple(x for x in xs if test(x))]
+
+    def described(self, xss: Sequence[Objects], category: str) -> list[set[str]]:
+        """Each object's values of `category`; comparing objects the graph says nothing of is
+        beyond it."""
+        values = [set(self.values(x, category)) for xs in xss for x in xs]
+        if not all(values):
+            raise NonTrivialCategory(f"an object compared by {category} has no {category}")
+        return values
+
+    # ----- Objects -------------------------------------------------------------------------
+
+    def scene_(self, _: Node) -> list[Objects]:
+        return [tuple(self.scene.objects)]
+
+    def select(self, _: Node, xs: Objects, cls: str) -> list[Objects]:
+        return self.keep(xs, lambda x: self.k.is_a(self.obj(x).name, cls))
+
+    def filter(self, _: Node, xs: Objects, category: str, value: str) -> list[Objects]:
+        return self.keep(xs, lambda x: self.has(x, category, value))
+
+    def filter_any(self, _: Node, xs: Objects, value: str) -> list[Objects]:
+        return self.keep(xs, lambda x: self.k.has_anywhere(self.scene, self.obj(x), value))
+
+    def relate(self, _: Node, xs: Objects, cls: str, rel: str, direction: str) -> list[Objects]:
+        return [self.related(xs, rel, direction, cls)]
+
+    def relate_any(self, node: Node, xs: Objects, rel: str, direction: str) -> list[Objects]:
+        return self.relate(node, xs, "_", rel, direction)
+
+    def relate_attr(self, _: Node, xs: Objects, cls: str, category: str) -> list[Objects]:
+        def shares(o: str) -> bool:
+            mine = set(self.values(o, category))
+            return any(x != o and mine & set(self.values(x, category)) for x in xs)
+
+        return self.keep(tuple(self.scene.objects),
+                         lambda o: self.k.is_a(self.obj(o).name, cls) and shares(o))
+
+    def unique(self, node: Node, xs: Objects) -> list[str]:
+        if not xs:
+            source = node.operands[0].op
+            raise _EMPTY_INPUT.get(source, EmptyQuery)(f"{source} found no object")
+        return list(xs)
+
+    def negate(self, _: Node, removed: Objects, xs: Objects) -> list[Objects]:
+        return self.keep(xs, lambda x: x not in removed)
+
+    def compare(self, _: Node, xs: Objects, ys: Objects, value: str, mode: str) -> list[Objects]:
+        def holds(o: str) -> bool:
+            return self.k.has_anywhere(self.scene, self.obj(o), value) == (mode == "true")
+
+        pairs = [(x, y) for x in xs for y in ys if holds(x) != holds(y)]
+        return [tuple(dict.fromkeys(x if holds(x) else y for x, y in pairs))]
+
+    # ----- Values ----------------------------------------------------------------------------
+
+    def query(self, _: Node, x: str, category: str) -> Sequence[str]:
+        values = self.values(x, category)
+        if not values:
+            raise EmptyQuery(f"{self.obj(x).name} ({x}) has no {category}")
+        return values
+
+    def choose_attr(self, _: Node, x: str, category: str, *options: str) -> list[str]:
+        held = [v for v in options if self.has(x, category, v)]
+        if not held:
+            raise EmptyChoice(f"{self.obj(x).name} ({x}) is neither {' nor '.join(options)}")
+        return held
+
+    def choose_rel(self, _: Node, x: str, cls: str, rel0: str, rel1: str, direction: str) -> list[str]:
+        held = [r for r in (rel0, rel1) if self.related((x,), r, direction, cls)]
+        if not held:
+            raise MissingEdge(f"no {cls} is {rel0} or {rel1} {self.obj(x).name} ({x})")
+        return held
+
+    def common(self, _: Node, x: str, y: str) -> list[str]:
+        shared = set(self.obj(x).attributes) & set(self.obj(y).attributes)
+        found = sorted({c for v in shared for c in self.k.categories(v)})
+        if not found:
+            raise EmptyQuery(f"{self.obj(x).name} and {self.obj(y).name} share no attribute")
+        return found
+
+    # ----- Bools -----------------------------------------------------------------------------
+
+    def verify_attr(self, _: Node, x: str, category: str, value: str) -> list[bool]:
+        return [self.has(x, category, value)]
+
+    def verify_rel(self, _: Node, x: str, cls: str, rel: str, direction: str) -> list[bool]:
+        return [bool(self.related((x,), rel, direction, cls))]
+
+    def exist(self, _: Node, xs: Objects) -> list[bool]:
+        return [bool(xs)]
+
+    def all_same(self, _: Node, xs: Objects, category: str) -> list[bool]:
+        values = self.described([xs], category)
+        return [all(v == values[0] for v in values)]
+
+    def all_different(self, _: Node, xs: Objects, category: str) -> list[bool]:
+        values = self.described([xs], category)
+        return [not any(values[i] & values[j] for i in range(len(values)) for j in range(i))]
+
+    def two_same(self, _: Node, xs: Objects, ys: Objects, category: str) -> list[bool]:
+        left, right = self.described([xs], category), self.described([ys], category)
+        return [any(a & b for a in left for b in right)]
+
+    def two_different(self, _: Node, xs: Objects, ys: Objects, category: str) -> list[bool]:
+        left, right = self.described([xs], category), self.described([ys], category)
+        return [any(not (a == b and len(a) == 1) for a in left for b in right)]
+
+    def and_(self, _: Node, a: bool, b: bool) -> list[bool]:
+        return [a and b]
+
+    def or_(self, _: Node, a: bool, b: bool) -> list[bool]:
+        return [a or b]
+
+
+#: One method per operation of the table; a missing one fails at import, not mid-run.
+_OPERATIONS: dict[str, Callable[..., Sequence[Any]]] = {
+    name: getattr(_Run, {"scene": "scene_", "and": "and_", "or": "or_"}.get(name, name))
+    for name in SIGNATURES
+}
