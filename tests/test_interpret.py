@@ -9,6 +9,8 @@ from typing import Any
 
 import pytest
 
+from qlang.api import parse
+from qlang.asp_names import from_term
 from qlang.interpret import (
     AmbiguousAnswer,
     EmptyChoice,
@@ -26,6 +28,7 @@ from qlang.interpret import (
 )
 from qlang.interpret import wordnet as wn
 from qlang.ir import Node, op
+from qlang.signatures import END, SIGNATURES
 from qlang.syntax import gqa
 from tests.conftest import DATA
 
@@ -100,6 +103,56 @@ def test_how_many_available_questions_are_answerable() -> None:
     total = len(with_scene) + len(graphvqa_questions())
     print(f"\nanswerable questions with a scene graph ({total} of {len(emma) + 2}): {counts}")
     assert counts == dict.fromkeys(MODES, total)
+
+
+# The 50 real yes/no examples as ASP: a flat program and the ground-truth scene as facts.
+_EXAMPLE = re.compile(r"#pos\(\{ans\((\w+)\)\},\s*\{\},\s*\{(.*?)\}\)\.", re.S)
+_FACT = re.compile(r"(\w+)\(([^()]*)\)\.")
+_THIRD = {"left": 0.5, "top": 0.5, "middle": 1.5, "right": 2.5, "bottom": 2.5}
+
+
+def yes_no_example(body: str) -> tuple[Node, dict[str, Any], bool]:
+    """The program, a scene graph with the facts' positions as boxes in a 3x3 image (the
+    centre in the stated third), and whether an object lies in two thirds: GS-VQA places by
+    overlap, a box centre falls in one third only, so such a scene cannot be rebuilt."""
+    program, objects, straddles = [], {}, False
+    for name, text in _FACT.findall(body):
+        args = [a.strip() for a in text.split(",")]
+        if name in SIGNATURES or name == END:
+            program.append(f"{name}({text}).")
+        elif name == "object":
+            objects[args[0]] = {"name": "", "attributes": [], "relations": [], "x": 1.5, "y": 1.5,
+                                "w": 0, "h": 0, "placed": set()}
+        elif name == "has_rel":
+            objects[args[0]]["relations"].append({"name": from_term(args[1]), "object": args[2]})
+        elif name == "has_attr" and args[1] != "class":
+            obj, category, value = objects[args[0]], args[1], from_term(args[2])
+            if category == "name":
+                obj["name"] = value
+            elif category in ("hposition", "vposition"):
+                straddles |= category in obj["placed"]
+                obj["placed"].add(category)
+                obj["x" if category == "hposition" else "y"] = _THIRD[value]
+            else:
+                obj["attributes"].append(value)
+    return parse(" ".join(program), "flat"), {"width": 3, "height": 3, "objects": objects}, straddles
+
+
+@pytest.mark.parametrize("mode", ["metadata", "ontology"])
+def test_real_yes_no_examples_give_their_gold_answers(data_dir: Any, mode: str) -> None:
+    text = (data_dir / "asp" / "gqa_yesno_examples_dev.pl").read_text()
+    outcomes = []
+    for gold, body in _EXAMPLE.findall(text):
+        root, graph, straddles = yes_no_example(body)
+        try:
+            answer = interpret(root, Scene.from_json(graph), MODES[mode])
+        except InterpretError as failure:
+            answer = type(failure).__name__
+        outcomes.append((answer == gold, straddles))
+    print(f"\nreal yes/no examples answered as gold ({mode}): {sum(ok for ok, _ in outcomes)} of "
+          f"{len(outcomes)}; the others' scenes put an object in two thirds")
+    assert len(outcomes) == 50
+    assert all(ok or straddles for ok, straddles in outcomes)
 
 
 def test_unanswerable_question_is_not_answerable() -> None:

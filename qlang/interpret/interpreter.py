@@ -83,7 +83,7 @@ def answerable(question: Mapping[str, Any], scene: Scene, knowledge: Knowledge |
     seed's filter, so that translations are judged only where the oracle can answer."""
     try:
         root = gqa.to_ir(gqa.steps_from_json(question["semantic"]))
-        return interpret(root, scene, knowledge) == question["answer"]
+        return bool(interpret(root, scene, knowledge) == question["answer"])
     except (InterpretError, QlangError):
         return False
 

@@ -16,8 +16,8 @@ import warnings
 from functools import cache
 from pathlib import Path
 
-import nltk
-from nltk.corpus.reader.wordnet import Synset, WordNetCorpusReader
+import nltk  # type: ignore[import-untyped]
+from nltk.corpus.reader.wordnet import Synset, WordNetCorpusReader  # type: ignore[import-untyped]
 
 ENV_VAR = "QLANG_NLTK_DATA"
 _DEFAULT = Path(__file__).resolve().parents[2] / ".cache" / "nltk_data"
