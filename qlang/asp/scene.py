@@ -77,6 +77,10 @@ class SceneLibrary:
     def image_ids(self) -> list[str]:
         return [key for key in self._graphs if key is not None]
 
+    def graph(self, image_id: str | None = None) -> Any:
+        """The GQA scene graph of `image_id` as read (None for a scene given as ASP facts)."""
+        return None if self._asp is not None else self._graphs[self._key(image_id)]
+
     def facts(self, image_id: str | None = None) -> str:
         """The ASP facts of the scene of `image_id` (any, if the file holds only one)."""
         if self._asp is not None:

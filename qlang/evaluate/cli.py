@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import shlex
 import sys
 from pathlib import Path
@@ -10,6 +11,7 @@ from typing import Any
 import click
 
 from qlang.errors import QlangError
+from qlang.syntax import SYNTAXES
 from qlang.translate.cli import backend_from, read_questions, settings_from, translation_options
 
 _experiment_options = (
@@ -75,3 +77,87 @@ _experiment("constrained", "Unconstrained vs syntax-only vs GBNF vs llguidance d
 _experiment("models", "Any list of backends/models (thesis Table 9).", (
     click.option("--models", multiple=True, required=True,
                  help="backend:model, repeatable (e.g. llama-cpp:smollm2, llama-cpp:gemma3)."),))
+
+
+@click.command("eval")
+@click.argument("translations", type=click.Path(exists=True, dir_okay=False))
+@click.option("--questions", "question_files", type=click.Path(exists=True, dir_okay=False),
+              multiple=True, required=True, help="GQA question file(s) with the gold programs.")
+@click.option("--syntax", type=click.Choice(sorted(SYNTAXES)),
+              help="Syntax of the translations (guessed per program if omitted).")
+@click.option("--scenes", type=click.Path(exists=True, dir_okay=False),
+              help="GQA scene graphs by image id: also judge answers, against the oracle.")
+@click.option("--json", "as_json", is_flag=True, help="Print the figures as JSON.")
+def evaluate(translations: str, question_files: tuple[str, ...], syntax: str | None,
+             scenes: str | None, as_json: bool) -> None:
+    """Evaluate JSON-lines TRANSLATIONS ({"id", "program"}) against gold programs and answers."""
+    from qlang.evaluate.programs import score, summarize
+    from qlang.syntax import detect, gqa
+
+    gold: dict[str, dict[str, Any]] = {}
+    for path in question_files:
+        gold |= {str(r["id"]): r for r in read_questions(path)}
+    lines = _translations(translations)
+    known = [r for r in lines if str(r.get("id")) in gold]
+    scores, judged = [], []
+    library = _library(scenes) if scenes else None
+    for record in known:
+        question = gold[str(record["id"])]
+        program = record.get("program") if isinstance(record.get("program"), str) else None
+        program_syntax = syntax or (detect(program) if program else "nested")
+        try:
+            gold_root = gqa.to_ir(gqa.steps_from_json(question["semantic"]))
+        except QlangError:
+            continue
+        scores.append(score(program, program_syntax, gold_root))
+        if library is not None and question.get("imageId") in library.image_ids:
+            from qlang.evaluate.answers import judge
+
+            judged.append(judge(str(record["id"]), program, program_syntax, question, library))
+    _print_evaluation(len(lines), summarize(scores), judged, as_json)
+
+
+def _translations(path: str) -> list[dict[str, Any]]:
+    """The translation records; a line that is not one is reported and skipped."""
+    records = []
+    with open(path, encoding="utf-8", errors="replace") as handle:
+        for number, line in enumerate(handle, start=1):
+            try:
+                record = json.loads(line) if line.strip() else None
+            except json.JSONDecodeError as exc:
+                record = exc.msg
+            if isinstance(record, dict) and "id" in record:
+                records.append(record)
+            elif record is not None:
+                click.echo(f"{path}:{number}: skipped: not a translation record ({record})", err=True)
+    return records
+
+
+def _library(path: str) -> Any:
+    from qlang.asp.scene import SceneLibrary
+    from qlang.cli import read_source
+
+    try:
+        return SceneLibrary(read_source(path))
+    except QlangError as exc:
+        click.echo(exc.render(), err=True)
+        sys.exit(1)
+
+
+def _print_evaluation(lines: int, summary: Any, judged: list[Any], as_json: bool) -> None:
+    from qlang.evaluate.answers import table
+
+    rows = table(judged) if judged else []
+    if as_json:
+        click.echo(json.dumps({"lines": lines, "programs": summary.to_json(), "answers": rows}))
+        return
+    click.echo(f"{summary.total} of {lines} translations have a gold program: parse "
+               f"{summary.parse_rate:.1%}, check {summary.check_rate:.1%}, exact {summary.exact_rate:.1%}")
+    click.echo(f"dropped operations: {dict(summary.dropped.most_common(5))}; "
+               f"invented: {dict(summary.invented.most_common(5))}")
+    if rows:
+        click.echo(f"\n{len(judged)} with a scene graph, {rows[0]['answerable']} answerable by the oracle\n")
+        click.echo("| generosity | k | accuracy | vs oracle |\n|---|---|---|---|")
+        for row in rows:
+            accuracy, oracle = f"{row['accuracy']:.1%}", f"{row['vs_oracle']:.1%}"
+            click.echo(f"| {row['generosity']} | {row['k']} | {accuracy} | {oracle} |")
