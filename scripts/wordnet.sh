@@ -10,7 +10,12 @@ TARGET="${QLANG_NLTK_DATA:-$(cd "$(dirname "$0")/.." && pwd)/.cache/nltk_data}/c
 WORK="$(mktemp -d)"
 trap 'rm -rf "$WORK"' EXIT
 cd "$WORK"
-apt-get download -q wordnet-base wordnet-sense-index 2>/dev/null
+if ! apt-get download -q wordnet-base wordnet-sense-index > fetch.log 2>&1; then
+    cat fetch.log >&2
+    echo "wordnet.sh: apt-get could not fetch wordnet-base and wordnet-sense-index; put WordNet 3.0" \
+         "(its dict files and a lexnames file) into $TARGET by hand" >&2
+    exit 1
+fi
 for deb in ./*.deb; do dpkg-deb -x "$deb" root; done
 
 mkdir -p "$TARGET"

@@ -30,8 +30,10 @@ class Knowledge:
         """Whether an object called `name` belongs to `cls` (``_`` is any class)."""
         if cls in ("_", name):
             return True
-        members = load().class_members.get(cls, frozenset()) if self.ontology else frozenset()
-        return name in members or (self.wordnet and wordnet.equal_or_hyponym(name, cls))
+        members = load().class_members.get(cls) if self.ontology else None
+        if members is not None:  # curated: WordNet's first senses make a calculator a person
+            return name in members
+        return self.wordnet and wordnet.equal_or_hyponym(name, cls)
 
     def member(self, value: str, category: str) -> bool | None:
         """Whether an attribute value belongs to a category; None when no source on can tell."""
