@@ -36,6 +36,7 @@ typing but admits any word: the `NAME` and `STRING` terminals of ``grammars/nest
 from __future__ import annotations
 
 import re
+from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cache
@@ -121,7 +122,7 @@ def one_of(alternatives: Sequence[Seq]) -> Item:
 
 # --- building the model from the operation table and the ontology ------------------------------
 
-@dataclass(eq=False)  # hashed by identity: its methods are cached per builder
+@dataclass
 class _Builder:
     syntax: str
     ontology: Ontology | None
@@ -137,43 +138,49 @@ class _Builder:
 
     # words
 
+    def fresh(self, base: str) -> str:
+        """`base`, numbered when taken (`sportActivity` and `sportactivity` are two categories)."""
+        name, number = _rule_name(base), 1
+        while name in self.rules:
+            number += 1
+            name = f"{_rule_name(base)}-{number}"
+        return name
+
     def word_set(self, base: str, words: frozenset[str]) -> Ref:
         """One terminal per distinct word set, so equal lists (`name`, `class`) are shared."""
         if words not in self.word_rules:
             terms = sorted(to_term(w) for w in words)
-            # `sportActivity` and `sportactivity` are two categories: number the second
-            name = next(n for i in range(len(self.rules) + 1)
-                        if (n := f"{base}-{i}" if i else base) and _rule_name(n) not in self.rules)
-            self.word_rules[words] = self.add(name, [(Text(t),) for t in terms], lexical=True)
+            self.word_rules[words] = self.add(self.fresh(base), [(Text(t),) for t in terms], lexical=True)
         return Ref(self.word_rules[words])
 
-    def union(self, base: str, words: frozenset[str], parts: list[frozenset[str]],
-              rest: str) -> Item:
-        """`words` as the given named subsets plus what they leave over (named `rest`)."""
-        leftover = words.difference(*parts)
-        sets = [(f"{base}-{i}" if i else base, p) for i, p in enumerate(parts) if p]
-        sets += [(rest, leftover)] if leftover else []
-        return one_of([(self.word_set(name, words_),) for name, words_ in sets])
+    def union(self, words: frozenset[str], parts: list[tuple[str, frozenset[str]]], rest: str) -> Item:
+        """`words` as the named subsets `parts` plus what they leave over (named `rest`)."""
+        leftover = words.difference(*(p for _, p in parts))
+        sets = [(name, p) for name, p in parts if p] + ([(rest, leftover)] if leftover else [])
+        return one_of([(self.word_set(name, p),) for name, p in sets])
 
     def words(self, kind: Kind, category: str | None) -> Item:
         if self.ontology is None:
-            return Ref(self.open_word())
+            return self.open_word()
         vocabulary = self.ontology.vocabulary(kind, category)
         if kind is Kind.VALUE and category is not None:
             # A category admits its listed values and those no category claims: the second
             # list (~480 words) is one rule shared by every category.
             listed = self.ontology.categories[category] & vocabulary
-            return self.union(f"values-{category}", vocabulary, [listed], "values-unlisted")
+            return self.union(vocabulary, [(f"values-{category}", listed)], "values-unlisted")
         if kind is Kind.VALUE:  # any attribute's value, or a class
-            parts = [self.ontology.vocabulary(kind, ANY_CATEGORY), self.ontology.vocabulary(Kind.CLASS)]
-            return self.union("values-any", vocabulary, parts, "values-other")
+            parts = [("values-any", self.ontology.vocabulary(kind, ANY_CATEGORY)),
+                     ("class", self.ontology.vocabulary(Kind.CLASS))]
+            return self.union(vocabulary, parts, "values-other")
         return self.word_set(kind.value, vocabulary)
 
-    @cache  # noqa: B019  (one builder per generated grammar)
-    def open_word(self) -> str:
-        terminals = _nested_terminals()
-        return self.add("word", [(Ref(self.add(t.lower(), [_from_regex(terminals[t])], lexical=True)),)
-                                 for t in ("NAME", "STRING")])
+    def open_word(self) -> Ref:
+        """Any word: nested.lark's `NAME` or `STRING`."""
+        if "word" not in self.rules:
+            terminals = _nested_terminals()
+            self.add("word", [(Ref(self.add(t, [_from_regex(terminals[t])], lexical=True)),)
+                              for t in ("NAME", "STRING")])
+        return Ref("word")
 
     def literals(self, kinds: tuple[Kind, ...], category: str | None = None) -> list[Item]:
         """``, literal`` per kind; from an attribute on, per category when a value follows."""
@@ -184,12 +191,15 @@ class _Builder:
             items += [Text(SEPARATOR), self.words(kind, category)]
         return items
 
-    @cache  # noqa: B019
     def category_tail(self, kinds: tuple[Kind, ...]) -> str:
+        """``color, <colour>[, <colour>]`` for every category: values narrowed by their attribute."""
         assert self.ontology is not None
-        alternatives = [seq(Text(to_term(c)), *self.literals(kinds[1:], c))
-                        for c in sorted(self.ontology.vocabulary(Kind.ATTR))]
-        return self.add("-".join(k.value for k in kinds), alternatives)
+        name = _rule_name("-".join(k.value for k in kinds))
+        if name not in self.rules:
+            alternatives = [seq(Text(to_term(c)), *self.literals(kinds[1:], c))
+                            for c in sorted(self.ontology.vocabulary(Kind.ATTR))]
+            self.add(name, alternatives)
+        return name
 
     # expressions: rule names are fixed (`objects`, `op-select`), so recursive references
     # need no rule to exist yet
@@ -322,7 +332,7 @@ def trie(words: list[str]) -> tuple[Seq, ...]:
 def _factored(rule: Rule) -> Rule:
     """A word list as a trie; other rules unchanged."""
     texts = [alt[0].text for alt in rule.alternatives if len(alt) == 1 and isinstance(alt[0], Text)]
-    if not rule.lexical or len(texts) != len(rule.alternatives) or len(texts) < 2:
+    if not rule.lexical or len(texts) != len(rule.alternatives):
         return rule
     return Rule(rule.name, trie(texts), rule.lexical)
 
@@ -346,20 +356,20 @@ def _chars(item: Chars) -> str:
     return f"[{'^' if item.negated else ''}{body}]"
 
 
-class _Printer:
+class _Printer(ABC):
     """Prints the model; the two formats differ in names, character classes and repetition."""
 
     def __init__(self, rules: dict[str, Rule]) -> None:
         self.rules = rules
 
-    def name(self, name: str) -> str:
-        raise NotImplementedError
+    @abstractmethod
+    def name(self, name: str) -> str: ...
 
-    def chars(self, item: Chars) -> str:
-        raise NotImplementedError
+    @abstractmethod
+    def chars(self, item: Chars) -> str: ...
 
-    def bounds(self, low: int, high: int | None) -> str:
-        raise NotImplementedError
+    @abstractmethod
+    def bounds(self, low: int, high: int | None) -> str: ...
 
     def item(self, item: Item) -> str:
         if isinstance(item, Text):
