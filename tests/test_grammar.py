@@ -233,3 +233,11 @@ def test_every_format_and_syntax_generates() -> None:
 def test_llama_cpp_refuses_a_broken_grammar() -> None:
     with pytest.raises(qlang.QlangError):
         GrammarChecker("root ::= undefined-rule")
+
+
+@pytest.mark.parametrize("vocabulary", [True, False])
+@pytest.mark.parametrize("syntax", GRAMMAR_SYNTAXES)
+def test_llguidance_compiles_the_lark_form(syntax: str, vocabulary: bool) -> None:
+    llguidance = pytest.importorskip("llguidance")
+    grammar = llguidance.LLMatcher.grammar_from_lark(generate(syntax, "lark", vocabulary))
+    assert llguidance.LLMatcher.validate_grammar_with_warnings(grammar) == (False, [])

@@ -15,22 +15,29 @@ after an attribute are written per category (``"color, " values-color``), so
 ``filter(X, color, V)`` and ``choose_attr(X, color, V1, V2)`` only admit colours.
 
 Flat.  A fact ``op(N, refs..., literals...).`` has its literal positions typed per operation,
-but its operands are step numbers: which step holds what is context, beyond a context-free
-grammar, so flat's operand types and its root type are left to the checker.
+and the program must end in ``end(N).``; but operands are step numbers, and which step holds
+what is context, beyond a context-free grammar: flat's operand types, its root type and its
+references (defined, not circular) are left to the checker.
 
 Code-like.  ``varK = expression`` lines, then the answer expression.  Whether ``var1`` holds a
-set, one object or a truth value is again context a CFG cannot carry, so a variable is admitted
-in every operand position (Objects, Object, Bool: the types a shared result can have) and an
-assignment's right-hand side is any operation yielding one of those types.  The checker catches
-``query(var1, color)`` where ``var1`` is a set; so are undefined variables its business.
-Variable names are the printer's (``var1``, ``var2``, ...).
+set, one object or a truth value is again context a CFG cannot carry (the printer names
+variables by position, not by type, and typing them in the grammar would need one copy of the
+grammar per assignment of types to variables), so a variable is admitted in every operand
+position (Objects, Object, Bool: the types a shared result can have) and an assignment's
+right-hand side is any operation yielding one of those.  So ``var1 = select(...)`` followed by
+``query(var1, color)`` passes the grammar and is refused by the checker, as are undefined
+variables.  Variable names are the printer's (``var1``, ``var2``, ...).
 
 Speed.  llama.cpp's engine keeps one parse stack per live alternative and advances them all for
 every candidate token, so a word position with 1,786 classes costs 1,786 stacks.  For GBNF each
 word list is therefore factored into a radix trie (``"bl" ("ack" ("_and_white")? | "ue")``):
-at most one branch per next character.  Lark gets each word list as one terminal, which
-llguidance (and Lark) compile into an automaton anyway.  ``vocabulary=False`` keeps syntax and
-typing but admits any word: the `NAME` and `STRING` terminals of ``grammars/nested.lark``.
+at most one branch per next character.  Equal word lists are one rule (`name` and `class` are
+the classes; the ~480 values no category claims are shared by every category).  Repetition is
+printed as ``*``/``+``, never as the ``x? x? x?`` chains llama.cpp documents as slow.  Lark gets
+each word list as one terminal, which llguidance (and Lark) compile into an automaton anyway.
+
+``vocabulary=False`` keeps syntax and typing but admits any word: the `NAME` and `STRING`
+terminals of ``grammars/nested.lark``, converted from Lark's own reading of that file.
 """
 
 from __future__ import annotations
