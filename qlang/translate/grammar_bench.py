@@ -1,22 +1,31 @@
 """How fast grammar-constrained decoding is: plain word lists, trie-factored GBNF, llguidance.
 
-``python -m qlang.translate.grammar_bench [--syntax nested] [--questions 6]`` translates the
-first dev questions with the bundled model under each engine and prints a Markdown table (the
-figures in bench/README.md).  Every prompt is first decoded unconstrained, so llama.cpp's KV
-cache holds it and the constrained runs time generation, not prompt processing; one question
-warms every engine up (grammar compilation is not timed).  Temperature 0.
+``python -m qlang.translate.grammar_bench [--programs 20] [--syntax nested] [--questions 4]``
+prints two Markdown tables (the figures in bench/README.md):
+
+- masking: for the first dev gold programs, in each syntax, the time llama.cpp's grammar engine
+  takes per token to mask SmolLM2's whole vocabulary (49,152 tokens) while the program is fed
+  through it: the grammar's share of a decoding step, free of the model's and of noise;
+- decoding: the first dev questions translated by the bundled model under each engine.  Every
+  prompt is first decoded unconstrained, so llama.cpp's KV cache holds it and the constrained
+  runs time generation, not prompt processing; one question warms every engine up (grammar
+  compilation is not timed).  Temperature 0.
 """
 
 from __future__ import annotations
 
 import argparse
+import statistics
 from collections.abc import Callable
 from dataclasses import replace
 
+from qlang.syntax import SYNTAXES
 from qlang.translate.backends import Request
 from qlang.translate.backends.llama import LlamaCppBackend
-from qlang.translate.examples import DEFAULT_POOL, load_pool, read_pool
+from qlang.translate.examples import DEFAULT_POOL, Example, load_pool, read_pool
+from qlang.translate.grammar import SYNTAXES as GRAMMAR_SYNTAXES
 from qlang.translate.grammar import generate
+from qlang.translate.grammar_check import GrammarChecker
 from qlang.translate.translator import Settings, Translator
 
 #: engine -> the request for a syntax, given the unconstrained one
@@ -29,37 +38,60 @@ ENGINES: dict[str, Callable[[str, Request], Request]] = {
 }
 
 
-def _dev_questions(count: int) -> list[str]:
-    dev = read_pool(DEFAULT_POOL.with_name("testdev_ood_head.json"))
-    return [example.question for example in dev.examples[:count]]
+def _dev(count: int) -> list[Example]:
+    return list(read_pool(DEFAULT_POOL.with_name("testdev_ood_head.json")).examples[:count])
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--syntax", default="nested", choices=("flat", "nested", "code"))
-    parser.add_argument("--questions", type=int, default=6, help="timed, after one warm-up")
-    parser.add_argument("--examples", type=int, default=5)
-    args = parser.parse_args()
+def masking(programs: int) -> None:
+    examples = _dev(programs)
+    print(f"masking, {programs} gold programs: ms per token (mean / median / max)\n")
+    print("| syntax | tokens | plain word lists | trie-factored | speed-up (mean) |\n"
+          "|---|---:|---:|---:|---:|")
+    for syntax in GRAMMAR_SYNTAXES:
+        texts = [SYNTAXES[syntax].print(e.root) for e in examples]
+        figures = []
+        for factor in (False, True):
+            checker = GrammarChecker(generate(syntax, "gbnf", factor=factor))
+            figures.append([1000 * s for text in texts for s in checker.mask_seconds(text)])
+            checker.close()
+        cells = [f"{statistics.mean(f):.1f} / {statistics.median(f):.1f} / {max(f):.0f}" for f in figures]
+        speedup = statistics.mean(figures[0]) / statistics.mean(figures[1])
+        print(f"| {syntax} | {len(figures[0])} | {cells[0]} | {cells[1]} | {speedup:.1f}× |")
+
+
+def decoding(syntax: str, questions: int, examples: int) -> None:
     backend = LlamaCppBackend()
-    translator = Translator(backend, load_pool(), Settings(syntax=args.syntax, examples=args.examples,
+    translator = Translator(backend, load_pool(), Settings(syntax=syntax, examples=examples,
                                                            constrained=False, max_tokens=96))
     totals = {engine: [0, 0.0] for engine in ENGINES}
     outputs: dict[str, list[str]] = {engine: [] for engine in ENGINES}
-    for index, question in enumerate(_dev_questions(args.questions + 1)):
-        base = translator.request(translator.prompt(question)[0])
+    for index, example in enumerate(_dev(questions + 1)):
+        base = translator.request(translator.prompt(example.question)[0])
         for engine, constrain in ENGINES.items():
-            generation = backend.generate(constrain(args.syntax, base))
+            generation = backend.generate(constrain(syntax, base))
             if index:  # the first question warms up caches and grammar compilation
                 totals[engine][0] += generation.completion_tokens
                 totals[engine][1] += generation.seconds
                 outputs[engine].append(generation.text)
-    print(f"syntax {args.syntax}, {args.questions} questions, model {backend.model}\n")
+    print(f"\ndecoding, syntax {syntax}, {questions} questions, model {backend.model}\n")
     print("| engine | tokens | ms/token | tokens/s | s/question |\n|---|---:|---:|---:|---:|")
     for engine, (tokens, seconds) in totals.items():
         print(f"| {engine} | {tokens} | {1000 * seconds / max(tokens, 1):.1f} | "
-              f"{tokens / seconds:.1f} | {seconds / args.questions:.2f} |")
+              f"{tokens / seconds:.1f} | {seconds / questions:.2f} |")
     same = outputs["GBNF, plain word lists"] == outputs["GBNF, trie-factored"]
     print(f"\nplain and trie-factored GBNF decode the same text: {same}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--programs", type=int, default=20, help="gold programs to mask")
+    parser.add_argument("--syntax", default="nested", choices=GRAMMAR_SYNTAXES)
+    parser.add_argument("--questions", type=int, default=4, help="decoded, after one warm-up")
+    parser.add_argument("--examples", type=int, default=5, help="prompt examples")
+    args = parser.parse_args()
+    masking(args.programs)
+    if args.questions:
+        decoding(args.syntax, args.questions, args.examples)
 
 
 if __name__ == "__main__":

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ctypes
 import math
+import time
 from pathlib import Path
 from typing import Any
 
@@ -81,6 +82,31 @@ class GrammarChecker:
             return None
         finally:
             self._llama.llama_sampler_free(sampler)
+
+    def mask_seconds(self, text: str) -> list[float]:
+        """Per token of `text`, how long the grammar takes to mask the whole vocabulary.
+
+        That is the grammar's share of each decoding step, free of the model's: what the
+        benchmark compares between grammar forms.
+        """
+        size = self._llama.llama_vocab_n_tokens(self._vocab)
+        pristine = (self._llama.llama_token_data * size)(*((t, 0.0, 0.0) for t in range(size)))
+        work = (self._llama.llama_token_data * size)()
+        candidates = self._llama.llama_token_data_array(
+            data=ctypes.cast(work, ctypes.POINTER(self._llama.llama_token_data)), size=size,
+            selected=-1, sorted=False)
+        sampler = self._llama.llama_sampler_clone(self._grammar)
+        seconds = []
+        try:
+            for token in self.tokens(text):
+                ctypes.memmove(work, pristine, ctypes.sizeof(work))
+                start = time.perf_counter()
+                self._llama.llama_sampler_apply(sampler, ctypes.byref(candidates))
+                seconds.append(time.perf_counter() - start)
+                self._llama.llama_sampler_accept(sampler, token)
+        finally:
+            self._llama.llama_sampler_free(sampler)
+        return seconds
 
     def accepts(self, text: str) -> bool:
         return self.rejection(text) is None
