@@ -219,8 +219,8 @@ def test_scene_wide_location_answers_for_every_object() -> None:
 
 
 @pytest.mark.parametrize(("answer", "expected"), [(True, "yes"), (False, "no"), ("to the left of", "left"),
-                                                  ("in front of", "front"), ("on top of", "on top of"),
-                                                  ("white", "white")])
+                                                  ("in front of", "front"), ("to the right", "right"),
+                                                  ("on top of", "on top of"), ("white", "white")])
 def test_sanitize(answer: object, expected: str) -> None:
     assert sanitize(answer) == expected
 

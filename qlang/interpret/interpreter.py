@@ -11,6 +11,7 @@ after `compare`, since those name the reason best; otherwise it is `EmptyQuery`.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -35,8 +36,8 @@ _EMPTY_INPUT: Mapping[str, type[InterpretError]] = {
     "relate": MissingEdge, "relate_any": MissingEdge, "relate_attr": MissingEdge,
     "compare": EmptyChoice,
 }
-#: Spatial relations answer as the side: "to the left of" -> "left", "in front of" -> "front".
-_RELATION_AFFIXES = (("to the ", "in "), (" of",))
+#: Spatial relations answer as the side: "to the left (of)" -> "left", "in front of" -> "front".
+_SIDE = re.compile(r"to the (\w+)(?: of)?|in (\w+) of")
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,12 +60,8 @@ def sanitize(answer: object) -> str:
     """The answer as GQA writes it: yes/no for Booleans, the side for a spatial relation."""
     if isinstance(answer, bool):
         return "yes" if answer else "no"
-    text = str(answer)
-    prefixes, suffixes = _RELATION_AFFIXES
-    if text.endswith(suffixes) and text.startswith(prefixes):
-        text = text.removesuffix(" of")
-        text = next(text.removeprefix(p) for p in prefixes if text.startswith(p))
-    return text
+    side = _SIDE.fullmatch(str(answer))
+    return next(filter(None, side.groups())) if side else str(answer)
 
 
 def evaluate(root: Node, scene: Scene, knowledge: Knowledge | None = None) -> Outcome:
