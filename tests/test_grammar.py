@@ -241,3 +241,9 @@ def test_llguidance_compiles_the_lark_form(syntax: str, vocabulary: bool) -> Non
     llguidance = pytest.importorskip("llguidance")
     grammar = llguidance.LLMatcher.grammar_from_lark(generate(syntax, "lark", vocabulary))
     assert llguidance.LLMatcher.validate_grammar_with_warnings(grammar) == (False, [])
+
+
+def test_masking_is_timed_once_per_token() -> None:
+    text = SYNTAXES["nested"].print(gold()[0])
+    checker = gbnf("nested")
+    assert len(checker.mask_seconds(text)) == len(checker.tokens(text))
