@@ -57,7 +57,11 @@ class Outcome:
 
 
 def sanitize(answer: object) -> str:
-    """The answer as GQA writes it: yes/no for Booleans, the side for a spatial relation."""
+    """The answer as GQA writes it: yes/no for Booleans, the side for a spatial relation.
+
+    >>> sanitize(True), sanitize("to the left of"), sanitize("in front of"), sanitize("on top of")
+    ('yes', 'left', 'front', 'on top of')
+    """
     if isinstance(answer, bool):
         return "yes" if answer else "no"
     side = _SIDE.fullmatch(str(answer))
@@ -65,6 +69,7 @@ def sanitize(answer: object) -> str:
 
 
 def evaluate(root: Node, scene: Scene, knowledge: Knowledge | None = None) -> Outcome:
+    """Every answer the program can give over the scene (knowledge: ontology and WordNet)."""
     run = _Run(scene, knowledge or Knowledge())
     answers = frozenset(sanitize(a) for a in run.branches(postorder(root), 0, {}))
     return Outcome(answers, tuple(run.failures))

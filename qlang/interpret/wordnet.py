@@ -48,7 +48,8 @@ def data_dir() -> Path:
 def reader() -> WordNetCorpusReader:
     root = data_dir().resolve()
     if not (root / "corpora" / "wordnet" / "lexnames").is_file():
-        raise WordNetMissing(f"WordNet is not installed in {root}: run `make install` "
+        raise WordNetMissing(f"WordNet is not installed in {root}: run `make install` (or, once "
+                             f"installed, `sh scripts/wordnet.sh`) "
                              f"(or set {ENV_VAR} to an nltk_data folder holding corpora/wordnet)")
     if str(root) not in nltk.data.path:
         nltk.data.path.insert(0, str(root))  # nltk reads only from folders on its data path
