@@ -48,9 +48,9 @@ def data_dir() -> Path:
 def reader() -> WordNetCorpusReader:
     root = data_dir().resolve()
     if not (root / "corpora" / "wordnet" / "lexnames").is_file():
-        raise WordNetMissing(f"WordNet is not installed in {root}: run `make install` (or, once "
-                             f"installed, `sh scripts/wordnet.sh`) "
-                             f"(or set {ENV_VAR} to an nltk_data folder holding corpora/wordnet)")
+        raise WordNetMissing(f"WordNet is not installed in {root}: run `make install` (or "
+                             f"`sh scripts/wordnet.sh` once the venv exists), or set {ENV_VAR} "
+                             "to an nltk_data folder holding corpora/wordnet")
     if str(root) not in nltk.data.path:
         nltk.data.path.insert(0, str(root))  # nltk reads only from folders on its data path
     with warnings.catch_warnings():  # Debian's WordNet has no multilingual data; we need none
