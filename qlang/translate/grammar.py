@@ -287,7 +287,11 @@ def _from_regex(pattern: str) -> Seq:
 
     Covers what word terminals use: literals, classes, ``.``, groups, ``|`` and repetition.
     """
-    return seq(*(_regex_item(op, av) for op, av in sre_parser.parse(pattern)))
+    return _from_parsed(sre_parser.parse(pattern))
+
+
+def _from_parsed(parsed: Any) -> Seq:
+    return seq(*(_regex_item(op, av) for op, av in parsed))
 
 
 def _regex_item(op: Any, av: Any) -> Item:
@@ -305,16 +309,12 @@ def _regex_item(op: Any, av: Any) -> Item:
         return Chars(tuple(ranges), negated)
     if op is c.MAX_REPEAT:
         low, high, body = av
-        return Repeat(one_of([_from_regex_items(body)]), low, None if high is c.MAXREPEAT else high)
+        return Repeat(one_of([_from_parsed(body)]), low, None if high is c.MAXREPEAT else high)
     if op is c.SUBPATTERN:
-        return one_of([_from_regex_items(av[3])])
+        return one_of([_from_parsed(av[3])])
     if op is c.BRANCH:
-        return Group(tuple(_from_regex_items(branch) for branch in av[1]))
+        return Group(tuple(_from_parsed(branch) for branch in av[1]))
     raise ValueError(f"unsupported regular expression construct {op}")
-
-
-def _from_regex_items(parsed: Any) -> Seq:
-    return seq(*(_regex_item(op, av) for op, av in parsed))
 
 
 # --- trie factoring (GBNF) ---------------------------------------------------------------------
