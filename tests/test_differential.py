@@ -47,6 +47,7 @@ from qlang.ir import Lit, Node, postorder
 from qlang.ontology import load
 from qlang.passes.lower import facts
 from qlang.signatures import CLOSED_KINDS, SIGNATURES, Kind, Type
+from tests import strategies
 
 NAMES = ("dog", "cat", "horse", "man", "woman", "car", "table", "shirt")
 CATEGORIES = ("animal", "person", "vehicle", "furniture", "clothing")
@@ -136,11 +137,22 @@ def sees_pseudo_class(root: Node) -> bool:
     return any(n.op in _PSEUDO_CLASS_OPS and "class" in n.literals for n in postorder(root))
 
 
-@settings(max_examples=250, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(case=cases())
-def test_asp_and_interpreter_agree(case: tuple[dict[str, Any], Node]) -> None:
-    graph, root = case
+def agree(graph: dict[str, Any], root: Node) -> None:
+    """Both back ends give the same answers, outside the excluded cases (module docstring)."""
     assume(not sees_pseudo_class(root))
     outcome = evaluate(root, Scene.from_json(graph), Knowledge(wordnet=False))
     assume(not any(isinstance(f, KNOWLEDGE_ERRORS) for f in outcome.failures))
     assert asp_answers(root, graph) == outcome.answers, (str(root), graph, outcome.failures)
+
+
+@settings(max_examples=250, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(case=cases())
+def test_asp_and_interpreter_agree(case: tuple[dict[str, Any], Node]) -> None:
+    agree(*case)
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(graph=scene_graphs(), root=strategies.programs(max_depth=4))
+def test_asp_and_interpreter_agree_over_the_whole_vocabulary(graph: dict[str, Any], root: Node) -> None:
+    """The shared strategy's programs: every word of the ontology, mostly finding nothing."""
+    agree(graph, root)
