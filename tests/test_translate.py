@@ -56,7 +56,7 @@ def test_constrained_outputs_always_parse_and_check(llama, pool) -> None:
 
 
 def test_unconstrained_outputs_show_the_gap_the_grammar_closes(llama, pool) -> None:
-    settings = Settings(syntax="nested", examples=5, constrained=False, max_tokens=96)
+    settings = Settings(syntax="nested", examples=5, constrained=False, max_tokens=64)
     results = _run(Translator(llama, pool, settings))
     kinds: dict[str, int] = {}
     for translation, _ in results:
