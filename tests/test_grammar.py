@@ -184,6 +184,7 @@ def test_vocabulary_free_grammars_keep_syntax_and_types_only(syntax: str) -> Non
         assert gbnf(syntax, vocabulary=False).accepts(SYNTAXES[syntax].print(mutant))
     quoted = SYNTAXES[syntax].print(Node("exist", (Node("select", (Node("scene", ()), Lit("odd-one"))),)))
     assert '"odd-one"' in quoted and lark_accepts(syntax, quoted, vocabulary=False)
+    assert gbnf(syntax, vocabulary=False).accepts(quoted)
     for text in refusable(syntax, "literal dropped") + refusable(syntax, "set for object"):
         assert not gbnf(syntax, vocabulary=False).accepts(text)
 
