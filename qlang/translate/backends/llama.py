@@ -22,6 +22,10 @@ class LlamaCppBackend:
 
     def __init__(self, model: str | None = None, *, n_gpu_layers: int = 0, n_ctx: int = 4096,
                  seed: int = 0, threads: int | None = None) -> None:
+        # ggml's OpenMP threads spin while they wait; on a busy machine (CI, a parallel test, a
+        # second model) spinning threads steal each other's cores and decoding slows down
+        # several-fold.  Passive waiting costs little when the machine is idle.
+        os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
         try:
             import llama_cpp
         except ImportError as exc:
