@@ -31,6 +31,7 @@ demo: $(STAMP)
 
 test: $(STAMP)
 	$(VENV)/bin/ruff check qlang tests bench
+	$(VENV)/bin/mypy qlang
 	$(PY) -m pytest -q
 
 bench: $(STAMP)

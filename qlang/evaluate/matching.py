@@ -16,6 +16,7 @@ import ast
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 DEFAULT_HYPERNYM_LEVELS = 5
 _SPATIAL = re.compile(r"^(?:to|on|at) the (left|right|top|bottom)(?: side)?$")
@@ -90,11 +91,12 @@ def _wordnet_match(predicted: str, expected: str, levels: int) -> bool:
     return False
 
 
-def _up(synset: object) -> list[object]:
-    return synset.hypernyms() + synset.instance_hypernyms()  # type: ignore[attr-defined]
+def _up(synset: Any) -> list[Any]:
+    parents: list[Any] = synset.hypernyms() + synset.instance_hypernyms()
+    return parents
 
 
-def _levels_up(start: object, target: object, levels: int) -> bool:
+def _levels_up(start: Any, target: Any, levels: int) -> bool:
     """Whether `target` is a hypernym of `start` at most `levels` steps up."""
     frontier = {start}
     for _ in range(levels):

@@ -48,8 +48,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from itertools import groupby
-from re import _constants as sre_constants  # type: ignore[attr-defined]
-from re import _parser as sre_parser  # type: ignore[attr-defined]
+from re import _constants as sre_constants
+from re import _parser as sre_parser
 from typing import Any
 
 from lark import Lark

@@ -26,8 +26,9 @@ class TransformersBackend:
             raise backend_error(f"transformers is not installed ({exc}); run `make install`") from None
         self._torch = torch
         self.model = Path(model).name
-        self.tokenizer = transformers.AutoTokenizer.from_pretrained(model, local_files_only=True)
-        self.lm = transformers.AutoModelForCausalLM.from_pretrained(model, local_files_only=True)
+        auto: Any = transformers  # typed loosely: its overloads do not fit a generic caller
+        self.tokenizer: Any = auto.AutoTokenizer.from_pretrained(model, local_files_only=True)
+        self.lm: Any = auto.AutoModelForCausalLM.from_pretrained(model, local_files_only=True)
         self.lm.to(device).eval()
         self.device = device
         self._guidance_tokenizer: Any = None

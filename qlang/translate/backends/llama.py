@@ -30,10 +30,10 @@ class LlamaCppBackend:
             import llama_cpp
         except ImportError as exc:
             raise backend_error(f"llama-cpp-python is not installed ({exc}); run `make install`") from None
-        self._llama_cpp = llama_cpp
+        self._llama_cpp: Any = llama_cpp  # typed loosely: its stubs disagree with its runtime
         path = gguf_path(model)
         self.model = path.name
-        self.llm = llama_cpp.Llama(
+        self.llm: Any = llama_cpp.Llama(
             model_path=str(path), n_ctx=n_ctx, n_gpu_layers=n_gpu_layers, seed=seed,
             n_threads=threads or os.cpu_count(), verbose=False)
         self._grammars: dict[str, Any] = {}
