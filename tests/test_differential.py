@@ -20,11 +20,6 @@ Where the two semantics legitimately differ, and the cases excluded with `assume
   uncoloured object), to answer a ``place`` from objects, or to place a value the ontology lists
   under no category (``wooden``, which the encoder files under ``any`` only); the theory treats a
   missing value as a difference or a mismatch.  Excluded whenever any choice raised one.
-* The theory's pseudo-class ``_`` (``has_attr(O, class, "_")`` for every object, which
-  ``relate_any`` relies on) is a `class` value every object shares, so with the attribute
-  category ``class`` ASP's ``query`` also answers ``_``, ``two_same`` is always yes,
-  ``all_different``/``two_different``/``relate_attr`` see every pair as sharing or differing.
-  The interpreter has no such value.  Excluded: those five operations with category ``class``.
 * WordNet: `select animal` finds a horse in the interpreter by WordNet hyponymy even when the
   ontology does not list it; ASP knows only the ontology's ancestors.  Not compared: WordNet is
   off here (tested on its own in test_interpret.py).
@@ -43,7 +38,7 @@ from qlang.asp.scene import SceneLibrary
 from qlang.asp.solve import solve
 from qlang.errors import Source
 from qlang.interpret import KNOWLEDGE_ERRORS, Knowledge, Scene, evaluate, sanitize
-from qlang.ir import Lit, Node, postorder
+from qlang.ir import Lit, Node
 from qlang.ontology import load
 from qlang.passes.lower import facts
 from qlang.signatures import CLOSED_KINDS, SIGNATURES, Kind, Type
@@ -64,8 +59,6 @@ VALUES |= {"any": tuple(v for vs in VALUES.values() for v in vs), "name": NAMES,
 ATTRIBUTES = (*(v for cat in ("color", "material", "size", "pose") for v in VALUES[cat]), "left")
 RELATIONS = ("on", "near", "holding", "to the left of")
 _LEAF_OPS = {Type.OBJECTS: "scene", Type.OBJECT: "unique", Type.BOOL: "exist", Type.VALUE: "query"}
-#: The operations that see the theory's pseudo-class `_` when comparing by `class`.
-_PSEUDO_CLASS_OPS = frozenset({"query", "two_same", "two_different", "all_different", "relate_attr"})
 
 
 @st.composite
@@ -133,13 +126,8 @@ def asp_answers(root: Node, graph: dict[str, Any]) -> frozenset[str]:
         found |= answers
 
 
-def sees_pseudo_class(root: Node) -> bool:
-    return any(n.op in _PSEUDO_CLASS_OPS and "class" in n.literals for n in postorder(root))
-
-
 def agree(graph: dict[str, Any], root: Node) -> None:
     """Both back ends give the same answers, outside the excluded cases (module docstring)."""
-    assume(not sees_pseudo_class(root))
     outcome = evaluate(root, Scene.from_json(graph), Knowledge(wordnet=False))
     assume(not any(isinstance(f, KNOWLEDGE_ERRORS) for f in outcome.failures))
     assert asp_answers(root, graph) == outcome.answers, (str(root), graph, outcome.failures)
