@@ -6,11 +6,9 @@ STAMP := $(VENV)/.installed
 
 # llama.cpp's native x86 build enables AMX kernels that crash on machines (VMs) whose kernel
 # does not grant AMX; build for AVX2 instead, which every x86_64 machine here has.
-# `make install CUDA=1` builds the CUDA back end (on a GPU machine).
 LLAMA_CMAKE_ARGS := $(if $(filter x86_64,$(shell uname -m)),-DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DGGML_BMI2=ON)
-LLAMA_CMAKE_ARGS += $(if $(CUDA),-DGGML_CUDA=on)
 
-.PHONY: demo test install lint bench
+.PHONY: demo test install install-cuda bench
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || python3 -m venv $(VENV)
@@ -21,6 +19,11 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 install: $(STAMP)
+
+# On a GPU machine: rebuild llama-cpp-python with its CUDA back end (then --n-gpu-layers -1).
+install-cuda: $(STAMP)
+	CMAKE_ARGS="-DGGML_CUDA=on" CMAKE_BUILD_PARALLEL_LEVEL=$$(nproc) $(PY) -m pip install \
+		--quiet --force-reinstall --no-deps --no-cache-dir 'llama-cpp-python==0.3.36'
 
 # The main job: a question about a real scene, answered with the bundled default model
 # (SmolLM2-135M, grammar-constrained) and clingo; then a GQA program in two other syntaxes.
