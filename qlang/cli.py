@@ -14,7 +14,8 @@ import click
 
 from qlang import api
 from qlang.batch import Record, read_records, write
-from qlang.errors import Diagnostic, QlangError, Source
+from qlang.console import fail, read_source
+from qlang.errors import Diagnostic, QlangError
 from qlang.passes.canonical import canonicalize
 from qlang.signatures import markdown_table
 from qlang.syntax import SYNTAXES, detect
@@ -32,27 +33,6 @@ _input = click.argument("file", type=click.Path(allow_dash=True, dir_okay=False)
 @click.version_option(package_name="qlang")
 def cli() -> None:
     """qlang: compile, check and solve GQA question programs."""
-
-
-def read_source(file: str) -> Source:
-    """The text of FILE or standard input; unreadable input is a usage error."""
-    try:
-        if file == "-":
-            return Source(sys.stdin.buffer.read().decode("utf-8"), "<stdin>")
-        with open(file, "rb") as handle:
-            return Source(handle.read().decode("utf-8"), file)
-    except UnicodeDecodeError as exc:
-        raise click.UsageError(f"{file}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
-    except OSError as exc:
-        raise click.UsageError(f"{file}: {exc.strerror}") from None
-
-
-def fail(exc: QlangError, source: Source | None = None) -> None:
-    """Report an input error on standard error and exit with status 1."""
-    if source is not None and exc.source is None:
-        exc.source = source
-    click.echo(exc.render(), err=True)
-    sys.exit(1)
 
 
 def run_batch(file: str, syntax: str | None, handle: Callable[[Record], dict[str, object]]) -> None:

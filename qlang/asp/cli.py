@@ -21,6 +21,7 @@ from qlang.asp.scene import SceneLibrary
 from qlang.asp.solve import DEFAULT_LIMITS, Limits, SolveError
 from qlang.asp.solve import solve as solve_question
 from qlang.batch import finished
+from qlang.console import fail, read_source
 from qlang.errors import QlangError, Source, error
 from qlang.syntax import SYNTAXES
 
@@ -69,9 +70,9 @@ def solve(program: str, scene: str, image_id: str | None, from_: str | None, tim
     try:
         result = solve_question(question, scenes.facts(image_id), top_k=top_k, limits=limits)
     except QlangError as exc:
-        _fail(exc, source)
+        fail(exc, source)
     if not result.answers:
-        _fail(error(SolveError, "no-answer", "the question has no answer in this scene"), source)
+        fail(error(SolveError, "no-answer", "the question has no answer in this scene"), source)
     for answer in result.answers:
         cost = f"\t{','.join(map(str, answer.cost))}" if any(answer.cost) else ""
         click.echo(f"{answer.value}{cost}")
@@ -93,38 +94,32 @@ def explain(program: str, scene: str, image_id: str | None, from_: str | None, t
         result = explain_answer(question, scenes.facts(image_id), answer=answer,
                                 limits=Limits(timeout, max_ground))
     except QlangError as exc:
-        _fail(exc, source)
+        fail(exc, source)
     if result is None:
         what = f"{answer!r} is not a possible answer" if answer else "the question has no answer"
-        _fail(error(SolveError, "no-answer", f"{what} in this scene"), source)
+        fail(error(SolveError, "no-answer", f"{what} in this scene"), source)
     click.echo(json.dumps(result.to_json(), indent=2) if as_json else result.render())
 
 
 def _scenes(path: str) -> SceneLibrary:
-    from qlang.cli import read_source
-
     source = read_source(path)
     try:
         return SceneLibrary(source)
     except QlangError as exc:
-        _fail(exc)
+        fail(exc)
 
 
 def _question(path: str, syntax: str | None) -> tuple[str, Source]:
     """The program's ASP facts and source; a parse or type error is reported against it."""
-    from qlang.cli import read_source
-
     source = read_source(path)
     try:
         return api.lower(api.compile(source.text, syntax, name=source.name)), source
     except QlangError as exc:
-        _fail(exc, source)
+        fail(exc, source)
 
 
 def _batch(path: str, settings: batch.Settings, syntax: str | None, output: str | None,
            workers: int) -> NoReturn:
-    from qlang.cli import read_source
-
     lines = read_source(path).text.splitlines()
     try:
         if output is None:
@@ -134,14 +129,9 @@ def _batch(path: str, settings: batch.Settings, syntax: str | None, output: str 
             with open(output, "a", encoding="utf-8") as out:
                 ok = batch.run(lines, settings, out, syntax=syntax, workers=workers, skip=skip)
     except QlangError as exc:
-        _fail(exc)
+        fail(exc)
     except OSError as exc:
         raise click.UsageError(f"{output}: {exc.strerror}") from None
     sys.exit(0 if ok else 1)
 
 
-def _fail(exc: QlangError, source: Source | None = None) -> NoReturn:
-    from qlang.cli import fail
-
-    fail(exc, source)
-    raise AssertionError("unreachable: fail exits")

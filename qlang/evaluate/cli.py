@@ -10,6 +10,7 @@ from typing import Any
 
 import click
 
+from qlang.console import fail, read_source
 from qlang.errors import QlangError
 from qlang.syntax import SYNTAXES
 from qlang.translate.cli import backend_from, read_questions, settings_from, translation_options
@@ -40,8 +41,7 @@ def _experiment(name: str, doc: str, extra: tuple[Any, ...] = ()) -> None:
             questions = experiments.questions_from(read_questions(questions_file, limit))
             log = experiments.run(configs, questions, Path(out), _factory(options))
         except QlangError as exc:
-            click.echo(exc.render(), err=True)
-            sys.exit(1)
+            fail(exc)
         axes = [axis for axis, _ in configs[0].axes]
         command_line = "qlangc " + " ".join(shlex.quote(a) for a in sys.argv[1:])
         path = report.write(Path(out), f"Experiment: {name}", log, axes, command_line)
@@ -135,13 +135,11 @@ def _translations(path: str) -> list[dict[str, Any]]:
 
 def _library(path: str) -> Any:
     from qlang.asp.scene import SceneLibrary
-    from qlang.cli import read_source
 
     try:
         return SceneLibrary(read_source(path))
     except QlangError as exc:
-        click.echo(exc.render(), err=True)
-        sys.exit(1)
+        fail(exc)
 
 
 def _print_evaluation(lines: int, summary: Any, judged: list[Any], as_json: bool) -> None:

@@ -16,6 +16,7 @@ from typing import Any
 import click
 
 from qlang.batch import finished, resume_key, write
+from qlang.console import fail, read_source
 from qlang.errors import Diagnostic, QlangError, error
 from qlang.syntax import SYNTAXES
 from qlang.translate.backends import BACKENDS, Backend, load_backend
@@ -91,11 +92,6 @@ def make_translator(options: dict[str, Any]) -> Translator:
     return Translator(backend, load_pool(options["pool"]), settings_from(options))
 
 
-def _fail(exc: QlangError) -> None:
-    click.echo(exc.render(), err=True)
-    sys.exit(1)
-
-
 @click.command()
 @click.argument("question", required=False)
 @translation_options
@@ -119,12 +115,12 @@ def translate(question: str | None, questions_file: str | None, output: str | No
         assert question is not None
         result = translator.translate(question)
     except QlangError as exc:
-        _fail(exc)
+        fail(exc)
     if verbose:
         click.echo(json.dumps({k: v for k, v in result.to_json().items() if k != "program"}), err=True)
     if result.error is not None:
         click.echo(f"model output: {result.program!r}", err=True)
-        _fail(result.error)
+        fail(result.error)
     click.echo(result.program)
 
 
@@ -188,7 +184,6 @@ def ask(question: str, scene: str, image_id: str | None, top_k: int, timeout: fl
     from qlang.api import lower
     from qlang.asp.scene import SceneLibrary
     from qlang.asp.solve import Limits, solve
-    from qlang.cli import read_source
 
     timings: dict[str, float] = {}
     try:
@@ -203,13 +198,13 @@ def ask(question: str, scene: str, image_id: str | None, top_k: int, timeout: fl
         timings["translate"] = translation.seconds
         if translation.error is not None or translation.root is None:
             click.echo(f"model output: {translation.program!r}", err=True)
-            _fail(translation.error or error(QlangError, "translate", "no program"))
+            fail(translation.error or error(QlangError, "translate", "no program"))
         assert translation.root is not None
         start = time.perf_counter()
         result = solve(lower(translation.root), facts, top_k=top_k, limits=Limits(timeout=timeout))
         timings["solve"] = time.perf_counter() - start
     except QlangError as exc:
-        _fail(exc)
+        fail(exc)
     answers = ", ".join(a.value for a in result.answers) or "(no answer)"
     click.echo(f"answer:  {answers}")
     click.echo(f"program: {translation.program}")
