@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import time
 import warnings
+from pathlib import Path
 from typing import Any
 
 from qlang.translate.backends import Generation, Request, backend_error
@@ -21,7 +22,7 @@ class LlamaCppBackend:
     name = "llama-cpp"
 
     def __init__(self, model: str | None = None, *, n_gpu_layers: int = 0, n_ctx: int = 4096,
-                 seed: int = 0, threads: int | None = None) -> None:
+                 seed: int = 0, threads: int | None = None, lora: str | None = None) -> None:
         # ggml's OpenMP threads spin while they wait; on a busy machine (CI, a parallel test, a
         # second model) spinning threads steal each other's cores and decoding slows down
         # several-fold.  Passive waiting costs little when the machine is idle.
@@ -32,10 +33,13 @@ class LlamaCppBackend:
             raise backend_error(f"llama-cpp-python is not installed ({exc}); run `make install`") from None
         self._llama_cpp: Any = llama_cpp  # typed loosely: its stubs disagree with its runtime
         path = gguf_path(model)
-        self.model = path.name
+        # `lora`: a GGUF LoRA adapter that llama.cpp applies on top of the base model.
+        if lora is not None and not Path(lora).is_file():
+            raise backend_error(f"no GGUF LoRA adapter at {lora}")
+        self.model = path.name if lora is None else f"{path.name}+{Path(lora).name}"
         self.llm: Any = llama_cpp.Llama(
             model_path=str(path), n_ctx=n_ctx, n_gpu_layers=n_gpu_layers, seed=seed,
-            n_threads=threads or os.cpu_count(), verbose=False)
+            n_threads=threads or os.cpu_count(), lora_path=lora, verbose=False)
         self._grammars: dict[str, Any] = {}
         self._guidance_tokenizer: Any = None
 
