@@ -24,9 +24,9 @@ from qlang.ir import Lit, Node, postorder
 from qlang.ontology import load
 from qlang.signatures import Kind, Type
 from qlang.syntax import SYNTAXES, gqa
-from qlang.translate.grammar import FORMATS, Group, Repeat, Text, generate, model, trie
+from qlang.translate.grammar import FORMATS, MAX_DEPTH, Group, Repeat, Text, generate, model, trie
 from qlang.translate.grammar import SYNTAXES as GRAMMAR_SYNTAXES
-from tests.conftest import questions
+from tests.conftest import all_questions, questions
 from tests.strategies import programs
 
 llama_cpp = pytest.importorskip("llama_cpp")
@@ -206,6 +206,31 @@ def test_random_well_typed_programs_are_accepted(syntax: str, root: Node) -> Non
     text = SYNTAXES[syntax].print(root)
     assert lark_accepts(syntax, text), text
     assert gbnf(syntax).rejection(text) is None, text
+
+
+def _depth(node: Node) -> int:
+    """Operations nested, as the nested syntax writes them: `scene()` is 1."""
+    return 1 + max((_depth(a) for a in node.args if isinstance(a, Node)), default=0)
+
+
+def _filters(depth: int) -> Node:
+    """``exist(filter(...(select(scene(), car))...))``, `depth` operations deep."""
+    node = Node("select", (Node("scene", ()), Lit("car")))
+    for _ in range(depth - 3):
+        node = Node("filter", (node, Lit("color"), Lit("red")))
+    return Node("exist", (node,))
+
+
+@pytest.mark.parametrize("syntax", ["nested", "code"])
+def test_nesting_is_bounded_above_the_deepest_real_program(syntax: str) -> None:
+    """Every real program fits (the deepest nests 7), the bound fits, one level more does not."""
+    roots = [gqa.to_ir(gqa.steps_from_json(q["semantic"])) for q in all_questions().values()]
+    deepest = max(roots, key=_depth)
+    assert _depth(deepest) == 7 < MAX_DEPTH < 20
+    for root, ok in [(deepest, True), (_filters(MAX_DEPTH), True), (_filters(MAX_DEPTH + 1), False)]:
+        text = SYNTAXES[syntax].print(qlang.canonicalize(root))
+        assert lark_accepts(syntax, text) is ok, text
+        assert gbnf(syntax).accepts(text) is ok, text
 
 
 def test_prefixes_are_incomplete() -> None:

@@ -6,13 +6,23 @@ format, so both engines constrain the decoder to the same language.  The grammar
 exactly the canonical spacing of our printers (``op(a, b)``; one fact or statement per line),
 so no token is spent on layout.
 
-Typing.  In nested and code-like, every `Type` has one nonterminal (`objects`, `object`,
+Typing.  In nested and code-like, every `Type` has a nonterminal (`objects`, `object`,
 `bool`, `value`) whose alternatives are the operations yielding it (`Object` is a subtype of
 `Objects`, so `objects` also admits ``unique(...)``), and each operand position refers to its
 type's nonterminal; the root is an answer (Bool or Value).  Each literal position admits only
 its kind's words, and a value is narrowed by the attribute category before it: the literals
 after an attribute are written per category (``"color, " values-color``), so
 ``filter(X, color, V)`` and ``choose_attr(X, color, V1, V2)`` only admit colours.
+
+Depth.  A recursive grammar lets a small model nest without end (``and(and(and(...``) until
+its token limit.  The deepest of the 3,091 real GQA programs nests 7 operations (``query(
+unique(relate_any(negate(filter(select(scene(), ...``, counting ``scene()`` as 1), so
+expressions may nest at most `MAX_DEPTH` = 10: the typed rules are unrolled per level,
+``objects-3 ::= op-scene | op-select-3 | ...`` with ``op-select-3 ::= "select(" objects-2 ...``.
+Each operand position still has the same few alternatives, so llama.cpp keeps as many stacks
+as before and masks as fast; the grammar has about 200 more short rules (compiled in a few
+milliseconds by either engine).  Code-like expressions (each assignment and the answer) are
+bounded the same way.
 
 Flat.  A fact ``op(N, refs..., literals...).`` has its literal positions typed per operation,
 and the program must end in ``end(N).``; but operands are step numbers, and which step holds
@@ -63,6 +73,8 @@ SYNTAXES = ("flat", "nested", "code")
 FORMATS = ("gbnf", "lark")
 #: Between operands and literals, exactly as the printers write it.
 SEPARATOR = ", "
+#: How deeply operations may nest (``scene()`` is 1): real programs nest at most 7 (see Depth).
+MAX_DEPTH = 10
 
 
 # --- the grammar model -------------------------------------------------------------------------
@@ -208,24 +220,35 @@ class _Builder:
             self.add(name, alternatives)
         return name
 
-    # expressions: rule names are fixed (`objects`, `op-select`), so recursive references
-    # need no rule to exist yet
+    # expressions: one copy of every typed rule per depth level, so nesting is bounded
 
     def call(self, sig: Signature, operands: list[Item], end: str = ")") -> Seq:
         separated = [item for operand in operands for item in (Text(SEPARATOR), operand)][1:]
         return seq(Text(f"{sig.name}("), *separated, *self.literals(sig.literals), Text(end))
 
     def typed(self) -> Ref:
-        """One rule per type (its operations, and variables in code-like); the answer rule."""
+        """Per depth, the operations and one rule per type (plus variables in code-like).
+
+        An operation at depth d takes operands of depth d - 1; a level where a type has no
+        operation (``object-1``: `unique` needs a set below it) has no rule, and operations
+        needing it wait a level.  The answer is a Bool or a Value of depth at most `MAX_DEPTH`.
+        """
         for sig in SIGNATURES.values():
-            self.add(f"op-{sig.name}", [self.call(sig, [_expression(t) for t in sig.operands])])
-        for type_ in Type:
-            alternatives = [(_operation(sig),) for sig in SIGNATURES.values()
-                            if type_.accepts(sig.result)]
-            if self.syntax == "code" and type_ in _OPERAND_TYPES:
-                alternatives.append((_VARIABLE,))
-            self.add(type_.value, alternatives)
-        return Ref(self.add("answer", [(_expression(t),) for t in Type if t.is_answer]))
+            if not sig.operands:  # a leaf: one rule shared by every level
+                self.add(_operation(sig).name, [self.call(sig, [])])
+        for depth in range(1, MAX_DEPTH + 1):
+            for sig in SIGNATURES.values():
+                operands = [_expression(t, depth - 1) for t in sig.operands]
+                if sig.operands and all(o.name in self.rules for o in operands):
+                    self.add(_operation(sig, depth).name, [self.call(sig, list(operands))])
+            for type_ in Type:
+                alternatives = [(ref,) for sig in SIGNATURES.values() if type_.accepts(sig.result)
+                                if (ref := _operation(sig, depth)).name in self.rules]
+                if self.syntax == "code" and type_ in _OPERAND_TYPES:
+                    alternatives.append((_VARIABLE,))
+                if alternatives:
+                    self.add(_expression(type_, depth).name, alternatives)
+        return Ref(self.add("answer", [(_expression(t, MAX_DEPTH),) for t in Type if t.is_answer]))
 
     # programs
 
@@ -236,7 +259,7 @@ class _Builder:
         answer = self.typed()
         self.add(_VARIABLE.name, [(Text("var"), Chars((("1", "9"),)),
                                    Repeat(_DIGIT, 0, None))], lexical=True)
-        shared = self.add("shared", [(_operation(sig),) for sig in SIGNATURES.values()
+        shared = self.add("shared", [(_operation(sig, MAX_DEPTH),) for sig in SIGNATURES.values()
                                      if sig.result in _OPERAND_TYPES])
         assignment = self.add("assignment", [(_VARIABLE, Text(" = "), Ref(shared), Text("\n"))])
         return (Repeat(Ref(assignment), 0, None), answer)
@@ -265,12 +288,14 @@ def _rule_name(base: str) -> str:
     return re.sub(r"[^a-z0-9]+", "-", base.lower()).strip("-")
 
 
-def _expression(type_: Type) -> Ref:
-    return Ref(_rule_name(type_.value))
+def _expression(type_: Type, depth: int) -> Ref:
+    """The rule for expressions of a type nesting at most `depth` operations (``objects-3``)."""
+    return Ref(_rule_name(f"{type_.value}-{depth}"))
 
 
-def _operation(sig: Signature) -> Ref:
-    return Ref(_rule_name(f"op-{sig.name}"))
+def _operation(sig: Signature, depth: int = 0) -> Ref:
+    """The rule for an operation at a depth (``op-select-3``); leaves have one (``op-scene``)."""
+    return Ref(_rule_name(f"op-{sig.name}-{depth}" if sig.operands else f"op-{sig.name}"))
 
 
 # --- the vocabulary-free words: grammars/nested.lark's terminals, converted --------------------
