@@ -54,6 +54,10 @@ class Signature:
     literals: tuple[Kind, ...]
     result: Type
     doc: str
+    #: the operands may be swapped without changing the meaning (`and`, `two_same`, ...)
+    symmetric: bool = False
+    #: positions (among the literals) of alternatives that form a set: a choice's two options
+    alternatives: tuple[int, ...] = ()
 
     @property
     def arity(self) -> int:
@@ -83,17 +87,21 @@ _TABLE = (
     Signature("verify_rel", (_1,), (_C, _R, _D), _B,
               "whether an object of the class is related to the object"),
     Signature("choose_attr", (_1,), (_A, _VAL, _VAL), _V,
-              "which of two values the object has"),
+              "which of two values the object has", alternatives=(1, 2)),
     Signature("choose_rel", (_1,), (_C, _R, _R, _D), _V,
-              "which of two relations links the object to an object of the class"),
+              "which of two relations links the object to an object of the class",
+              alternatives=(1, 2)),
     Signature("exist", (_O,), (), _B, "whether the input is non-empty"),
     Signature("all_same", (_O,), (_A,), _B, "whether all input objects share the attribute's value"),
     Signature("all_different", (_O,), (_A,), _B, "whether no two input objects share a value"),
-    Signature("two_same", (_O, _O), (_A,), _B, "whether the two inputs share the attribute's value"),
-    Signature("two_different", (_O, _O), (_A,), _B, "whether the two inputs differ in the attribute"),
-    Signature("common", (_1, _1), (), _V, "the attribute category two objects have in common"),
-    Signature("and", (_B, _B), (), _B, "conjunction"),
-    Signature("or", (_B, _B), (), _B, "disjunction"),
+    Signature("two_same", (_O, _O), (_A,), _B, "whether the two inputs share the attribute's value",
+              symmetric=True),
+    Signature("two_different", (_O, _O), (_A,), _B, "whether the two inputs differ in the attribute",
+              symmetric=True),
+    Signature("common", (_1, _1), (), _V, "the attribute category two objects have in common",
+              symmetric=True),
+    Signature("and", (_B, _B), (), _B, "conjunction", symmetric=True),
+    Signature("or", (_B, _B), (), _B, "disjunction", symmetric=True),
 )
 
 SIGNATURES: dict[str, Signature] = {sig.name: sig for sig in _TABLE}

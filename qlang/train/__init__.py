@@ -1,0 +1,1 @@
+"""Training translators: (question, program) pairs, augmentation, fine-tuning and export."""

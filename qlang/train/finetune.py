@@ -1,0 +1,247 @@
+"""Fine-tuning a causal language model on (question, program) pairs: LoRA or full, resumable.
+
+The model learns to continue `instruction.prompt(question, syntax)` with the gold program and
+its end-of-sequence token; the loss covers only those continuation tokens.  Everything that
+decides the result is seeded: the batch order is a function of the seed and the step alone,
+so a run killed at step k and started again with the same command reads the last checkpoint
+and carries on with exactly the batches it would have seen.  Batches group questions of
+similar length (shuffled within a window), which on a CPU saves most of the padding.
+
+LoRA is the default because it serves best: llama.cpp applies a LoRA adapter at run time on
+the *same* quantised base that transformers dequantised for training, so the shipped model is
+the trained one, and the adapter weighs a few MB.  A fully fine-tuned model would have to be
+re-quantised to ship small, which rounds small weight updates back to the base's grid.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import random
+import sys
+import time
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from qlang.errors import QlangError, error
+from qlang.train.pairs import Pair
+from qlang.translate.instruction import prompt
+
+METHODS = ("lora", "full")
+#: where the adapter or the model ends up inside the output folder
+FINAL = {"lora": "adapter", "full": "model"}
+#: the projections LoRA adapts: all of a Llama block's linear layers
+LORA_TARGETS = ("q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj")
+
+
+@dataclass(frozen=True, slots=True)
+class TrainSettings:
+    syntax: str = "nested"
+    method: str = "lora"
+    rank: int = 16
+    alpha: int = 32
+    #: None: 1e-3 for LoRA, 5e-5 for full fine-tuning
+    learning_rate: float | None = None
+    batch_size: int = 8
+    epochs: float = 1.0
+    max_steps: int | None = None
+    warmup: float = 0.05
+    seed: int = 0
+    checkpoint_every: int = 50
+    device: str = "auto"
+
+    @property
+    def lr(self) -> float:
+        if self.learning_rate is not None:
+            return self.learning_rate
+        return 1e-3 if self.method == "lora" else 5e-5
+
+
+@dataclass(frozen=True, slots=True)
+class Encoded:
+    ids: tuple[int, ...]
+    #: how many of `ids` are the prompt (no loss there)
+    prompt_length: int
+
+
+def pick_device(requested: str = "auto") -> str:
+    """`auto`: CUDA where present, else Apple's MPS, else the CPU."""
+    import torch
+
+    if requested != "auto":
+        return requested
+    if torch.cuda.is_available():
+        return "cuda"
+    if torch.backends.mps.is_available():
+        return "mps"
+    return "cpu"
+
+
+def encode(tokenizer: Any, pairs: Sequence[Pair], syntax: str) -> list[Encoded]:
+    """Prompt and program tokenized apart, as llama.cpp sees them when it decodes."""
+    result = []
+    for pair in pairs:
+        head = tokenizer(prompt(pair.question, syntax))["input_ids"]
+        tail = tokenizer(pair.program, add_special_tokens=False)["input_ids"]
+        result.append(Encoded((*head, *tail, tokenizer.eos_token_id), len(head)))
+    return result
+
+
+def batch_order(lengths: Sequence[int], batch_size: int, steps: int, seed: int) -> list[list[int]]:
+    """Which examples each step trains on: every epoch a fresh seeded shuffle, grouped by length.
+
+    >>> order = batch_order([5, 1, 4, 2, 3, 6], 2, 4, seed=0)
+    >>> len(order), all(len(b) == 2 for b in order), sorted(i for b in order[:3] for i in b)
+    (4, True, [0, 1, 2, 3, 4, 5])
+    >>> order == batch_order([5, 1, 4, 2, 3, 6], 2, 4, seed=0)
+    True
+    """
+    window = batch_size * 16
+    batches: list[list[int]] = []
+    epoch = 0
+    while len(batches) < steps:
+        rng = random.Random(f"{seed}/{epoch}")
+        indices = list(range(len(lengths)))
+        rng.shuffle(indices)
+        epoch_batches = []
+        for start in range(0, len(indices), window):
+            chunk = sorted(indices[start:start + window], key=lambda i: lengths[i])
+            epoch_batches += [chunk[i:i + batch_size] for i in range(0, len(chunk), batch_size)]
+        rng.shuffle(epoch_batches)
+        batches += epoch_batches
+        epoch += 1
+    return batches[:steps]
+
+
+def _collate(examples: Sequence[Encoded], pad: int) -> dict[str, Any]:
+    import torch
+
+    width = max(len(e.ids) for e in examples)
+    ids = torch.full((len(examples), width), pad, dtype=torch.long)
+    mask = torch.zeros((len(examples), width), dtype=torch.long)
+    labels = torch.full((len(examples), width), -100, dtype=torch.long)
+    for row, example in enumerate(examples):
+        n = len(example.ids)
+        ids[row, :n] = torch.tensor(example.ids)
+        mask[row, :n] = 1
+        labels[row, example.prompt_length:n] = torch.tensor(example.ids[example.prompt_length:])
+    return {"input_ids": ids, "attention_mask": mask, "labels": labels}
+
+
+def _schedule(step: int, total: int, warmup: int) -> float:
+    """Linear warm-up, then cosine decay to a tenth."""
+    if step < warmup:
+        return (step + 1) / warmup
+    progress = (step - warmup) / max(1, total - warmup)
+    return 0.1 + 0.9 * 0.5 * (1 + math.cos(math.pi * progress))
+
+
+def _wrap(model: Any, settings: TrainSettings) -> Any:
+    if settings.method == "full":
+        return model
+    from peft import LoraConfig, get_peft_model
+
+    config = LoraConfig(r=settings.rank, lora_alpha=settings.alpha, lora_dropout=0.0,
+                        target_modules=list(LORA_TARGETS), task_type="CAUSAL_LM")
+    return get_peft_model(model, config)
+
+
+def _trainable(model: Any) -> dict[str, Any]:
+    return {name: p for name, p in model.named_parameters() if p.requires_grad}
+
+
+def _save_checkpoint(path: Path, model: Any, optimizer: Any, step: int, losses: list[float]) -> None:
+    """Trainable weights, optimiser state and step; written aside, then renamed into place."""
+    import torch
+
+    state = {"step": step, "losses": losses, "optimizer": optimizer.state_dict(),
+             "weights": {n: p.detach().cpu() for n, p in _trainable(model).items()}}
+    partial = path.with_suffix(".partial")
+    torch.save(state, partial)
+    os.replace(partial, path)
+
+
+def _load_checkpoint(path: Path, model: Any, optimizer: Any) -> tuple[int, list[float]]:
+    import torch
+
+    state = torch.load(path, map_location="cpu", weights_only=False)
+    parameters = _trainable(model)
+    with torch.no_grad():
+        for name, value in state["weights"].items():
+            parameters[name].copy_(value)
+    optimizer.load_state_dict(state["optimizer"])
+    return int(state["step"]), list(state["losses"])
+
+
+def train(pairs: Sequence[Pair], base: Path, out: Path, settings: TrainSettings = TrainSettings(),
+          *, progress: bool = True) -> dict[str, Any]:
+    """Fine-tune the model in directory `base` on `pairs`; resumes from `out` if it holds a
+    checkpoint of the same run.  Returns the run's summary (also written to `out/train.json`)."""
+    import torch
+    from tqdm import tqdm
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    if settings.method not in METHODS:
+        raise error(QlangError, "usage", f"unknown method {settings.method!r} (one of {', '.join(METHODS)})")
+    if not pairs:
+        raise error(QlangError, "input", "no training pairs")
+    out.mkdir(parents=True, exist_ok=True)
+    _same_run(out, base, settings, len(pairs))
+    torch.manual_seed(settings.seed)
+    device = pick_device(settings.device)
+    tokenizer = AutoTokenizer.from_pretrained(base, local_files_only=True)
+    model = _wrap(AutoModelForCausalLM.from_pretrained(base, local_files_only=True,
+                                                       dtype=torch.float32), settings)
+    model.to(device).train()
+    examples = encode(tokenizer, pairs, settings.syntax)
+    steps_per_epoch = math.ceil(len(examples) / settings.batch_size)
+    total = settings.max_steps or max(1, round(settings.epochs * steps_per_epoch))
+    order = batch_order([len(e.ids) for e in examples], settings.batch_size, total, settings.seed)
+    optimizer = torch.optim.AdamW(list(_trainable(model).values()), lr=settings.lr, weight_decay=0.0)
+    warmup = max(1, round(settings.warmup * total))
+    scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda s: _schedule(s, total, warmup))
+    checkpoint = out / "checkpoint.pt"
+    start, losses = _load_checkpoint(checkpoint, model, optimizer) if checkpoint.exists() else (0, [])
+    for _ in range(start):
+        scheduler.step()
+    pad = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else tokenizer.eos_token_id
+    began = time.perf_counter()
+    bar = tqdm(range(start, total), desc="train", unit="step", file=sys.stderr,
+               initial=start, total=total, disable=None if progress else True)
+    for step in bar:
+        batch = {k: v.to(device) for k, v in _collate([examples[i] for i in order[step]], pad).items()}
+        loss = model(**batch).loss
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(list(_trainable(model).values()), 1.0)
+        optimizer.step()
+        scheduler.step()
+        optimizer.zero_grad(set_to_none=True)
+        losses.append(float(loss.detach()))
+        bar.set_postfix(loss=f"{sum(losses[-20:]) / len(losses[-20:]):.3f}")
+        if (step + 1) % settings.checkpoint_every == 0 or step + 1 == total:
+            _save_checkpoint(checkpoint, model, optimizer, step + 1, losses)
+    final = out / FINAL[settings.method]
+    model.save_pretrained(final)
+    tokenizer.save_pretrained(final)
+    summary = {"settings": asdict(settings), "base": str(base), "pairs": len(pairs), "steps": total,
+               "steps_per_epoch": steps_per_epoch, "device": device, "torch": torch.__version__,
+               "threads": torch.get_num_threads(), "seconds_this_run": round(time.perf_counter() - began, 1),
+               "first_loss": losses[0], "final_loss": sum(losses[-20:]) / len(losses[-20:]),
+               "output": str(final)}
+    (out / "train.json").write_text(json.dumps(summary, indent=2) + "\n")
+    (out / "losses.json").write_text(json.dumps(losses) + "\n")
+    return summary
+
+
+def _same_run(out: Path, base: Path, settings: TrainSettings, pairs: int) -> None:
+    """Refuse to resume a checkpoint made with other settings (its batches would not fit)."""
+    identity = {"settings": asdict(settings), "base": str(base), "pairs": pairs}
+    path = out / "run.json"
+    if path.exists() and (out / "checkpoint.pt").exists():
+        if json.loads(path.read_text()) != identity:
+            raise error(QlangError, "usage", f"{out} holds a checkpoint of another run "
+                        "(other data or settings): choose another --out, or delete it")
+    path.write_text(json.dumps(identity, indent=2) + "\n")

@@ -1,0 +1,125 @@
+"""Training data and fine-tuning, for real: pairs from the shared GQA questions; a LoRA adapter
+trained a few steps on the bundled SmolLM2, exported to GGUF and decoded by llama.cpp under the
+typed grammar; a run killed after a checkpoint resumes exactly."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+import qlang
+from qlang.train import finetune
+from qlang.train.finetune import TrainSettings, train
+from qlang.train.pairs import make_pairs, read_pairs, split_of, write_pairs
+from tests.conftest import DATA
+
+QUESTIONS = sorted((DATA / "gqa" / "questions").glob("*.json"))
+
+
+@pytest.fixture(scope="module")
+def pairs():
+    return make_pairs(QUESTIONS)
+
+
+def test_split_is_by_image_and_stable(pairs) -> None:
+    made, _ = pairs
+    images = {split: {p.image for p in made if p.split == split} for split in ("train", "dev")}
+    assert not images["train"] & images["dev"]
+    assert len([p for p in made if p.split == "dev"]) >= 300
+    assert split_of("n54424", 12.0) == split_of("n54424", 12.0)
+    assert make_pairs(QUESTIONS)[0] == made
+
+
+def test_pairs_are_distinct_checked_programs(pairs) -> None:
+    made, counts = pairs
+    keys = [(p.split, " ".join(p.question.lower().split()), p.program) for p in made]
+    assert len(keys) == len(set(keys)) and counts["duplicate"] > 0
+    for pair in made[:300]:
+        qlang.check(qlang.parse(pair.program, "nested"))
+
+
+def test_exclude_keeps_evaluation_questions_and_their_images_out(pairs, tmp_path) -> None:
+    made, _ = pairs
+    held_out = {p.id: p.record for p in made[:50]}
+    path = tmp_path / "held_out.json"
+    path.write_text(json.dumps(held_out))
+    kept, counts = make_pairs(QUESTIONS, exclude=[path])
+    images = {r["imageId"] for r in held_out.values()}
+    assert not {p.id for p in kept} & set(held_out)
+    assert not {p.image for p in kept} & images
+    assert counts["excluded"] >= 50
+
+
+def test_pairs_round_trip_through_json_lines(pairs, tmp_path) -> None:
+    made, _ = pairs
+    write_pairs(made[:20], tmp_path / "p.jsonl")
+    assert list(read_pairs(tmp_path / "p.jsonl")) == made[:20]
+
+
+# ----- fine-tuning -----------------------------------------------------------------------------
+
+TINY = TrainSettings(rank=2, alpha=4, learning_rate=3e-3, batch_size=2, max_steps=8,
+                     checkpoint_every=4)
+
+
+@pytest.fixture(scope="module")
+def base() -> Path:
+    from qlang.translate.models import hf_directory
+
+    return hf_directory("smollm2")
+
+
+@pytest.fixture(scope="module")
+def few(pairs):
+    return [p for p in pairs[0] if p.split == "train"][:4]
+
+
+@pytest.fixture(scope="module")
+def trained(base, few, tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("run")
+    train(few, base, out, TINY, progress=False)
+    return out
+
+
+def test_loss_falls_on_a_few_pairs(trained) -> None:
+    losses = json.loads((trained / "losses.json").read_text())
+    assert len(losses) == 8
+    assert sum(losses[-2:]) / 2 < 0.8 * sum(losses[:2]) / 2
+
+
+def test_exported_adapter_decodes_a_constrained_program_in_llama_cpp(trained, few) -> None:
+    from qlang.train.export import export_lora
+    from qlang.translate.backends import load_backend
+    from qlang.translate.examples import load_pool
+    from qlang.translate.translator import Settings, Translator
+
+    gguf = export_lora(trained / "adapter", trained / "adapter.gguf")
+    backend = load_backend("llama-cpp", lora=str(gguf))
+    translator = Translator(backend, load_pool(), Settings(translator="finetuned", max_tokens=96))
+    result = translator.translate(few[0].question)
+    assert result.ok, result.error
+    assert result.prompt_tokens < 40  # the instruction and the question, no examples
+
+
+def test_a_killed_run_resumes_from_its_checkpoint(base, few, trained, tmp_path, monkeypatch) -> None:
+    save = finetune._save_checkpoint
+
+    def save_then_die(path, model, optimizer, step, losses):
+        save(path, model, optimizer, step, losses)
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(finetune, "_save_checkpoint", save_then_die)
+    with pytest.raises(KeyboardInterrupt):
+        train(few, base, tmp_path, TINY, progress=False)
+    monkeypatch.setattr(finetune, "_save_checkpoint", save)
+    train(few, base, tmp_path, TINY, progress=False)
+    resumed = json.loads((tmp_path / "losses.json").read_text())
+    whole = json.loads((trained / "losses.json").read_text())
+    assert resumed == pytest.approx(whole, rel=1e-4)
+
+
+def test_a_checkpoint_of_another_run_is_not_resumed(base, few, trained) -> None:
+    with pytest.raises(qlang.QlangError, match="another run"):
+        train(few[:3], base, trained, TINY, progress=False)
