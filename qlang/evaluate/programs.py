@@ -1,4 +1,9 @@
-"""Program-level metrics, no scene needed: does a translation parse, check, equal the gold?
+"""Program-level metrics, no real scene needed: does a translation parse, check, equal the gold?
+
+Equal three ways, from strictest to loosest: `strict`, the canonical DAGs are equal; `exact`,
+they are up to the order of symmetric operands and a choice's alternatives, which a question
+does not fix (`qlang.passes.canonical.equivalent`); `execution`, the two programs give the same
+outcome on every scene of the gold program's synthetic suite (`qlang.evaluate.execution`).
 
 Per-operation confusion counts, over the canonical DAGs, which operations a translator drops
 (in the gold program, missing from its output) and which it invents (the other way round).
@@ -12,15 +17,18 @@ from dataclasses import dataclass, field
 
 from qlang.api import check, parse
 from qlang.errors import QlangError
+from qlang.evaluate.execution import execution_match
 from qlang.ir import Node, postorder
-from qlang.passes.canonical import canonicalize
+from qlang.passes.canonical import canonicalize, equivalent
 
 
 @dataclass(frozen=True)
 class ProgramScore:
     parsed: bool
     checked: bool
-    exact: bool
+    exact: bool = False
+    strict: bool = False
+    execution: bool = False
     dropped: Counter[str] = field(default_factory=Counter)
     invented: Counter[str] = field(default_factory=Counter)
     error_kind: str | None = None
@@ -33,18 +41,20 @@ def operations(root: Node) -> Counter[str]:
 def score(text: str | None, syntax: str, gold: Node) -> ProgramScore:
     """How a translation (program text, or None when there was none) compares with the gold."""
     if text is None:
-        return ProgramScore(False, False, False, operations(gold), Counter(), "none")
+        return ProgramScore(False, False, dropped=operations(gold), error_kind="none")
     try:
         root = parse(text, syntax)
     except QlangError as exc:
-        return ProgramScore(False, False, False, operations(gold), Counter(), exc.kind)
+        return ProgramScore(False, False, dropped=operations(gold), error_kind=exc.kind)
     expected, actual = operations(gold), operations(root)
     try:
         check(root)
     except QlangError as exc:
-        return ProgramScore(True, False, False, expected - actual, actual - expected, exc.kind)
-    return ProgramScore(True, True, canonicalize(root) == canonicalize(gold), expected - actual,
-                        actual - expected)
+        return ProgramScore(True, False, dropped=expected - actual,
+                            invented=actual - expected, error_kind=exc.kind)
+    exact = equivalent(root, gold)
+    return ProgramScore(True, True, exact, canonicalize(root) == canonicalize(gold),
+                        exact or execution_match(root, gold), expected - actual, actual - expected)
 
 
 @dataclass(frozen=True)
@@ -53,13 +63,16 @@ class Summary:
     parse_rate: float
     check_rate: float
     exact_rate: float
+    strict_rate: float
+    execution_rate: float
     dropped: Counter[str]
     invented: Counter[str]
     errors: Counter[str]
 
     def to_json(self) -> dict[str, object]:
         return {"total": self.total, "parse_rate": self.parse_rate, "check_rate": self.check_rate,
-                "exact_rate": self.exact_rate, "dropped": dict(self.dropped.most_common()),
+                "exact_rate": self.exact_rate, "strict_rate": self.strict_rate,
+                "execution_rate": self.execution_rate, "dropped": dict(self.dropped.most_common()),
                 "invented": dict(self.invented.most_common()), "errors": dict(self.errors)}
 
 
@@ -71,6 +84,10 @@ def summarize(scores: Iterable[ProgramScore]) -> Summary:
     for s in scores:
         dropped += s.dropped
         invented += s.invented
-    return Summary(len(scores), sum(s.parsed for s in scores) / total,
-                   sum(s.checked for s in scores) / total, sum(s.exact for s in scores) / total,
-                   dropped, invented, Counter(s.error_kind for s in scores if s.error_kind))
+
+    def rate(name: str) -> float:
+        return sum(bool(getattr(s, name)) for s in scores) / total
+
+    return Summary(len(scores), rate("parsed"), rate("checked"), rate("exact"), rate("strict"),
+                   rate("execution"), dropped, invented,
+                   Counter(s.error_kind for s in scores if s.error_kind))
