@@ -10,8 +10,10 @@ import sys
 import time
 from pathlib import Path
 
-from qlang.evaluate.experiments import LOG, constrained, prompt_grid, syntaxes
-from qlang.translate.translator import Settings
+import qlang
+from qlang.evaluate import report
+from qlang.evaluate.experiments import LOG, Config, Question, _result, constrained, prompt_grid, syntaxes
+from qlang.translate.translator import Settings, Translation
 from tests.conftest import DATA
 
 QUESTIONS = str(DATA / "gqa" / "questions" / "testdev_ood_head.json")
@@ -23,6 +25,46 @@ def test_the_grids_are_the_thesis_tables() -> None:
     assert {c.settings.syntax for c in syntaxes(base)} == {"gqa", "flat", "nested", "code"}
     assert not next(c for c in syntaxes(base) if c.label == "gqa").settings.constrained
     assert [c.settings.constrained for c in constrained(base)] == [False, True, True, True]
+
+
+class _Fixed:
+    """A translator that always answers with the same program."""
+
+    def __init__(self, program: str) -> None:
+        self.program = program
+
+    def translate(self, question: str) -> Translation:
+        return Translation(question, self.program, raw=[self.program])
+
+
+def test_each_result_records_exact_strict_and_execution() -> None:
+    gold = qlang.parse("and(exist(select(scene(), cat)), exist(filter(select(scene(), dog), color, black)))")
+    question = Question("1", "Is there a cat and a black dog?", gold)
+    config = Config("c", Settings(syntax="nested"))
+    swapped = _result(config, question, _Fixed(  # type: ignore[arg-type]
+        "and(exist(filter(select(scene(), dog), color, black)), exist(select(scene(), cat)))"))
+    assert (swapped["exact"], swapped["strict"], swapped["execution"]) == (True, False, True)
+    dropped = _result(config, question, _Fixed(  # type: ignore[arg-type]
+        "and(exist(select(scene(), cat)), exist(select(scene(), dog)))"))
+    assert dropped["checked"] and not dropped["exact"] and not dropped["execution"]
+    assert dropped["dropped"] == {"filter": 1}
+
+
+def test_the_report_has_exact_strict_and_execution_and_reads_old_logs(tmp_path: Path) -> None:
+    """A log from before `strict` existed: its `exact` was order-sensitive, so it is strict."""
+    results = [{"config": "new", "id": "1", "parsed": True, "checked": True, "exact": True,
+                "strict": False, "execution": True, "seconds": 1.0, "completion_tokens": 10},
+               {"config": "new", "id": "2", "parsed": True, "checked": True, "exact": False,
+                "strict": False, "execution": True, "seconds": 1.0, "completion_tokens": 10},
+               {"config": "old", "id": "1", "parsed": True, "checked": True, "exact": True,
+                "seconds": 2.0, "completion_tokens": 10}]
+    log = tmp_path / LOG
+    log.write_text("".join(json.dumps(r) + "\n" for r in results))
+    text = report.write(tmp_path, "Test", log, [], "qlangc test").read_text()
+    assert "| n | parse | check | exact | strict | execution | answer acc. |" in text
+    assert "| 2 | 100.0% | 100.0% | 50.0% | 0.0% | 100.0% | – |" in text
+    assert "| 1 | 100.0% | 100.0% | – | 100.0% | – | – |" in text
+    assert (tmp_path / "rates.png").stat().st_size > 1000
 
 
 def _keys(log: Path) -> list[tuple[str, str]]:

@@ -90,7 +90,11 @@ _experiment("models", "Any list of backends/models (thesis Table 9).", (
 @click.option("--json", "as_json", is_flag=True, help="Print the figures as JSON.")
 def evaluate(translations: str, question_files: tuple[str, ...], syntax: str | None,
              scenes: str | None, as_json: bool) -> None:
-    """Evaluate JSON-lines TRANSLATIONS ({"id", "program"}) against gold programs and answers."""
+    """Evaluate JSON-lines TRANSLATIONS ({"id", "program"}) against gold programs and answers.
+
+    strict: the same program; exact: the same up to the order of symmetric operands and of a
+    choice's alternatives; execution: the same outcome on a suite of synthetic scenes.
+    """
     from qlang.evaluate.programs import score, summarize
     from qlang.syntax import detect, gqa
 
@@ -150,7 +154,9 @@ def _print_evaluation(lines: int, summary: Any, judged: list[Any], as_json: bool
         click.echo(json.dumps({"lines": lines, "programs": summary.to_json(), "answers": rows}))
         return
     click.echo(f"{summary.total} of {lines} translations have a gold program: parse "
-               f"{summary.parse_rate:.1%}, check {summary.check_rate:.1%}, exact {summary.exact_rate:.1%}")
+               f"{summary.parse_rate:.1%}, check {summary.check_rate:.1%}, exact "
+               f"{summary.exact_rate:.1%}, strict {summary.strict_rate:.1%}, execution "
+               f"{summary.execution_rate:.1%}")
     click.echo(f"dropped operations: {dict(summary.dropped.most_common(5))}; "
                f"invented: {dict(summary.invented.most_common(5))}")
     if rows:

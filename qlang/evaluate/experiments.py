@@ -139,5 +139,6 @@ def _result(config: Config, question: Question, translator: Translator) -> dict[
         program = translation.program if translation.raw else None
         metrics = score(program, config.settings.syntax, question.gold)
         record |= {"parsed": metrics.parsed, "checked": metrics.checked, "exact": metrics.exact,
+                   "strict": metrics.strict, "execution": metrics.execution,
                    "dropped": dict(metrics.dropped), "invented": dict(metrics.invented)}
     return record
