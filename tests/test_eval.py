@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from click.testing import CliRunner
 
 import qlang
@@ -64,3 +65,24 @@ def test_exact_strict_and_execution_side_by_side(tmp_path) -> None:
                 "1231468": "query(unique(select(scene(), knife)), vposition)"}
     printed = _run(tmp_path, programs)
     assert "parse 100.0%, check 100.0%, exact 33.3%, strict 0.0%, execution 66.7%" in printed
+
+
+def test_figures_over_verbatim_unseen_questions_and_latency(tmp_path) -> None:
+    """Questions whose text is among the training pairs are counted apart; seconds summarised."""
+    nested = qlang.SYNTAXES["nested"].print
+    questions = _questions()
+    lines = [{"id": qid, "seconds": 0.1 * n,
+              "program": nested(gqa.to_ir(gqa.steps_from_json(q["semantic"]))) if n else None}
+             for n, (qid, q) in enumerate(questions.items())]
+    path = tmp_path / "translations.jsonl"
+    path.write_text("\n".join(json.dumps(line) for line in lines))
+    seen = tmp_path / "train.jsonl"
+    first = next(iter(questions.values()))
+    seen.write_text(json.dumps({"id": "t", "question": "  " + first["question"].upper()}) + "\n")
+    result = CliRunner().invoke(cli, ["eval", str(path), "--questions", str(SCENES / "emma_questions.json"),
+                                      "--unseen", str(seen), "--json"])
+    assert result.exit_code == 0, result.output
+    figures = json.loads(result.stdout)
+    assert figures["programs"]["exact_rate"] == 8 / 9  # the first has no program
+    assert figures["verbatim-unseen"]["total"] == 8 and figures["verbatim-unseen"]["exact_rate"] == 1.0
+    assert figures["latency"] == pytest.approx({"median_s": 0.4, "p90_s": 0.7})

@@ -10,9 +10,20 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 import qlang
 from qlang.evaluate import report
-from qlang.evaluate.experiments import LOG, Config, Question, _result, constrained, prompt_grid, syntaxes
+from qlang.evaluate.experiments import (
+    LOG,
+    Config,
+    Question,
+    _result,
+    constrained,
+    models,
+    prompt_grid,
+    syntaxes,
+)
 from qlang.translate.translator import Settings, Translation
 from tests.conftest import DATA
 
@@ -25,6 +36,16 @@ def test_the_grids_are_the_thesis_tables() -> None:
     assert {c.settings.syntax for c in syntaxes(base)} == {"gqa", "flat", "nested", "code"}
     assert not next(c for c in syntaxes(base) if c.label == "gqa").settings.constrained
     assert [c.settings.constrained for c in constrained(base)] == [False, True, True, True]
+
+
+def test_model_specs_name_the_translator_backend_and_model() -> None:
+    fine, gemma, plain = models(Settings(), ["finetuned/llama-cpp", "fewshot/llama-cpp:gemma3",
+                                             "llama-cpp:smollm2"])
+    assert (fine.settings.translator, fine.backend, fine.model) == ("finetuned", "llama-cpp", None)
+    assert (gemma.settings.translator, gemma.model) == ("fewshot", "gemma3")
+    assert (plain.settings.translator, plain.model) == ("fewshot", "smollm2")
+    with pytest.raises(qlang.QlangError, match="unknown translator"):
+        models(Settings(), ["clever/llama-cpp"])
 
 
 class _Fixed:

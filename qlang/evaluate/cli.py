@@ -13,6 +13,7 @@ import click
 from qlang.console import fail, read_source
 from qlang.errors import QlangError
 from qlang.syntax import SYNTAXES
+from qlang.train.pairs import normal_question
 from qlang.translate.cli import backend_from, read_questions, settings_from, translation_options
 
 _experiment_options = (
@@ -34,6 +35,8 @@ def _experiment(name: str, doc: str, extra: tuple[Any, ...] = ()) -> None:
         from qlang.evaluate import experiments, report
 
         specs = options.pop("models", None)
+        if options["translator"] == "auto":  # the thesis's experiments are few-shot ones
+            options["translator"] = "fewshot"
         try:
             base = settings_from(options)
             build = experiments.EXPERIMENTS[name]
@@ -58,11 +61,11 @@ def _factory(options: dict[str, Any]) -> Any:
     from qlang.translate.examples import load_pool
     from qlang.translate.translator import Translator
 
-    backends: dict[tuple[str, str | None], Any] = {}
+    backends: dict[tuple[str, str | None, str], Any] = {}
     pool = load_pool(options["pool"])
 
     def make(config: Any) -> Any:
-        key = (config.backend, config.model or options["model"])
+        key = (config.backend, config.model or options["model"], config.settings.translator)
         if key not in backends:
             backends[key] = backend_from(options, *key)
         return Translator(backends[key], pool, config.settings)
@@ -87,9 +90,12 @@ _experiment("models", "Any list of backends/models (thesis Table 9).", (
               help="Syntax of the translations (guessed per program if omitted).")
 @click.option("--scenes", type=click.Path(exists=True, dir_okay=False),
               help="GQA scene graphs by image id: also judge answers, against the oracle.")
+@click.option("--unseen", "seen_file", type=click.Path(exists=True, dir_okay=False),
+              help="Training pairs (or any question file): also give the figures over the "
+                   "questions whose text is not verbatim among them.")
 @click.option("--json", "as_json", is_flag=True, help="Print the figures as JSON.")
 def evaluate(translations: str, question_files: tuple[str, ...], syntax: str | None,
-             scenes: str | None, as_json: bool) -> None:
+             scenes: str | None, seen_file: str | None, as_json: bool) -> None:
     """Evaluate JSON-lines TRANSLATIONS ({"id", "program"}) against gold programs and answers.
 
     strict: the same program; exact: the same up to the order of symmetric operands and of a
@@ -103,7 +109,8 @@ def evaluate(translations: str, question_files: tuple[str, ...], syntax: str | N
         gold |= {str(r["id"]): r for r in read_questions(path)}
     lines = _translations(translations)
     known = [r for r in lines if str(r.get("id")) in gold]
-    scores, judged = [], []
+    seen = _question_texts(seen_file) if seen_file else set()
+    scores, unseen, judged = [], [], []
     library = _library(scenes) if scenes else None
     for record in known:
         question = gold[str(record["id"])]
@@ -114,11 +121,31 @@ def evaluate(translations: str, question_files: tuple[str, ...], syntax: str | N
         except QlangError:
             continue
         scores.append(score(program, program_syntax, gold_root))
+        if seen_file and normal_question(str(question.get("question", ""))) not in seen:
+            unseen.append(scores[-1])
         if library is not None and question.get("imageId") in library.image_ids:
             from qlang.evaluate.answers import judge
 
             judged.append(judge(str(record["id"]), program, program_syntax, question, library))
-    _print_evaluation(len(lines), summarize(scores), judged, as_json)
+    figures = {"all": summarize(scores)} | ({"verbatim-unseen": summarize(unseen)} if seen_file else {})
+    _print_evaluation(len(lines), figures, _latency(known), judged, as_json)
+
+
+def _question_texts(path: str) -> set[str]:
+    from qlang.train.pairs import read_records
+
+    try:
+        return {normal_question(str(r.get("question", ""))) for r in read_records(path).values()}
+    except QlangError as exc:
+        fail(exc)
+
+
+def _latency(records: list[dict[str, Any]]) -> dict[str, float]:
+    """Median and 90th percentile of the translations' recorded seconds (model load excluded)."""
+    seconds = sorted(float(r["seconds"]) for r in records if isinstance(r.get("seconds"), int | float))
+    if not seconds:
+        return {}
+    return {"median_s": seconds[len(seconds) // 2], "p90_s": seconds[int(0.9 * (len(seconds) - 1))]}
 
 
 def _translations(path: str) -> list[dict[str, Any]]:
@@ -146,17 +173,23 @@ def _library(path: str) -> Any:
         fail(exc)
 
 
-def _print_evaluation(lines: int, summary: Any, judged: list[Any], as_json: bool) -> None:
+def _print_evaluation(lines: int, figures: dict[str, Any], latency: dict[str, float],
+                      judged: list[Any], as_json: bool) -> None:
     from qlang.evaluate.answers import table
 
     rows = table(judged) if judged else []
+    summary = figures["all"]
     if as_json:
-        click.echo(json.dumps({"lines": lines, "programs": summary.to_json(), "answers": rows}))
+        programs = {name: s.to_json() for name, s in figures.items()}
+        click.echo(json.dumps({"lines": lines, "programs": programs.pop("all"), **programs,
+                               "latency": latency, "answers": rows}))
         return
-    click.echo(f"{summary.total} of {lines} translations have a gold program: parse "
-               f"{summary.parse_rate:.1%}, check {summary.check_rate:.1%}, exact "
-               f"{summary.exact_rate:.1%}, strict {summary.strict_rate:.1%}, execution "
-               f"{summary.execution_rate:.1%}")
+    click.echo(f"{summary.total} of {lines} translations have a gold program")
+    for name, s in figures.items():
+        click.echo(f"{name} ({s.total}): parse {s.parse_rate:.1%}, check {s.check_rate:.1%}, exact "
+                   f"{s.exact_rate:.1%}, strict {s.strict_rate:.1%}, execution {s.execution_rate:.1%}")
+    if latency:
+        click.echo(f"seconds per question: median {latency['median_s']:.3f}, p90 {latency['p90_s']:.3f}")
     click.echo(f"dropped operations: {dict(summary.dropped.most_common(5))}; "
                f"invented: {dict(summary.invented.most_common(5))}")
     if rows:

@@ -17,11 +17,11 @@ from pathlib import Path
 from typing import Any
 
 from qlang.batch import read_log
-from qlang.errors import QlangError
+from qlang.errors import QlangError, error
 from qlang.evaluate.programs import score
 from qlang.ir import Node
 from qlang.syntax import gqa
-from qlang.translate.translator import GRAMMAR_SYNTAXES, Settings, Translator
+from qlang.translate.translator import GRAMMAR_SYNTAXES, TRANSLATORS, Settings, Translator
 
 LOG = "results.jsonl"
 
@@ -89,11 +89,17 @@ def constrained(base: Settings) -> list[Config]:
 
 
 def models(base: Settings, specs: list[str]) -> list[Config]:
-    """Seed thesis Table 9: any list of `backend:model` specs."""
+    """Seed thesis Table 9: any list of `[translator/]backend[:model]` specs, e.g.
+    `finetuned/llama-cpp` (the bundled fine-tuned model) or `fewshot/llama-cpp:gemma3`."""
     configs = []
     for spec in specs:
-        backend, _, model = spec.partition(":")
-        configs.append(Config(spec, base, backend, model or None, axes=(("model", spec),)))
+        kind, _, rest = spec.rpartition("/")
+        if kind and kind not in TRANSLATORS:
+            raise error(QlangError, "usage", f"unknown translator {kind!r} in {spec!r} "
+                        f"(one of {', '.join(TRANSLATORS)})")
+        backend, _, model = rest.partition(":")
+        settings = replace(base, translator=kind or base.translator)
+        configs.append(Config(spec, settings, backend, model or None, axes=(("model", spec),)))
     return configs
 
 

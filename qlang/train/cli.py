@@ -83,7 +83,8 @@ def train(data_file: str, out: str, base: str, method: str, rank: int, alpha: in
           batch_size: int, epochs: float, max_steps: int | None, checkpoint_every: int, seed: int,
           device: str) -> None:
     """Fine-tune a model on question -> program pairs; run again to resume after a kill."""
-    from qlang.train.finetune import TrainSettings, train as run
+    from qlang.train.finetune import TrainSettings
+    from qlang.train.finetune import train as run
     from qlang.train.pairs import read_pairs
     from qlang.translate.models import hf_directory
 

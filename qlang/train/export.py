@@ -52,12 +52,12 @@ def export_lora(adapter: Path, target: Path, *, architecture: str = "llama",
     writer.add_float32(gguf.Keys.Adapter.LORA_ALPHA, float(config["lora_alpha"]))
     for key, value in (metadata or {}).items():
         writer.add_string(key, value)
-    for name, value in sorted(tensors.items()):
+    for name, tensor in sorted(tensors.items()):
         match = _TENSOR.match(name)
         if match is None or match[2] not in _NAMES:
             raise error(QlangError, "input", f"{adapter}: cannot export tensor {name} to llama.cpp")
         layer, module, side = int(match[1]), _NAMES[match[2]], match[3].lower()
-        data = value.astype(np.float32)
+        data = tensor.astype(np.float32)
         if side == "b" and module in heads:
             data = permute(data, heads[module])
         writer.add_tensor(f"blk.{layer}.{module}.weight.lora_{side}", data.astype(np.float16))

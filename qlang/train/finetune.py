@@ -240,8 +240,8 @@ def _same_run(out: Path, base: Path, settings: TrainSettings, pairs: int) -> Non
     """Refuse to resume a checkpoint made with other settings (its batches would not fit)."""
     identity = {"settings": asdict(settings), "base": str(base), "pairs": pairs}
     path = out / "run.json"
-    if path.exists() and (out / "checkpoint.pt").exists():
-        if json.loads(path.read_text()) != identity:
-            raise error(QlangError, "usage", f"{out} holds a checkpoint of another run "
-                        "(other data or settings): choose another --out, or delete it")
+    resuming = path.exists() and (out / "checkpoint.pt").exists()
+    if resuming and json.loads(path.read_text()) != identity:
+        raise error(QlangError, "usage", f"{out} holds a checkpoint of another run "
+                    "(other data or settings): choose another --out, or delete it")
     path.write_text(json.dumps(identity, indent=2) + "\n")

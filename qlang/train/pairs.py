@@ -65,8 +65,8 @@ def read_records(path: str | Path) -> dict[str, dict[str, Any]]:
         data = json.loads(text)
     except json.JSONDecodeError:
         data = None
-    if isinstance(data, dict):
-        return {str(k): v for k, v in data.items() if isinstance(v, dict)}
+    if isinstance(data, dict) and all(isinstance(v, dict) for v in data.values()):
+        return {str(k): v for k, v in data.items()}  # a GQA question file; else one JSON line
     records: dict[str, dict[str, Any]] = {}
     for number, line in enumerate(text.split("\n"), start=1):
         if not line.strip():

@@ -98,13 +98,15 @@ def settings_from(options: dict[str, Any]) -> Settings:
         max_tokens=options["max_tokens"])
 
 
-def backend_from(options: dict[str, Any], backend: str, model: str | None) -> Backend:
-    """Load a backend with the options that concern it (raises QlangError)."""
+def backend_from(options: dict[str, Any], backend: str, model: str | None,
+                 translator: str | None = None) -> Backend:
+    """Load a backend with the options that concern it (raises QlangError); a `finetuned`
+    translator on llama.cpp gets the bundled adapter unless `--adapter` names another."""
     extra: dict[str, Any] = {}
     if backend == "llama-cpp":
         extra["n_gpu_layers"] = options["n_gpu_layers"]
         adapter = options["adapter"]
-        if adapter is None and translator_kind(options) == "finetuned":
+        if adapter is None and (translator or translator_kind(options)) == "finetuned":
             adapter = str(ADAPTER)
         if adapter is not None:
             extra["lora"] = adapter
