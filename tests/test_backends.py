@@ -16,6 +16,7 @@ import pytest
 import qlang
 from qlang.errors import Source
 from qlang.translate.backends import BackendError, Request, load_backend
+from qlang.translate.backends.llama import Repetition
 from qlang.translate.grammar import generate
 from qlang.translate.models import gguf_path
 from tests import tiny_model
@@ -49,9 +50,50 @@ def test_llama_cpp_constrained_output_is_a_program(llama, engine: str) -> None:
         assert generation.completion_tokens > 0 and generation.seconds > 0
 
 
+def test_repetition_is_a_block_repeated_over_a_span() -> None:
+    """Four copies of a block of up to 32 tokens, covering 16 tokens or more, end the output."""
+    stop = Repetition()
+    program = [5, 6, 7, 6, 7, 8, 9, 9, 10]  # real programs repeat a block at most twice
+    assert not any(stop(program[:end]) for end in range(len(program) + 1))
+    and_ = [1, 2]  # `and` `(`: eight copies cover 16 tokens
+    assert not stop(program + and_ * 7) and stop(program + and_ * 8)
+    block = list(range(20, 40))  # one sub-expression of 20 tokens, written again and again
+    assert not stop(block * 3) and stop(block * 4) and stop([3, *block * 4])
+    assert not stop([4] * 15) and stop([4] * 16)
+    assert not stop(list(range(33)) * 4), "a block longer than `period` is not looked for"
+    assert not stop([1, 2, 1, 2, 1, 3, 1, 2]), "copies must be in a row"
+
+
+def test_llama_cpp_stops_when_the_output_repeats(llama) -> None:
+    """A grammar that only ever allows more ``and(`` stops at the loop, not at `max_tokens`."""
+    request = _request("Is there a green truck?", gbnf='root ::= "and(" root')
+    generation = llama.generate(request)
+    assert generation.text.startswith("and(and(")
+    assert set(generation.text.split("(")) == {"and", ""}
+    assert generation.completion_tokens < 24 < request.max_tokens
+
+
+def test_gemma_gets_its_chat_template_with_the_system_prompt_in_the_first_turn() -> None:
+    """Its GGUF has no template: llama-cpp-python's fallback would be Llama 2's ``[INST]``."""
+    gemma = load_backend("llama-cpp", "gemma3", n_ctx=512)
+    assert "tokenizer.chat_template" not in gemma.llm.metadata
+    request = _request("Is there a green truck?")
+    text = gemma.llm.detokenize(gemma.tokens(request), special=True).decode()
+    assert text == (f"<bos><start_of_turn>user\n{SYSTEM}\n\n{EXAMPLES}Is there a green truck?"
+                    "<end_of_turn>\n<start_of_turn>model\n")
+    turns = gemma.tokens(request)
+    assert turns[:2] == [gemma.llm.token_bos(), *gemma.llm.tokenize(b"<start_of_turn>", add_bos=False,
+                                                                      special=True)]
+    assert turns.count(gemma.llm.token_bos()) == 1
+    completion = gemma.tokens(Request(messages=(), completion="Question: Is there a cat?", chat=False))
+    assert completion[0] == gemma.llm.token_bos() and completion.count(gemma.llm.token_bos()) == 1
+
+
 def test_unknown_model_and_backend_are_clear_errors() -> None:
     with pytest.raises(BackendError, match=r"no GGUF model"):
         load_backend("llama-cpp", "/no/such/model.gguf")
+    with pytest.raises(BackendError, match=r"no GGUF LoRA adapter"):
+        load_backend("llama-cpp", lora="/no/such/adapter.gguf")
     with pytest.raises(BackendError, match="unknown backend"):
         load_backend("telepathy")
 

@@ -13,6 +13,7 @@ import qlang
 from qlang.translate import prompts
 from qlang.translate.examples import Example
 from qlang.translate.prompts import (
+    CHAT_TEMPLATES,
     CUE,
     DEFAULT_VERSION,
     VERSIONS,
@@ -141,6 +142,22 @@ def test_a_repair_shows_the_failed_answer_and_the_checkers_message() -> None:
     again = with_repair(repaired, "exist(select(scene(), car))", "second")
     assert again.messages[:4] == repaired.messages and len(again.messages) == 6
     assert isinstance(again, Prompt) and again.question == QUESTION
+
+
+def test_gemma_puts_the_system_prompt_in_the_first_user_turn_and_answers_as_model() -> None:
+    """Gemma 3's own template, repair turns included; the prompt opens the model's turn."""
+    pytest.importorskip("llama_cpp")
+    from qlang.translate.backends.llama import chat_formatter
+
+    prompt = with_repair(build_prompt(None, "nested", EXAMPLES[:1], QUESTION), "exist(car)", "bad")
+    (_, system), (_, user), (_, answer), (_, retry) = prompt.messages
+    text = chat_formatter(CHAT_TEMPLATES["gemma3"], "<bos>", "<eos>")(prompt.messages)
+    assert text == (f"<bos><start_of_turn>user\n{system}\n\n{user}<end_of_turn>\n"
+                    f"<start_of_turn>model\n{answer}<end_of_turn>\n"
+                    f"<start_of_turn>user\n{retry}<end_of_turn>\n"
+                    "<start_of_turn>model\n")
+    assert chat_formatter(CHAT_TEMPLATES["gemma3"], "<bos>", "<eos>")([("user", " hi \n")]) == (
+        "<bos><start_of_turn>user\nhi<end_of_turn>\n<start_of_turn>model\n")
 
 
 def test_doctests() -> None:

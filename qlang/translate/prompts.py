@@ -84,6 +84,22 @@ DEFAULT_VERSION: dict[str, str] = {name: "gqa" if name.startswith("gqa") else "v
 #: what precedes each program in a completion prompt; the prompt ends with it
 CUE = "Program:"
 
+#: Gemma 3's chat template (its tokenizer_config.json's, for text messages): Gemma has no
+#: system role, so the system prompt opens the first user turn; the assistant is ``model``.
+GEMMA3_TEMPLATE = (
+    "{{ bos_token }}"
+    "{% if messages[0]['role'] == 'system' %}"
+    "{% set prefix = messages[0]['content'] + '\n\n' %}{% set turns = messages[1:] %}"
+    "{% else %}{% set prefix = '' %}{% set turns = messages %}{% endif %}"
+    "{% for message in turns %}"
+    "{{ '<start_of_turn>' + ('model' if message['role'] == 'assistant' else message['role']) + '\n' }}"
+    "{{ prefix if loop.first else '' }}{{ message['content'] | trim }}{{ '<end_of_turn>\n' }}"
+    "{% endfor %}"
+    "{% if add_generation_prompt %}{{ '<start_of_turn>model\n' }}{% endif %}"
+)
+#: Chat templates for model families whose GGUF files may lack one, by `general.architecture`.
+CHAT_TEMPLATES = {"gemma3": GEMMA3_TEMPLATE}
+
 
 @dataclass(frozen=True, slots=True)
 class Prompt:
