@@ -51,19 +51,51 @@ class Diagnostic:
         name = source.name if source else "<input>"
         severity = "warning" if self.warning else "error"
         if self.span is None:
-            return f"{name}: {severity}: {self.full_message}"
-        head = f"{name}:{self.span.line}:{self.span.column}: {severity}: {self.full_message}"
+            return f"{name}: {severity}: {printable(self.full_message)}"
+        head = f"{name}:{self.span.line}:{self.span.column}: {severity}: {printable(self.full_message)}"
         if source is None:
             return head
-        lines = source.text.splitlines()
+        lines = source.text.split("\n")  # parsers count lines by "\n" alone
         if not 0 < self.span.line <= len(lines):
             return head
-        text = lines[self.span.line - 1]
+        text, column = _window(lines[self.span.line - 1], self.span.column)
         width = 1
         if self.span.end_line == self.span.line:
-            width = max(1, self.span.end_column - self.span.column)
-        caret = " " * (self.span.column - 1) + "^" + "~" * (width - 1)
+            width = min(max(1, self.span.end_column - self.span.column), len(text) - column + 2)
+        caret = " " * (column - 1) + "^" + "~" * (width - 1)
         return f"{head}\n  {text}\n  {caret}"
+
+
+#: The most characters of a source line an error shows, around the column it points at.
+LINE_WIDTH = 100
+
+
+def _window(line: str, column: int) -> tuple[str, int]:
+    """The part of a source line an error shows, one printable character per character (so the
+    caret stays under its column), and the column within it."""
+    shown = "".join(c if c.isprintable() else "\N{REPLACEMENT CHARACTER}" for c in line)
+    if len(shown) <= LINE_WIDTH:
+        return shown, column
+    start = max(0, min(column - 1 - LINE_WIDTH // 2, len(shown) - LINE_WIDTH))
+    head, tail = ("…" if start else ""), ("…" if start + LINE_WIDTH < len(shown) else "")
+    return head + shown[start:start + LINE_WIDTH] + tail, column - start + len(head)
+
+
+def printable(text: str) -> str:
+    """Text safe to print on a terminal: control characters written as escapes."""
+    return "".join(c if c.isprintable() or c == "\n" else repr(c)[1:-1] for c in text)
+
+
+def shown(word: str, limit: int = 40) -> str:
+    """A word quoted for a message, its middle cut out when it is long.
+
+    >>> shown("x" * 1000, 10)
+    "'xxxxx…xxxxx' (1000 characters)"
+    """
+    if len(word) <= limit:
+        return repr(word)
+    half = limit // 2
+    return f"{word[:half] + '…' + word[-half:]!r} ({len(word)} characters)"
 
 
 @dataclass

@@ -7,7 +7,8 @@ once; a node that passed the checker has its operands first and its literals aft
 operation table says.
 
 Equality is structural and ignores locations and step numbers, so two programs are equal
-exactly when their DAGs unfold to the same tree.  Hashes are computed once per node.
+exactly when their DAGs unfold to the same tree.  Hashes, depths and unfolded sizes are
+computed once per node, from its operands', so no measure of a program ever recurses.
 """
 
 from __future__ import annotations
@@ -16,6 +17,10 @@ from dataclasses import dataclass, field
 
 from qlang.errors import Span
 from qlang.signatures import SIGNATURES, Signature
+
+#: The deepest program any syntax may build: deep enough for any real one (GQA's deepest is
+#: under 20), shallow enough that recursive passes never come near Python's stack limit.
+MAX_DEPTH = 200
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,9 +38,16 @@ class Node:
     args: tuple[Node | Lit, ...] = ()
     span: Span | None = field(default=None, compare=False)
     _hash: int = field(init=False, repr=False, compare=False)
+    #: operations on the longest path to a leaf, this one included
+    depth: int = field(init=False, repr=False, compare=False)
+    #: operations in the tree the DAG unfolds to (what the nested form writes out)
+    size: int = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "_hash", hash((self.op, self.args)))
+        operands = self.operands
+        object.__setattr__(self, "depth", 1 + max((a.depth for a in operands), default=0))
+        object.__setattr__(self, "size", 1 + sum(a.size for a in operands))
 
     def __hash__(self) -> int:
         return self._hash
@@ -45,7 +57,7 @@ class Node:
             return True
         if not isinstance(other, Node):
             return NotImplemented
-        return self._hash == other._hash and self.op == other.op and self.args == other.args
+        return _equal(self, other)
 
     @property
     def signature(self) -> Signature | None:
@@ -63,6 +75,26 @@ class Node:
         return f"{self.op}({', '.join(str(a) for a in self.args)})"
 
 
+def _equal(a: Node, b: Node) -> bool:
+    """Structural equality without recursion, each pair of nodes compared once: two equal DAGs
+    whose steps are each used twice would otherwise unfold to exponentially many comparisons."""
+    compared: set[tuple[int, int]] = set()
+    pairs = [(a, b)]
+    while pairs:
+        x, y = pairs.pop()
+        if x is y or (id(x), id(y)) in compared:
+            continue
+        if x._hash != y._hash or x.op != y.op or len(x.args) != len(y.args):
+            return False
+        compared.add((id(x), id(y)))
+        for p, q in zip(x.args, y.args, strict=True):
+            if isinstance(p, Node) and isinstance(q, Node):
+                pairs.append((p, q))
+            elif isinstance(p, Node) or isinstance(q, Node) or p != q:
+                return False
+    return True
+
+
 def op(name: str, *args: Node | str) -> Node:
     """Build a node tersely: ``op("select", op("scene"), "truck")``; strings become literals."""
     return Node(name, tuple(Lit(a) if isinstance(a, str) else a for a in args))
@@ -70,17 +102,19 @@ def op(name: str, *args: Node | str) -> Node:
 
 def postorder(root: Node) -> list[Node]:
     """Distinct nodes, each after its operands: the step order of the flat form."""
-    seen: set[Node] = set()
+    seen: set[Node] = {root}
     order: list[Node] = []
-
-    def visit(node: Node) -> None:
-        if node in seen:
-            return
-        seen.add(node)
-        for operand in node.operands:
-            visit(operand)
-        order.append(node)
-
-    visit(root)
+    stack: list[tuple[Node, int]] = [(root, 0)]
+    while stack:
+        node, next_operand = stack.pop()
+        operands = node.operands
+        if next_operand == len(operands):
+            order.append(node)
+            continue
+        stack.append((node, next_operand + 1))
+        operand = operands[next_operand]
+        if operand not in seen:
+            seen.add(operand)
+            stack.append((operand, 0))
     return order
 

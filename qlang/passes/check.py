@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from qlang.errors import Diagnostic, Span
+from qlang.errors import Diagnostic, Span, shown
 from qlang.ir import Lit, Node, postorder
 from qlang.ontology import Ontology, load, suggestions
 from qlang.signatures import CLOSED_KINDS, SIGNATURES, Kind, Type
@@ -31,7 +31,7 @@ class _Checker:
         signature = SIGNATURES.get(node.op)
         if signature is None:
             close = suggestions(node.op, frozenset(SIGNATURES))
-            self.report("unknown-operation", f"unknown operation {node.op!r}", node.span,
+            self.report("unknown-operation", f"unknown operation {shown(node.op)}", node.span,
                         _did_you_mean(close))
             return None
         if len(node.args) != signature.arity:
@@ -54,7 +54,7 @@ class _Checker:
         where = f"argument {position + 1} of {node.op}"
         if isinstance(arg, Lit):
             self.report("type", f"{where} must be an operation yielding {expected.value}, "
-                        f"not the word {arg.value!r}", arg.span or node.span)
+                        f"not the word {shown(arg.value)}", arg.span or node.span)
             return
         actual = self.types.get(arg)
         if actual is not None and not expected.accepts(actual):
@@ -74,16 +74,16 @@ class _Checker:
             return
         if not arg.value.strip() or not arg.value.isprintable():
             self.report("literal", f"{where} must be a non-empty word of printable characters, "
-                        f"not {arg.value!r}", arg.span or node.span)
+                        f"not {shown(arg.value)}", arg.span or node.span)
             return
         if kind in CLOSED_KINDS:
             self.report("literal", f"{where} must be one of {', '.join(CLOSED_KINDS[kind])}, "
-                        f"not {arg.value!r}", arg.span or node.span)
+                        f"not {shown(arg.value)}", arg.span or node.span)
             return
         known = f"{category} value" if kind is Kind.VALUE and category in self.ontology.categories \
             else {Kind.CLASS: "class", Kind.ATTR: "attribute category", Kind.VALUE: "attribute value",
                   Kind.REL: "relation"}[kind]
-        self.report("vocabulary", f"{arg.value!r} is not a known {known}", arg.span or node.span,
+        self.report("vocabulary", f"{shown(arg.value)} is not a known {known}", arg.span or node.span,
                     _did_you_mean(suggestions(arg.value, vocabulary)), self.open_vocabulary)
 
 

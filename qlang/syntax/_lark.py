@@ -15,12 +15,8 @@ from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput
 from lark.lexer import PatternStr
 
 from qlang.asp_names import from_term
-from qlang.errors import Diagnostic, ParseError, Source, Span
-from qlang.ir import Lit, Node
-
-#: Deep enough for any real program (GQA's deepest is under 20), shallow enough that
-#: recursive passes never come near Python's stack limit.
-MAX_NESTING = 200
+from qlang.errors import Diagnostic, ParseError, Source, Span, shown
+from qlang.ir import MAX_DEPTH, Lit, Node
 
 
 def resource_dir(name: str) -> Path:
@@ -72,9 +68,9 @@ def _check_nesting(source: Source) -> None:
         if char == "\n":
             line, column = line + 1, 0
         depth += (char == "(") - (char == ")")
-        if depth > MAX_NESTING:
+        if depth > MAX_DEPTH:
             at = Span(line, column, line, column + 1)
-            raise ParseError([Diagnostic("syntax", f"nesting deeper than {MAX_NESTING}", at)], source)
+            raise ParseError([Diagnostic("syntax", f"nesting deeper than {MAX_DEPTH}", at)], source)
 
 
 def _token_name(name: str, lark: Lark) -> str:
@@ -98,7 +94,7 @@ def _describe(exc: UnexpectedInput, lark: Lark, text: str) -> Diagnostic:
     if "$END" in expected:
         wanted = f"{wanted}, or the end" if wanted else "the end"
     if isinstance(exc, UnexpectedToken) and exc.token.type != "$END":
-        found = f"unexpected {exc.token.value!r}"
+        found = f"unexpected {shown(exc.token.value)}"
     elif isinstance(exc, UnexpectedCharacters):
         found = f"unexpected character {exc.char!r}"
     else:

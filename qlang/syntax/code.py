@@ -14,8 +14,8 @@ from typing import Any
 
 from lark import Token
 
-from qlang.errors import Diagnostic, ParseError, Source, Span
-from qlang.ir import Lit, Node
+from qlang.errors import Diagnostic, ParseError, Source, Span, shown
+from qlang.ir import MAX_DEPTH, Lit, Node
 from qlang.passes.share import shared_nodes
 from qlang.syntax import _lark
 from qlang.syntax.nested import print_expression
@@ -45,10 +45,14 @@ class _Scope:
             if isinstance(statement, tuple):
                 name, value = statement
                 node = self.resolve(value, defined_later)
+                if node.depth > MAX_DEPTH:
+                    self.fail(f"variable {shown(name.value)} makes the program deeper than {MAX_DEPTH} "
+                              "operations", name.span)
+                    break
                 if name.value in self.env:
                     first = self.env[name.value][1]
                     where = f" (first defined at line {first.line})" if first else ""
-                    self.fail(f"variable {name.value!r} is defined twice{where}", name.span)
+                    self.fail(f"variable {shown(name.value)} is defined twice{where}", name.span)
                 self.env[name.value] = (node, name.span)
                 root = node
             elif not last:
@@ -77,9 +81,9 @@ class _Scope:
         if name.value in self.env:
             return self.env[name.value][0]
         if name.value in defined_later:
-            self.fail(f"variable {name.value!r} is used before it is defined", name.span)
+            self.fail(f"variable {shown(name.value)} is used before it is defined", name.span)
         else:
-            self.fail(f"undefined variable {name.value!r}; an operand must be an operation "
+            self.fail(f"undefined variable {shown(name.value)}; an operand must be an operation "
                       "or a variable", name.span)
         return name
 

@@ -18,7 +18,7 @@ from typing import Any
 from lark import Token
 
 from qlang.errors import Diagnostic, ParseError, Source, Span
-from qlang.ir import Lit, Node
+from qlang.ir import MAX_DEPTH, Lit, Node
 from qlang.passes.lower import facts
 from qlang.signatures import END
 from qlang.syntax import _lark
@@ -92,6 +92,11 @@ class _Graph:
             ref = self.ends[0].args[0]
             assert isinstance(ref, _Ref)
             root = self.node(ref, 0)
+        if root is not None:
+            for step, fact in self.steps.items():
+                if step not in self.nodes:
+                    self.fail(f"step {step} ({fact.name}) is never used: every step must lead to "
+                              "the answer", fact.span)
         if self.errors or root is None:
             raise ParseError(self.errors)
         return root
@@ -106,8 +111,8 @@ class _Graph:
         if ref.step in self.building:
             self.fail(f"step {ref.step} depends on itself", ref.span)
             return None
-        if depth > _lark.MAX_NESTING:
-            self.fail(f"steps nest deeper than {_lark.MAX_NESTING}", fact.span)
+        if depth >= MAX_DEPTH:
+            self.fail(f"steps nest deeper than {MAX_DEPTH}", fact.span)
             return None
         self.building.add(ref.step)
         args: list[Node | Lit] = []

@@ -18,8 +18,8 @@ from typing import Any
 
 from lark import Token
 
-from qlang.errors import Diagnostic, ParseError, Source, Span, UnsupportedOperation, error
-from qlang.ir import Node, op
+from qlang.errors import Diagnostic, ParseError, Source, Span, UnsupportedOperation, error, shown
+from qlang.ir import MAX_DEPTH, Node, op
 from qlang.ontology import ANY_CATEGORY
 from qlang.signatures import Type
 from qlang.syntax import _lark
@@ -135,6 +135,14 @@ def to_ir(steps: list[Step], source: Source | None = None) -> Node:
         except _Malformed as exc:
             raise error(ParseError, "syntax", f"step {index} ({step.operation}): {exc}", step.span,
                         source) from None
+        if nodes[-1].depth > MAX_DEPTH:
+            raise error(ParseError, "syntax", f"step {index} ({step.operation}): the program nests "
+                        f"deeper than {MAX_DEPTH} operations", step.span, source)
+    used = {d for step in steps for d in step.dependencies}
+    for index, step in enumerate(steps[:-1]):
+        if index not in used:
+            raise error(ParseError, "reference", f"step {index} ({step.operation}) is never used: "
+                        "every step must lead to the answer, the last step", step.span, source)
     return nodes[-1]
 
 
@@ -161,17 +169,17 @@ def _relation_parts(argument: str, relations: int) -> tuple[str, list[str], str]
     """``class,rel[|rel],s`` -> (class, rels, direction)."""
     parts = [p.strip() for p in _OBJECT_IDS.sub("", argument).split(",")]
     if len(parts) != 3 or parts[2] not in _DIRECTIONS:
-        raise _Malformed(f"expected 'class,relation,s|o', got {argument!r}")
+        raise _Malformed(f"expected 'class,relation,s|o', got {shown(argument)}")
     rels = [r.strip() for r in parts[1].split("|")]
     if len(rels) != relations or not all(rels) or not parts[0]:
-        raise _Malformed(f"expected {relations} relation(s) in {argument!r}")
+        raise _Malformed(f"expected {relations} relation(s) in {shown(argument)}")
     return parts[0], rels, _DIRECTIONS[parts[2]]
 
 
 def _options(argument: str) -> list[str]:
     options = [o.strip() for o in argument.split("|")]
     if len(options) != 2 or not all(options):
-        raise _Malformed(f"expected two options 'a|b', got {argument!r}")
+        raise _Malformed(f"expected two options 'a|b', got {shown(argument)}")
     return options
 
 
@@ -230,7 +238,7 @@ def _step_to_ir(step: Step, deps: list[Node]) -> Node:
         return op(f"two_{head}", *_need(deps, 2), attribute)
     if head == "common":
         return op("common", *(_one(d) for d in _need(deps, 2)))
-    raise _Unsupported(f"GQA operation {step.operation!r} has no IR counterpart")
+    raise _Unsupported(f"GQA operation {shown(step.operation)} has no IR counterpart")
 
 
 # ----- printing --------------------------------------------------------------------------------
@@ -265,8 +273,8 @@ class _StepWriter:
         name, xs, lits = node.op, node.operands, node.literals
         signature = node.signature
         if signature is None or len(xs) != len(signature.operands) or len(lits) != len(signature.literals):
-            raise error(UnsupportedOperation, "unsupported", f"{node} is not a well-formed operation",
-                        node.span)
+            raise error(UnsupportedOperation, "unsupported", f"{node.op}(...) is not a well-formed "
+                        "operation", node.span)
         if name == "unique":
             return self.step(xs[0])
         if name == "scene":

@@ -7,7 +7,7 @@ query(unique(select(scene(), dish)), name)
 from __future__ import annotations
 
 from qlang.asp_names import to_term
-from qlang.errors import Source
+from qlang.errors import Source, UnsupportedOperation, error
 from qlang.ir import Lit, Node
 from qlang.syntax import _lark
 
@@ -33,5 +33,14 @@ def print_expression(node: Node, names: dict[Node, str] | None = None) -> str:
     return f"{node.op}({', '.join(arg(a) for a in node.args)})"
 
 
+#: The most operations a nested program is written out with: a DAG whose steps are each used
+#: twice doubles in size per level, and 30 levels would be a billion calls.
+MAX_SIZE = 10_000
+
+
 def print_program(root: Node) -> str:
+    if root.size > MAX_SIZE:
+        raise error(UnsupportedOperation, "unsupported", f"written out, the nested form would "
+                    f"repeat shared results into {root.size:,} operations (at most {MAX_SIZE:,})",
+                    root.span, hint="use the code or flat syntax, which name shared results")
     return print_expression(root)
