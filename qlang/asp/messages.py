@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import re
 
-import clingo
-
 from qlang.errors import Span
 
 _LOCATION = re.compile(r"<block>:(?P<line>\d+):(?P<column>\d+)(-(?P<end>\d+))?:\s*(error:)?")
@@ -19,14 +17,3 @@ def located(message: str) -> tuple[str, Span | None]:
     line, column = int(where["line"]), int(where["column"])
     end = int(where["end"]) if where["end"] else column + 1
     return message.strip()[where.end():].strip(), Span(line, column, line, end)
-
-
-def syntax_error(text: str) -> tuple[str, Span | None] | None:
-    """The first syntax error clingo finds in `text`, or None if it parses."""
-    messages: list[str] = []
-    try:
-        clingo.Control(logger=lambda _code, message: messages.append(message), message_limit=1) \
-            .add("base", [], text)
-    except RuntimeError:
-        return located(messages[0] if messages else "clingo rejected it")
-    return None

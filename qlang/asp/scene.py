@@ -22,9 +22,9 @@ import math
 import re
 from typing import Any
 
-from qlang.asp.messages import syntax_error
+from qlang.asp import facts
 from qlang.asp_names import to_term
-from qlang.errors import QlangError, Source, Span, error
+from qlang.errors import QlangError, Source, Span, error, shown
 from qlang.ontology import ANY_CATEGORY, load, suggestions
 
 #: Weights are -1000 ln p, as in GS-VQA, so that costs are integers.
@@ -55,14 +55,15 @@ class SceneLibrary:
         self._asp: str | None = None
         self._graphs: dict[str | None, Any] = {}
         self._encoded: dict[str | None, str] = {}
-        if not source.text.lstrip().startswith(("{", "[")):
-            problem = syntax_error(source.text)
+        text = source.text.removeprefix("\ufeff")  # a byte-order mark says nothing
+        if not text.lstrip().startswith(("{", "[")):
+            problem = facts.problem(text)
             if problem is not None:
                 raise error(SceneError, "scene", f"invalid ASP scene: {problem[0]}", problem[1], source)
-            self._asp = source.text
+            self._asp = text
             return
         try:
-            data = json.loads(source.text)
+            data = json.loads(text)
         except json.JSONDecodeError as exc:
             span = Span(exc.lineno, exc.colno, exc.lineno, exc.colno + 1)
             raise error(SceneError, "scene", f"malformed scene JSON: {exc.msg}", span, source) from None
@@ -70,8 +71,11 @@ class SceneLibrary:
             raise error(SceneError, "scene", "a scene file is a JSON object", Span(1, 1, 1, 2), source)
         if "objects" in data:
             self._graphs[None] = data
-        else:
+        elif all(isinstance(graph, dict) and "objects" in graph for graph in data.values()):
             self._graphs.update(data)
+        else:
+            raise error(SceneError, "scene", "the scene has no 'objects' map, nor is it a map of "
+                        "scene graphs by image id", Span(1, 1, 1, 2), source)
 
     @property
     def image_ids(self) -> list[str]:
@@ -145,10 +149,11 @@ class _Encoder:
         box = [self.number(obj, k, oid) for k in ("x", "y", "w", "h")]
         for axis, start, extent, total in (("hposition", box[0], box[2], size[0]),
                                            ("vposition", box[1], box[3], size[1])):
-            third = min(2, max(0, int(3 * (start + extent / 2) / total)))
+            centre = (start + extent / 2) / total  # finite parts may still overflow to ±inf
+            third = (centre >= 1 / 3) + (centre >= 2 / 3)
             self.emit(f"has_attr({o}, {axis}, {_THIRDS[axis][third]})", 1.0)
         for item in self.items(obj, "attributes", oid):
-            value = item if isinstance(item, str) else item.get("value")
+            value = item if isinstance(item, str) else item.get("value") if isinstance(item, dict) else None
             if not isinstance(value, str):
                 raise self.fail(f"object {oid}: an attribute is a string or has a 'value'", oid)
             p = 1.0 if isinstance(item, str) else self.confidence(item, oid)
@@ -178,22 +183,38 @@ class _Encoder:
 
     def number(self, obj: dict[str, Any], key: str, oid: str | None) -> float:
         value = obj.get(key)
-        if isinstance(value, bool) or not isinstance(value, int | float) or \
-                (key in ("width", "height") and value <= 0):
+        number = _finite(value)
+        if number is None or (key in ("width", "height") and number <= 0):
             owner = f"object {oid}" if oid is not None else "the scene"
-            raise self.fail(f"{owner}: '{key}' must be a {'positive ' if oid is None else ''}number", oid)
-        return float(value)
+            positive = "positive " if oid is None else ""
+            raise self.fail(f"{owner}: '{key}' must be a {positive}number, not "
+                            f"{shown(json.dumps(value))}", oid)
+        return number
 
     def confidence(self, item: dict[str, Any], oid: str) -> float:
-        p = item.get("confidence", 1.0)
-        if isinstance(p, bool) or not isinstance(p, int | float) or not 0 < p <= 1:
-            raise self.fail(f"object {oid}: a confidence must be a number in (0, 1], not {p!r}", oid)
-        return float(p)
+        p = _finite(item.get("confidence", 1.0))
+        if p is None or not 0 < p <= 1:
+            raise self.fail(f"object {oid}: a confidence must be a number in (0, 1], not "
+                            f"{shown(json.dumps(item.get('confidence')))}", oid)
+        return p
+
+
+def _finite(value: object) -> float | None:
+    """A JSON number as a finite float; None for anything else (NaN, ±inf, 10**400, true)."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    try:
+        number = float(value)
+    except OverflowError:
+        return None
+    return number if math.isfinite(number) else None
 
 
 def _object_term(oid: str) -> str:
-    """GQA's numeric ids stay integers, as in GS-VQA's encodings; any other id is a safe term."""
-    return oid if oid.isdigit() and str(int(oid)) == oid else to_term(oid)
+    """GQA's numeric ids stay integers, as in GS-VQA's encodings, where clingo holds them exactly
+    (ASCII digits, 32 bits); any other id is a safe term."""
+    integer = oid.isascii() and oid.isdigit() and str(int(oid)) == oid and int(oid) < 2**31
+    return oid if integer else to_term(oid)
 
 
 def _locate(text: str, key: str) -> Span | None:
