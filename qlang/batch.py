@@ -2,17 +2,21 @@
 
 A line is a JSON object with an ``id`` and either ``program`` (a string in any syntax) or
 ``semantic`` (a GQA operation list); a whole GQA question record works too (its ``semantic``).
-A line that cannot be read becomes an error record that keeps the line number, so one bad
-line never stops a batch.
+A line that cannot be read (not UTF-8, not JSON, no program, or one whose reading fails in any
+way) becomes an error record that keeps the line number, so one bad line never stops a batch.
+Lines are split on "\\n" alone (see `qlang.console.read_lines`).
 """
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
+from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TextIO
 
 from qlang.api import parse
 from qlang.errors import Diagnostic, QlangError, Source, error
@@ -46,8 +50,19 @@ def _bad_line(message: str) -> QlangError:
     return QlangError([Diagnostic("input", message)])
 
 
-def read_records(lines: Iterable[str], syntax: str | None = None) -> Iterator[Record]:
-    for number, line in enumerate(lines, start=1):
+def internal_error(exc: Exception) -> QlangError:
+    """A failure that is qlang's fault, recorded for its line so that the batch goes on."""
+    return QlangError([Diagnostic("internal", f"internal error: {type(exc).__name__}: {exc}")])
+
+
+def read_records(lines: Iterable[bytes], syntax: str | None = None) -> Iterator[Record]:
+    for number, raw in enumerate(lines, start=1):
+        try:
+            line = raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            reason = f"{exc.reason} at byte {exc.start}"
+            yield Record(None, number, error=_bad_line(f"line {number} is not UTF-8 text ({reason})"))
+            continue
         if not line.strip():
             continue
         try:
@@ -64,6 +79,8 @@ def read_records(lines: Iterable[str], syntax: str | None = None) -> Iterator[Re
             record.root, record.source = _program(data, syntax, number)
         except QlangError as exc:
             record.error = exc
+        except Exception as exc:  # one line's failure must not end the batch
+            record.error = internal_error(exc)
         yield record
 
 
@@ -92,27 +109,61 @@ def resume_key(result: dict[str, Any]) -> str:
     return json.dumps(result["id"]) if result.get("id") is not None else f"line {result.get('input_line')}"
 
 
-def read_log(path: str, key: Callable[[dict[str, Any]], str] = resume_key) -> dict[str, dict[str, Any]]:
-    """The results an earlier run wrote to `path`, by `key`; drops a torn last line (the run was
-    killed while writing it) so that it is redone."""
+def _results(path: str, key: Callable[[dict[str, Any]], str]) -> list[tuple[str, dict[str, Any]]]:
+    """The results an earlier run wrote to `path`, with their keys.  A torn last line (the run was
+    killed while writing it) is dropped so that it is redone, but only once every whole line has
+    proved to be a result: a file that is not ours is refused untouched."""
     if not os.path.exists(path):
-        return {}
+        return []
     with open(path, "rb+") as handle:
         data = handle.read()
-        if data and not data.endswith(b"\n"):
-            handle.truncate(data.rfind(b"\n") + 1)
-            data = data[: data.rfind(b"\n") + 1]
-    results = {}
-    for number, line in enumerate(data.decode("utf-8", "replace").splitlines(), start=1):
-        try:
-            result = json.loads(line)
-            results[key(result)] = result
-        except (json.JSONDecodeError, TypeError, KeyError, AttributeError):
-            raise error(BatchError, "batch", f"{path}:{number}: not a result line of an earlier run",
-                        hint="resume into the output file of the same batch") from None
+        whole = data[: data.rfind(b"\n") + 1]
+        results = []
+        for number, line in enumerate(whole.split(b"\n")[:-1], start=1):
+            try:
+                result = json.loads(line)
+                results.append((key(result), result))
+            except (ValueError, TypeError, KeyError, AttributeError):
+                raise error(BatchError, "batch", f"{path}:{number}: not a result line of an earlier run",
+                            hint="resume into the output file of the same batch") from None
+        if len(whole) < len(data):
+            handle.truncate(len(whole))
     return results
 
 
-def finished(path: str) -> set[str]:
-    """The keys an earlier run already wrote to `path`."""
-    return set(read_log(path))
+def read_log(path: str, key: Callable[[dict[str, Any]], str] = resume_key) -> dict[str, dict[str, Any]]:
+    """The results an earlier run wrote to `path`, by `key` (see `_results`)."""
+    return dict(_results(path, key))
+
+
+class Pending:
+    """Which input lines still need a result, given what an earlier run wrote.  Keys are counted,
+    so that of two lines with the same id the second is done only once its own result is there."""
+
+    def __init__(self, done: Counter[str] | None = None) -> None:
+        self.done = done or Counter()
+        self.seen: Counter[str] = Counter()
+
+    def __call__(self, key: str) -> bool:
+        self.seen[key] += 1
+        return self.seen[key] > self.done[key]
+
+
+@contextmanager
+def appending(path: str, inputs: str) -> Iterator[tuple[TextIO, Pending]]:
+    """The output file of a resumable batch, open to append, and what it still lacks.
+
+    It is checked before anything is written (not the input file, only result lines) and locked
+    while written, so that two runs never answer the same lines into one file.  Raises OSError
+    when it cannot be opened, `BatchError` when it must not be.
+    """
+    if inputs != "-" and os.path.exists(path) and os.path.samefile(path, inputs):
+        raise error(BatchError, "batch", f"{path}: the output file is the input file",
+                    hint="write the results to another file")
+    with open(path, "a", encoding="utf-8") as out:
+        try:
+            fcntl.flock(out, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise error(BatchError, "batch", f"{path}: another run is writing to it",
+                        hint="wait for it to end, or write elsewhere") from None
+        yield out, Pending(Counter(key for key, _ in _results(path, resume_key)))

@@ -13,8 +13,8 @@ from typing import Any, TextIO
 import click
 
 from qlang import api
-from qlang.batch import Record, read_records, write
-from qlang.console import fail, read_source
+from qlang.batch import Record, internal_error, read_records, write
+from qlang.console import fail, read_lines, read_source
 from qlang.errors import Diagnostic, QlangError
 from qlang.passes.canonical import canonicalize
 from qlang.signatures import markdown_table
@@ -37,10 +37,9 @@ def cli() -> None:
 
 def run_batch(file: str, syntax: str | None, handle: Callable[[Record], dict[str, object]]) -> None:
     """Answer every line of a JSON-lines input; exit 1 if any line failed."""
-    source = read_source(file)
     failed = False
     out: TextIO = sys.stdout
-    for record in read_records(source.text.splitlines(), syntax):
+    for record in read_records(read_lines(file), syntax):
         result = record.error_json() if record.error else _guarded(record, handle)
         failed = failed or "error" in result or bool(result.get("errors"))
         write(out, result)
@@ -52,6 +51,8 @@ def _guarded(record: Record, handle: Callable[[Record], dict[str, object]]) -> d
         return handle(record)
     except QlangError as exc:
         return record.error_json(exc)
+    except Exception as exc:  # one line's failure must not end the batch
+        return record.error_json(internal_error(exc))
 
 
 @cli.command()

@@ -12,6 +12,7 @@ only ever grows.
 from __future__ import annotations
 
 import multiprocessing
+import signal
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any, TextIO
@@ -19,8 +20,8 @@ from typing import Any, TextIO
 from qlang.api import lower
 from qlang.asp.scene import SceneLibrary
 from qlang.asp.solve import DEFAULT_LIMITS, Limits, solve
-from qlang.batch import BatchError, Record, read_records, resume_key, write
-from qlang.errors import Diagnostic, QlangError, error
+from qlang.batch import BatchError, Pending, Record, internal_error, read_records, resume_key, write
+from qlang.errors import QlangError, error
 
 #: Questions a worker answers before it is replaced by a fresh process.
 RECYCLE = 500
@@ -44,14 +45,14 @@ class Settings:
     limits: Limits = DEFAULT_LIMITS
 
 
-def run(lines: Iterable[str], settings: Settings, out: TextIO, *, syntax: str | None = None,
-        workers: int = 1, skip: set[str] | None = None) -> bool:
-    """Answer every line not in `skip`, writing results to `out`; True if every line succeeded."""
-    tasks = _tasks(read_records(lines, syntax), skip or set())
+def run(lines: Iterable[bytes], settings: Settings, out: TextIO, *, syntax: str | None = None,
+        workers: int = 1, pending: Pending | None = None) -> bool:
+    """Answer every line still `pending`, writing results to `out`; True if every line succeeded."""
+    tasks = _tasks(read_records(lines, syntax), pending or Pending())
     if workers == 1:
         _init(settings)
         return _write(map(_answer, tasks), out)
-    pool = multiprocessing.get_context("fork").Pool(workers, _init, (settings,), RECYCLE)
+    pool = multiprocessing.get_context("fork").Pool(workers, _worker, (settings,), RECYCLE)
     try:
         return _write(watched(pool.imap_unordered(_answer, tasks), settings.limits), out)
     finally:
@@ -83,11 +84,10 @@ def watched(results: Any, limits: Limits) -> Iterator[dict[str, Any]]:
                         ) from None
 
 
-def _tasks(records: Iterable[Record], skip: set[str]) -> Iterator[Task]:
+def _tasks(records: Iterable[Record], pending: Pending) -> Iterator[Task]:
     """The lines still to do, compiled here (cheap) so that workers only solve."""
     for record in records:
-        key = resume_key({"id": record.id, "input_line": record.line})
-        if key in skip:
+        if not pending(resume_key({"id": record.id, "input_line": record.line})):
             continue
         try:
             if record.error:
@@ -96,6 +96,9 @@ def _tasks(records: Iterable[Record], skip: set[str]) -> Iterator[Task]:
             question = lower(record.root)
         except QlangError as exc:
             yield Task(record.id, record.line, "", None, record.error_json(exc))
+            continue
+        except Exception as exc:  # one line's failure must not end the batch
+            yield Task(record.id, record.line, "", None, record.error_json(internal_error(exc)))
             continue
         image = record.data.get("image_id", record.data.get("imageId"))
         yield Task(record.id, record.line, question, None if image is None else str(image))
@@ -107,6 +110,12 @@ _SETTINGS: Settings | None = None
 def _init(settings: Settings) -> None:
     global _SETTINGS
     _SETTINGS = settings
+
+
+def _worker(settings: Settings) -> None:
+    """A worker leaves Ctrl-C to the parent, which ends the pool quietly."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    _init(settings)
 
 
 def _answer(task: Task) -> dict[str, Any]:
@@ -125,5 +134,5 @@ def _answer(task: Task) -> dict[str, Any]:
     except QlangError as exc:
         result["error"] = exc.diagnostics[0].to_json()
     except Exception as exc:  # one question's failure must not end the batch
-        result["error"] = Diagnostic("internal", f"{type(exc).__name__}: {exc}").to_json()
+        result["error"] = internal_error(exc).diagnostics[0].to_json()
     return result

@@ -20,12 +20,15 @@ from qlang.asp.explain import explain as explain_answer
 from qlang.asp.scene import SceneLibrary
 from qlang.asp.solve import DEFAULT_LIMITS, Limits, SolveError
 from qlang.asp.solve import solve as solve_question
-from qlang.batch import finished
-from qlang.console import fail, read_source
+from qlang.batch import appending
+from qlang.console import Bounded, fail, read_lines, read_source
 from qlang.errors import QlangError, Source, error
 from qlang.syntax import SYNTAXES
 
 _path = click.Path(allow_dash=True, dir_okay=False)
+#: Bounds of the numeric options: a day per question, far more rules than memory holds, and
+#: more workers than any machine has cores.
+MAX_TIMEOUT, MAX_GROUND, MAX_TOP_K, MAX_WORKERS = 86_400, 10**12, 1000, 256
 _options = (
     click.option("--program", type=_path, default="-", show_default=True,
                  help="The question program, in any syntax (with --jsonl: a JSON-lines file)."),
@@ -34,10 +37,11 @@ _options = (
     click.option("--image-id", help="The scene's image id, when the file holds several."),
     click.option("--from", "from_", type=click.Choice(sorted(SYNTAXES)),
                  help="Program syntax (guessed if omitted)."),
-    click.option("--timeout", type=click.FloatRange(min=0, min_open=True),
+    click.option("--timeout", type=Bounded(min=0, max=MAX_TIMEOUT, min_open=True),
                  default=DEFAULT_LIMITS.timeout, show_default=True, help="Seconds per question."),
-    click.option("--max-ground", type=click.IntRange(min=1), default=DEFAULT_LIMITS.max_ground,
-                 show_default=True, help="The grounding guard: most estimated ground rules."),
+    click.option("--max-ground", type=click.IntRange(min=1, max=MAX_GROUND),
+                 default=DEFAULT_LIMITS.max_ground, show_default=True,
+                 help="The grounding guard: most estimated ground rules."),
 )
 
 
@@ -49,13 +53,13 @@ def _common(command: click.decorators.FC) -> click.decorators.FC:
 
 @click.command()
 @_common
-@click.option("--top-k", type=click.IntRange(min=1), default=1, show_default=True,
+@click.option("--top-k", type=click.IntRange(min=1, max=MAX_TOP_K), default=1, show_default=True,
               help="How many distinct answers, best first.")
 @click.option("--jsonl", is_flag=True,
               help='Batch: each --program line is {"id", "program" | "semantic", "image_id" | "imageId"}.')
 @click.option("--output", type=click.Path(dir_okay=False),
               help="Batch: append results here, skipping ids it already has (resumable).")
-@click.option("--workers", type=click.IntRange(min=1), default=1, show_default=True,
+@click.option("--workers", type=click.IntRange(min=1, max=MAX_WORKERS), default=1, show_default=True,
               help="Batch: worker processes.")
 def solve(program: str, scene: str, image_id: str | None, from_: str | None, timeout: float,
           max_ground: int, top_k: int, jsonl: bool, output: str | None, workers: int) -> None:
@@ -88,6 +92,8 @@ def solve(program: str, scene: str, image_id: str | None, from_: str | None, tim
 def explain(program: str, scene: str, image_id: str | None, from_: str | None, timeout: float,
             max_ground: int, answer: str | None, as_json: bool) -> None:
     """Show how the answer comes about: each step, the objects it kept, the facts behind it."""
+    if answer is not None and not answer.strip():
+        raise click.UsageError("--answer needs a word")
     scenes = _scenes(scene)
     question, source = _question(program, from_)
     try:
@@ -120,17 +126,18 @@ def _question(path: str, syntax: str | None) -> tuple[str, Source]:
 
 def _batch(path: str, settings: batch.Settings, syntax: str | None, output: str | None,
            workers: int) -> NoReturn:
-    lines = read_source(path).text.splitlines()
+    lines = read_lines(path)
     try:
         if output is None:
             ok = batch.run(lines, settings, sys.stdout, syntax=syntax, workers=workers)
         else:
-            skip = finished(output)
-            with open(output, "a", encoding="utf-8") as out:
-                ok = batch.run(lines, settings, out, syntax=syntax, workers=workers, skip=skip)
+            with appending(output, path) as (out, pending):
+                ok = batch.run(lines, settings, out, syntax=syntax, workers=workers, pending=pending)
     except QlangError as exc:
         fail(exc)
     except OSError as exc:
+        if output is None:
+            raise  # standard output was closed (`| head`): click ends quietly
         raise click.UsageError(f"{output}: {exc.strerror}") from None
     sys.exit(0 if ok else 1)
 
