@@ -10,8 +10,9 @@ from typing import Any
 
 import click
 
-from qlang.console import fail, read_source
-from qlang.errors import QlangError
+from qlang.batch import internal_error
+from qlang.console import fail, read_bytes, read_source
+from qlang.errors import QlangError, error, shown
 from qlang.syntax import SYNTAXES
 from qlang.train.pairs import normal_question
 from qlang.translate.cli import backend_from, read_questions, settings_from, translation_options
@@ -106,7 +107,15 @@ def evaluate(translations: str, question_files: tuple[str, ...], syntax: str | N
 
     gold: dict[str, dict[str, Any]] = {}
     for path in question_files:
-        gold |= {str(r["id"]): r for r in read_questions(path)}
+        try:
+            records = read_questions(path)
+        except QlangError as exc:
+            fail(exc)
+        programs = {str(r["id"]): r for r in records if r.get("id") is not None and "semantic" in r}
+        if not programs:
+            fail(error(QlangError, "input", f"{path}: not a question file (no record has an id "
+                       "and a 'semantic' program)"))
+        gold |= programs
     lines = _translations(translations)
     known = [r for r in lines if str(r.get("id")) in gold]
     seen = _question_texts(seen_file) if seen_file else set()
@@ -120,13 +129,17 @@ def evaluate(translations: str, question_files: tuple[str, ...], syntax: str | N
             gold_root = gqa.to_ir(gqa.steps_from_json(question["semantic"]))
         except QlangError:
             continue
-        scores.append(score(program, program_syntax, gold_root))
+        try:
+            scores.append(score(program, program_syntax, gold_root))
+            if library is not None and question.get("imageId") in library.image_ids:
+                from qlang.evaluate.answers import judge
+
+                judged.append(judge(str(record["id"]), program, program_syntax, question, library))
+        except Exception as exc:  # one translation's failure must not cost the whole evaluation
+            click.echo(f"{translations}: id {record['id']}: skipped: {internal_error(exc)}", err=True)
+            continue
         if seen_file and normal_question(str(question.get("question", ""))) not in seen:
             unseen.append(scores[-1])
-        if library is not None and question.get("imageId") in library.image_ids:
-            from qlang.evaluate.answers import judge
-
-            judged.append(judge(str(record["id"]), program, program_syntax, question, library))
     figures = {"all": summarize(scores)} | ({"verbatim-unseen": summarize(unseen)} if seen_file else {})
     _print_evaluation(len(lines), figures, _latency(known), judged, as_json)
 
@@ -151,16 +164,18 @@ def _latency(records: list[dict[str, Any]]) -> dict[str, float]:
 def _translations(path: str) -> list[dict[str, Any]]:
     """The translation records; a line that is not one is reported and skipped."""
     records = []
-    with open(path, encoding="utf-8", errors="replace") as handle:
-        for number, line in enumerate(handle, start=1):
-            try:
-                record = json.loads(line) if line.strip() else None
-            except json.JSONDecodeError as exc:
-                record = exc.msg
-            if isinstance(record, dict) and "id" in record:
-                records.append(record)
-            elif record is not None:
-                click.echo(f"{path}:{number}: skipped: not a translation record ({record})", err=True)
+    for number, line in enumerate(read_bytes(path).split(b"\n"), start=1):  # "\n" alone ends a line
+        try:
+            record = json.loads(line) if line.strip() else None
+        except json.JSONDecodeError as exc:
+            record = exc.msg
+        except UnicodeDecodeError:
+            record = "not UTF-8 text"
+        if isinstance(record, dict) and "id" in record:
+            records.append(record)
+        elif record is not None:
+            click.echo(f"{path}:{number}: skipped: not a translation record ({shown(str(record))})",
+                       err=True)
     return records
 
 

@@ -10,13 +10,12 @@ import sys
 import time
 from collections.abc import Callable
 from contextlib import nullcontext
-from pathlib import Path
 from typing import Any
 
 import click
 
-from qlang.batch import finished, resume_key, write
-from qlang.console import fail, read_source
+from qlang.batch import Pending, appending, internal_error, resume_key, write
+from qlang.console import fail, read_bytes, read_source
 from qlang.errors import Diagnostic, QlangError, error
 from qlang.syntax import SYNTAXES
 from qlang.translate.backends import BACKENDS, Backend, load_backend
@@ -138,15 +137,27 @@ def translate(question: str | None, questions_file: str | None, output: str | No
     """Translate a natural-language QUESTION into a program."""
     if (question is None) == (questions_file is None):
         raise click.UsageError("give a QUESTION or --jsonl FILE (not both)")
+    if question is not None and not question.strip():
+        raise click.UsageError("the QUESTION is empty")
     try:
-        translator = make_translator(options)
+        try:
+            translator = make_translator(options)
+        except (ValueError, RuntimeError) as exc:  # llama.cpp's word for a file that is no model
+            raise error(QlangError, "backend", f"cannot load the model: {exc}") from None
         if questions_file is not None:
             ok = run_batch(translator, questions_file, output, limit)
             sys.exit(0 if ok else 1)
         assert question is not None
-        result = translator.translate(question)
+        try:
+            result = translator.translate(question)
+        except (ValueError, RuntimeError) as exc:  # e.g. a question longer than the context
+            raise internal_error(exc) from None
     except QlangError as exc:
         fail(exc)
+    except OSError as exc:
+        if output is None:
+            raise  # standard output was closed (`| head`): click ends quietly
+        raise click.UsageError(f"{output}: {exc.strerror}") from None
     if verbose:
         click.echo(json.dumps({k: v for k, v in result.to_json().items() if k != "program"}), err=True)
     if result.error is not None:
@@ -156,20 +167,40 @@ def translate(question: str | None, questions_file: str | None, output: str | No
 
 
 def read_questions(path: str, limit: int | None = None) -> list[dict[str, Any]]:
-    """Questions with ids from a GQA question file (a JSON object by id) or JSON lines."""
-    text = Path(path).read_text(encoding="utf-8")
+    """Question records from a GQA question file (a JSON object by id, or a list) or JSON lines.
+
+    A record without an id gets its place as ``input_line``, which keys its result for resuming;
+    an entry that is no record (a JSON line that is not UTF-8, not JSON or not an object) becomes
+    ``{"input_line", "problem"}``, so that it costs only its own result.
+    """
+    data = read_bytes(path)
     try:
-        data = json.loads(text)
-        records = [{"id": k, **v} for k, v in data.items()] if isinstance(data, dict) else data
-    except json.JSONDecodeError:
-        try:
-            records = [json.loads(line) for line in text.splitlines() if line.strip()]
-        except json.JSONDecodeError as exc:
-            raise error(QlangError, "input", f"{path}: neither a GQA question file nor JSON lines: "
-                        f"{exc.msg} (line {exc.lineno})") from None
-    if not isinstance(records, list) or not all(isinstance(r, dict) for r in records):
-        raise error(QlangError, "input", f"{path}: expected question records with 'id' and 'question'")
-    return records[:limit]
+        whole = json.loads(data.decode("utf-8-sig"))
+    except ValueError:  # not one JSON document (nor UTF-8): JSON lines
+        lines = data.removeprefix(b"\xef\xbb\xbf").split(b"\n")
+        entries = [(number, _json_line(line)) for number, line in enumerate(lines, start=1)
+                   if line.strip()]
+    else:
+        if not isinstance(whole, dict | list):
+            raise error(QlangError, "input", f"{path}: expected question records with 'id' and 'question'")
+        entries = ([(n, {"id": k, **v} if isinstance(v, dict) else v)
+                    for n, (k, v) in enumerate(whole.items(), start=1)]
+                   if isinstance(whole, dict) else list(enumerate(whole, start=1)))
+    return [_question_record(number, entry) for number, entry in entries[:limit]]
+
+
+def _json_line(line: bytes) -> object:
+    try:
+        return json.loads(line)
+    except ValueError as exc:
+        return f"not JSON: {exc}"
+
+
+def _question_record(number: int, entry: object) -> dict[str, Any]:
+    if not isinstance(entry, dict):
+        why = entry if isinstance(entry, str) else "not a question record"
+        return {"input_line": number, "problem": f"entry {number}: {why}"}
+    return entry if entry.get("id") is not None else {**entry, "input_line": number}
 
 
 def run_batch(translator: Translator, path: str, output: str | None, limit: int | None) -> bool:
@@ -177,10 +208,9 @@ def run_batch(translator: Translator, path: str, output: str | None, limit: int 
     from tqdm import tqdm
 
     records = read_questions(path, limit)
-    done = finished(output) if output else set()
-    todo = [r for r in records if resume_key({"id": r.get("id")}) not in done]
     ok = True
-    with open(output, "a", encoding="utf-8") if output else nullcontext(sys.stdout) as out:
+    with appending(output, path) if output else nullcontext((sys.stdout, Pending())) as (out, pending):
+        todo = [r for r in records if pending(resume_key(r))]
         for record in tqdm(todo, desc="translate", unit="q", file=sys.stderr, disable=None):
             result = _translate_record(translator, record)
             ok = ok and "error" not in result
@@ -189,15 +219,18 @@ def run_batch(translator: Translator, path: str, output: str | None, limit: int 
 
 
 def _translate_record(translator: Translator, record: dict[str, Any]) -> dict[str, Any]:
+    key = {"id": record.get("id")} | ({"input_line": record["input_line"]} if "input_line" in record else {})
     question = record.get("question")
     if not isinstance(question, str) or not question.strip():
-        problem = Diagnostic("input", "the record has no 'question' text")
-        return {"id": record.get("id"), "error": problem.to_json()}
+        problem = Diagnostic("input", record.get("problem", "the record has no 'question' text"))
+        return {**key, "error": problem.to_json()}
     try:
         translation = translator.translate(question)
     except QlangError as exc:
         translation = Translation(question, error=exc)
-    return {"id": record.get("id"), **translation.to_json()}
+    except Exception as exc:  # one question's failure (e.g. longer than the context) must not end the batch
+        translation = Translation(question, error=internal_error(exc))
+    return {**key, **translation.to_json()}
 
 
 @click.command()
