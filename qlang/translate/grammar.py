@@ -20,8 +20,8 @@ unique(relate_any(negate(filter(select(scene(), ...``, counting ``scene()`` as 1
 expressions may nest at most `MAX_DEPTH` = 10: the typed rules are unrolled per level,
 ``objects-3 ::= op-scene | op-select-3 | ...`` with ``op-select-3 ::= "select(" objects-2 ...``.
 Each operand position still has the same few alternatives, so llama.cpp keeps as many stacks
-as before and masks as fast; the grammar has about 200 more short rules (compiled in a few
-milliseconds by either engine).  Code-like expressions (each assignment and the answer) are
+as before and masks as fast; the grammar has about 200 more short rules and compiles about
+as fast (bench/README.md).  Code-like expressions (each assignment and the answer) are
 bounded the same way.
 
 Flat.  A fact ``op(N, refs..., literals...).`` has its literal positions typed per operation,
