@@ -18,9 +18,9 @@ from qlang.errors import QlangError, error
 from qlang.ir import Node
 from qlang.passes.canonical import canonicalize
 from qlang.syntax import SYNTAXES
+from qlang.translate import instruction
 from qlang.translate.backends import Backend, Generation, Request
 from qlang.translate.examples import Example, select
-from qlang.translate import instruction
 from qlang.translate.grammar import generate
 from qlang.translate.postprocess import clean
 from qlang.translate.prompts import Prompt, build_prompt, with_repair
