@@ -44,9 +44,12 @@ class Question:
 
 
 def questions_from(records: Iterable[dict[str, Any]]) -> list[Question]:
-    """Questions with their gold programs (None where GQA's cannot be read)."""
+    """Questions with their gold programs (None where GQA's cannot be read); records without a
+    question text (a line of the file that could not be read) are left out."""
     result = []
     for record in records:
+        if not isinstance(record.get("question"), str) or not record["question"].strip():
+            continue
         try:
             gold = gqa.to_ir(gqa.steps_from_json(record["semantic"])) if "semantic" in record else None
         except QlangError:  # an unreadable gold program only costs this question its metrics

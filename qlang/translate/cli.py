@@ -15,7 +15,7 @@ from typing import Any
 import click
 
 from qlang.batch import Pending, appending, internal_error, resume_key, write
-from qlang.console import fail, read_bytes, read_source
+from qlang.console import Bounded, fail, read_bytes, read_source
 from qlang.errors import Diagnostic, QlangError, error
 from qlang.syntax import SYNTAXES
 from qlang.translate.backends import BACKENDS, Backend, load_backend
@@ -140,18 +140,12 @@ def translate(question: str | None, questions_file: str | None, output: str | No
     if question is not None and not question.strip():
         raise click.UsageError("the QUESTION is empty")
     try:
-        try:
-            translator = make_translator(options)
-        except (ValueError, RuntimeError) as exc:  # llama.cpp's word for a file that is no model
-            raise error(QlangError, "backend", f"cannot load the model: {exc}") from None
+        translator = make_translator(options)
         if questions_file is not None:
             ok = run_batch(translator, questions_file, output, limit)
             sys.exit(0 if ok else 1)
         assert question is not None
-        try:
-            result = translator.translate(question)
-        except (ValueError, RuntimeError) as exc:  # e.g. a question longer than the context
-            raise internal_error(exc) from None
+        result = translator.translate(question)
     except QlangError as exc:
         fail(exc)
     except OSError as exc:
@@ -238,8 +232,8 @@ def _translate_record(translator: Translator, record: dict[str, Any]) -> dict[st
 @click.option("--scene", type=click.Path(allow_dash=True, dir_okay=False), required=True,
               help="GQA scene-graph JSON (one graph or graphs by image id), or ASP facts.")
 @click.option("--image-id", help="The scene's image id, when the file holds several.")
-@click.option("--top-k", type=click.IntRange(min=1), default=3, show_default=True)
-@click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=10.0, show_default=True,
+@click.option("--top-k", type=click.IntRange(min=1, max=1000), default=3, show_default=True)
+@click.option("--timeout", type=Bounded(min=0, max=86_400, min_open=True), default=10.0, show_default=True,
               help="Seconds for solving.")
 @translation_options
 def ask(question: str, scene: str, image_id: str | None, top_k: int, timeout: float,

@@ -95,9 +95,12 @@ class LlamaCppBackend:
         if lora is not None and not Path(lora).is_file():
             raise backend_error(f"no GGUF LoRA adapter at {lora}")
         self.model = path.name if lora is None else f"{path.name}+{Path(lora).name}"
-        self.llm: Any = llama_cpp.Llama(
-            model_path=str(path), n_ctx=n_ctx, n_gpu_layers=n_gpu_layers, seed=seed,
-            n_threads=threads or os.cpu_count(), lora_path=lora, verbose=False)
+        try:
+            self.llm: Any = llama_cpp.Llama(
+                model_path=str(path), n_ctx=n_ctx, n_gpu_layers=n_gpu_layers, seed=seed,
+                n_threads=threads or os.cpu_count(), lora_path=lora, verbose=False)
+        except (ValueError, RuntimeError) as exc:  # llama.cpp's word for a file that is no model
+            raise backend_error(f"cannot load {self.model}: {exc}") from None
         self.repetition = repetition
         self._chat = self._chat_formatter()
         self._grammars: dict[str, Any] = {}
@@ -151,10 +154,13 @@ class LlamaCppBackend:
     def generate(self, request: Request) -> Generation:
         prompt = self.tokens(request)
         start = time.perf_counter()
-        result = self.llm.create_completion(
-            prompt, max_tokens=request.max_tokens, temperature=0.0,
-            grammar=self._grammar(request.gbnf), logits_processor=self._processors(request.lark),
-            stopping_criteria=self._stop(len(prompt)))
+        try:
+            result = self.llm.create_completion(
+                prompt, max_tokens=request.max_tokens, temperature=0.0,
+                grammar=self._grammar(request.gbnf), logits_processor=self._processors(request.lark),
+                stopping_criteria=self._stop(len(prompt)))
+        except ValueError as exc:  # e.g. a prompt longer than the context
+            raise backend_error(f"{self.model}: {exc}") from None
         usage = result["usage"]
         return Generation(result["choices"][0]["text"], usage["prompt_tokens"],
                           usage["completion_tokens"], time.perf_counter() - start)
