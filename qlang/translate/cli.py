@@ -140,8 +140,11 @@ def translate(question: str | None, questions_file: str | None, output: str | No
     if question is not None and not question.strip():
         raise click.UsageError("the QUESTION is empty")
     try:
+        start = time.perf_counter()
         translator = make_translator(options)
         if questions_file is not None:
+            click.echo(f"model {translator.backend.model} loaded in "
+                       f"{time.perf_counter() - start:.2f} s", err=True)
             ok = run_batch(translator, questions_file, output, limit)
             sys.exit(0 if ok else 1)
         assert question is not None
