@@ -167,7 +167,7 @@ def test_batch_goes_on_after_bad_lines(tmp_path: Path) -> None:
             assert got[qid]["answers"][0]["answer"] == record["answer"]
         else:
             assert got[qid]["error"]["kind"] == "scene"
-    assert got["nested"]["answers"] == [{"answer": "yes", "cost": []}]
+    assert got["nested"]["answers"] == [{"answer": "yes", "cost": [], "rank": 1}]
     assert got["typo"]["error"]["column"] == 23
     assert got[len(questions) + 3]["error"]["kind"] == "input"
     assert "999" in got["noscene"]["error"]["message"]
@@ -229,9 +229,9 @@ def test_a_dead_worker_ends_the_batch_with_a_message_instead_of_hanging() -> Non
     assert "run again with --output" in str(caught.value)
 
 
-def test_top_k_prints_answers_with_their_costs_best_first(tmp_path: Path) -> None:
+def test_top_k_distinct_prints_answers_with_their_costs_best_first(tmp_path: Path) -> None:
     scene = write(tmp_path / "weighted.json", json.dumps(SCENE))
-    code, out, _ = run("solve", "--top-k", "3", "--scene", scene,
+    code, out, _ = run("solve", "--top-k", "3", "--distinct", "--scene", scene,
                        input="query(unique(filter(select(scene(), cup), color, green)), material)")
     assert code == 0
     (first, first_cost), (second, second_cost) = (line.split("\t") for line in out.splitlines())

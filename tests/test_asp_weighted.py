@@ -27,8 +27,9 @@ SCENE = {"width": 300, "height": 300, "objects": {
 
 
 def ask(program: str, top_k: int = 3) -> Result:
+    """The top-k distinct answers (the models' ranking is tested in test_top_k.py)."""
     facts = SceneLibrary(Source(json.dumps(SCENE))).facts()
-    return solve(qlang.lower(qlang.compile(program)), facts, top_k=top_k)
+    return solve(qlang.lower(qlang.compile(program)), facts, top_k=top_k, distinct=True)
 
 
 def test_the_likeliest_scene_has_no_green_cup() -> None:

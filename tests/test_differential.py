@@ -120,7 +120,8 @@ def asp_answers(root: Node, graph: dict[str, Any]) -> frozenset[str]:
     scene = SceneLibrary(Source(json.dumps(graph))).facts()
     found: set[str] = set()
     while True:  # every distinct answer: ask for one more than found until none is new
-        answers = {a.value for a in solve(question, scene, top_k=len(found) + 1).answers}
+        answers = {a.value for a in solve(question, scene, top_k=len(found) + 1,
+                                                 distinct=True).answers}
         if answers <= found:
             return frozenset(sanitize(a) for a in found)
         found |= answers

@@ -43,6 +43,8 @@ class Settings:
     scenes: SceneLibrary
     top_k: int = 1
     limits: Limits = DEFAULT_LIMITS
+    #: the k best distinct answers instead of the k best models
+    distinct: bool = False
 
 
 def run(lines: Iterable[bytes], settings: Settings, out: TextIO, *, syntax: str | None = None,
@@ -127,7 +129,7 @@ def _answer(task: Task) -> dict[str, Any]:
         result["input_line"] = task.line
     try:
         answers = solve(task.question, _SETTINGS.scenes.facts(task.image_id), top_k=_SETTINGS.top_k,
-                        limits=_SETTINGS.limits)
+                        distinct=_SETTINGS.distinct, limits=_SETTINGS.limits)
         result["answers"] = [a.to_json() for a in answers.answers]
         if not answers.complete:
             result["complete"] = False

@@ -54,7 +54,9 @@ def _common(command: click.decorators.FC) -> click.decorators.FC:
 @click.command()
 @_common
 @click.option("--top-k", type=click.IntRange(min=1, max=MAX_TOP_K), default=1, show_default=True,
-              help="How many distinct answers, best first.")
+              help="How many models (answer sets), best first: an answer a model, with its rank.")
+@click.option("--distinct", is_flag=True,
+              help="The k best distinct answers instead of the k best models.")
 @click.option("--jsonl", is_flag=True,
               help='Batch: each --program line is {"id", "program" | "semantic", "image_id" | "imageId"}.')
 @click.option("--output", type=click.Path(dir_okay=False),
@@ -62,24 +64,29 @@ def _common(command: click.decorators.FC) -> click.decorators.FC:
 @click.option("--workers", type=click.IntRange(min=1, max=MAX_WORKERS), default=1, show_default=True,
               help="Batch: worker processes.")
 def solve(program: str, scene: str, image_id: str | None, from_: str | None, timeout: float,
-          max_ground: int, top_k: int, jsonl: bool, output: str | None, workers: int) -> None:
-    """Answer a question program over a scene: one answer a line, best first, with its cost."""
+          max_ground: int, top_k: int, distinct: bool, jsonl: bool, output: str | None,
+          workers: int) -> None:
+    """Answer a question program over a scene: one model a line, best first, as its answer and
+    cost, after its rank when --top-k is above 1 (tied models share a rank); --distinct: one
+    answer a line."""
     if not jsonl and (output is not None or workers != 1):
         raise click.UsageError("--output and --workers are for batch mode (--jsonl)")
     limits = Limits(timeout, max_ground)
     scenes = _scenes(scene)
     if jsonl:
-        _batch(program, batch.Settings(scenes, top_k, limits), from_, output, workers)
+        _batch(program, batch.Settings(scenes, top_k, limits, distinct), from_, output, workers)
     question, source = _question(program, from_)
     try:
-        result = solve_question(question, scenes.facts(image_id), top_k=top_k, limits=limits)
+        result = solve_question(question, scenes.facts(image_id), top_k=top_k,
+                                distinct=distinct, limits=limits)
     except QlangError as exc:
         fail(exc, source)
     if not result.answers:
         fail(error(SolveError, "no-answer", "the question has no answer in this scene"), source)
     for answer in result.answers:
         cost = f"\t{','.join(map(str, answer.cost))}" if any(answer.cost) else ""
-        click.echo(f"{answer.value}{cost}")
+        ranked = top_k > 1 and not distinct
+        click.echo(f"{answer.rank}\t{answer.value}{cost}" if ranked else f"{answer.value}{cost}")
     if not result.complete:
         click.echo(f"{source.name}: warning: the timeout cut the search short after "
                    f"{len(result.answers)} answer(s)", err=True)

@@ -45,9 +45,11 @@ class Answer:
     value: str
     #: the optimisation cost, highest priority first (empty for a scene without weights)
     cost: tuple[int, ...]
+    #: 1 + the number of models found that cost less: tied models share a rank
+    rank: int = 1
 
     def to_json(self) -> dict[str, object]:
-        return {"answer": self.value, "cost": list(self.cost)}
+        return {"answer": self.value, "cost": list(self.cost), "rank": self.rank}
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,14 +114,51 @@ class Session:
             everything = tuple(model.symbols(atoms=True)) if atoms else ()
             best[:] = [Found(tuple(model.symbols(shown=True)), tuple(model.cost), everything)]
 
-        with self.ctl.solve(assumptions=assumptions, on_model=keep, async_=True) as handle:
-            if not handle.wait(max(0.0, self.deadline - time.monotonic())):
-                handle.cancel()
-                raise self._timeout()
-            result = handle.get()
+        result = self._search(keep, assumptions)
         if result.unsatisfiable or not best:
             return None
         return best[0]
+
+    def best_models(self, k: int) -> tuple[list[Found], bool]:
+        """Up to k models, cheapest first: all optimal models (a tier), then, once they are
+        excluded, the next tier, and so on; False when the deadline cut a later tier short."""
+        self.ctl.configuration.solve.opt_mode = "optN"  # type: ignore[union-attr]
+        self.ctl.configuration.solve.models = 0  # type: ignore[union-attr]
+        # what tells one model from another, needed only to exclude a tier before the next
+        open_atoms = [a.literal for a in self.ctl.symbolic_atoms if not a.is_fact] if k > 1 else []
+        found: list[Found] = []
+        tier: list[tuple[Found, list[int]]] = []
+
+        def keep(model: clingo.Model) -> bool:
+            if model.cost and not model.optimality_proven:
+                return True  # still converging on this tier's cost
+            assignment = [a if model.is_true(a) else -a for a in open_atoms]
+            tier.append((Found(tuple(model.symbols(shown=True)), tuple(model.cost), ()), assignment))
+            return len(found) + len(tier) < k
+
+        while len(found) < k:
+            tier.clear()
+            try:
+                self._search(keep, [])
+            except SolveError:
+                if not found:
+                    raise
+                return found, False
+            if not tier:
+                break
+            found += [model for model, _ in tier]
+            with self.ctl.backend() as backend:  # exclude this tier's models from the next one
+                for _, assignment in tier:
+                    backend.add_rule([], assignment)
+        return found, True
+
+    def _search(self, on_model: object, assumptions: list[tuple[clingo.Symbol, bool]]) -> clingo.SolveResult:
+        with self.ctl.solve(assumptions=assumptions, on_model=on_model, async_=True) as handle:  # type: ignore[call-overload]
+            if not handle.wait(max(0.0, self.deadline - time.monotonic())):
+                handle.cancel()
+                raise self._timeout()
+            result: clingo.SolveResult = handle.get()
+        return result
 
     def _timeout(self) -> SolveError:
         return error(SolveError, "timeout",  # type: ignore[return-value]
@@ -152,13 +191,21 @@ def _counts(text: str, names: tuple[str, ...]) -> dict[str, int]:
     return {name: found.count(name) for name in names}
 
 
-def solve(question: str, scene: str, *, top_k: int = 1, limits: Limits = DEFAULT_LIMITS) -> Result:
-    """The top-k distinct answers of a lowered question over scene facts, cheapest first.
+def solve(question: str, scene: str, *, top_k: int = 1, distinct: bool = False,
+          limits: Limits = DEFAULT_LIMITS) -> Result:
+    """The k best models of a lowered question over scene facts, cheapest first, as answers
+    with their rank; with `distinct`, the k best distinct answers instead.
 
     >>> solve("scene(0). select(1, 0, cat). exist(2, 1). end(2).", "object(1). has_attr(1, class, dog).")
-    Result(answers=(Answer(value='no', cost=()),), complete=True)
+    Result(answers=(Answer(value='no', cost=(), rank=1),), complete=True)
     """
     session = Session(question, scene, limits)
+    if not distinct:
+        models, complete = session.best_models(top_k)
+        rank: dict[tuple[int, ...], int] = {}
+        for index, model in enumerate(models):
+            rank.setdefault(model.cost, index + 1)
+        return Result(tuple(Answer(m.answer, m.cost, rank[m.cost]) for m in models), complete)
     answers: list[Answer] = []
     found: list[tuple[clingo.Symbol, bool]] = []
     for _ in range(top_k):
@@ -170,6 +217,6 @@ def solve(question: str, scene: str, *, top_k: int = 1, limits: Limits = DEFAULT
             return Result(tuple(answers), complete=False)
         if best is None:
             break
-        answers.append(Answer(best.answer, best.cost))
+        answers.append(Answer(best.answer, best.cost, len(answers) + 1))
         found += [(s, False) for s in best.shown if s.name == "ans"]
     return Result(tuple(answers))
