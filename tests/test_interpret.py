@@ -284,3 +284,31 @@ def test_missing_wordnet_says_how_to_install_it(monkeypatch: pytest.MonkeyPatch,
     finally:
         monkeypatch.undo()
         wn.reader.cache_clear()
+
+
+# ----- the seed thesis's semantics (§4.1) ----------------------------------------------------------
+
+def test_thesis_relate_raises_missing_edge_where_qlang_finds_an_empty_set() -> None:
+    nobody_eats = op("exist", op("relate", op("select", op("scene"), "shorts"), "person", "eating",
+                                 "subject"))
+    assert interpret(nobody_eats, MAN_AND_SHORTS) == "no"
+    with pytest.raises(MissingEdge):
+        interpret(nobody_eats, MAN_AND_SHORTS, semantics="thesis")
+    wearer = op("exist", op("relate", op("select", op("scene"), "shorts"), "person", "wearing", "subject"))
+    assert interpret(wearer, MAN_AND_SHORTS, semantics="thesis") == "yes"
+
+
+def test_thesis_choose_answers_with_the_first_option_that_holds() -> None:
+    striped = Scene.from_json({"width": 9, "height": 9, "objects": {"1": {
+        "name": "zebra", "attributes": ["white", "black"], "relations": [], "x": 1, "y": 1, "w": 1, "h": 1}}})
+    black_or_white = op("choose_attr", the("zebra"), "color", "black", "white")
+    white_or_black = op("choose_attr", the("zebra"), "color", "white", "black")
+    assert interpret(black_or_white, striped, semantics="thesis") == "black"
+    assert interpret(white_or_black, striped, semantics="thesis") == "white"
+    with pytest.raises(AmbiguousAnswer):
+        interpret(black_or_white, striped)
+
+
+@pytest.mark.parametrize("question", emma_questions(), ids=lambda q: q["question"])
+def test_emma_questions_are_answerable_under_the_thesis_semantics(question: dict[str, Any]) -> None:
+    assert answerable(question, scene("emma", question["imageId"]), semantics="thesis")

@@ -11,12 +11,19 @@ from qlang.interpret.errors import (
     NonTrivialCategory,
     NotInWordnet,
 )
-from qlang.interpret.interpreter import Outcome, answerable, evaluate, interpret, sanitize
+from qlang.interpret.interpreter import (
+    SEMANTICS,
+    Outcome,
+    answerable,
+    evaluate,
+    interpret,
+    sanitize,
+)
 from qlang.interpret.knowledge import Knowledge
 from qlang.interpret.scene import Scene
 
 __all__ = [
-    "KNOWLEDGE_ERRORS", "AmbiguousAnswer", "EmptyChoice", "EmptyQuery", "IncompleteMetadata",
-    "InterpretError", "Knowledge", "MissingEdge", "NonTrivialCategory", "NotInWordnet", "Outcome",
-    "Scene", "answerable", "evaluate", "interpret", "sanitize",
+    "KNOWLEDGE_ERRORS", "SEMANTICS", "AmbiguousAnswer", "EmptyChoice", "EmptyQuery",
+    "IncompleteMetadata", "InterpretError", "Knowledge", "MissingEdge", "NonTrivialCategory",
+    "NotInWordnet", "Outcome", "Scene", "answerable", "evaluate", "interpret", "sanitize",
 ]

@@ -7,6 +7,13 @@ node chooses once for all its consumers, as in the ASP theory).  A choice that f
 dropped; one answer left is *the* answer, several are `AmbiguousAnswer`, none re-raises the
 first failure.  An empty input to `unique` is `MissingEdge` after a relation and `EmptyChoice`
 after `compare`, since those name the reason best; otherwise it is `EmptyQuery`.
+
+Two semantics.  ``thesis`` is §4.1 of the seed thesis, what its oracle did: a relation that
+finds nothing raises `MissingEdge` wherever it is (so ``exist`` over it has no answer), and a
+choice answers with its *first* option that holds.  ``qlang`` (the default here) follows the
+ASP theory instead, so that the differential test can hold the two back ends to one meaning: an
+empty relation is an empty set, and a choice answers with every option that holds (then
+`AmbiguousAnswer` when several do).
 """
 
 from __future__ import annotations
@@ -38,6 +45,8 @@ _EMPTY_INPUT: Mapping[str, type[InterpretError]] = {
 }
 #: Spatial relations answer as the side: "to the left (of)" -> "left", "in front of" -> "front".
 _SIDE = re.compile(r"to the (\w+)(?: of)?|in (\w+) of")
+#: The interpreter's semantics (module docstring): the seed thesis's §4.1, or the ASP theory's.
+SEMANTICS = ("thesis", "qlang")
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,32 +77,36 @@ def sanitize(answer: object) -> str:
     return next(filter(None, side.groups())) if side else str(answer)
 
 
-def evaluate(root: Node, scene: Scene, knowledge: Knowledge | None = None) -> Outcome:
+def evaluate(root: Node, scene: Scene, knowledge: Knowledge | None = None,
+             semantics: str = "qlang") -> Outcome:
     """Every answer the program can give over the scene (knowledge: ontology and WordNet)."""
-    run = _Run(scene, knowledge or Knowledge())
+    run = _Run(scene, knowledge or Knowledge(), semantics == "thesis")
     answers = frozenset(sanitize(a) for a in run.branches(postorder(root), 0, {}))
     return Outcome(answers, tuple(run.failures))
 
 
-def interpret(root: Node, scene: Scene, knowledge: Knowledge | None = None) -> str:
+def interpret(root: Node, scene: Scene, knowledge: Knowledge | None = None,
+              semantics: str = "qlang") -> str:
     """The program's one answer over the scene, or the `InterpretError` saying why there is none."""
-    return evaluate(root, scene, knowledge).answer
+    return evaluate(root, scene, knowledge, semantics).answer
 
 
-def answerable(question: Mapping[str, Any], scene: Scene, knowledge: Knowledge | None = None) -> bool:
+def answerable(question: Mapping[str, Any], scene: Scene, knowledge: Knowledge | None = None,
+               semantics: str = "thesis") -> bool:
     """Whether a GQA question's gold program yields its gold answer over its scene graph: the
     seed's filter, so that translations are judged only where the oracle can answer."""
     try:
         root = gqa.to_ir(gqa.steps_from_json(question["semantic"]))
-        return bool(interpret(root, scene, knowledge) == question["answer"])
+        return bool(interpret(root, scene, knowledge, semantics) == question["answer"])
     except (InterpretError, QlangError):
         return False
 
 
 class _Run:
-    def __init__(self, scene: Scene, knowledge: Knowledge) -> None:
+    def __init__(self, scene: Scene, knowledge: Knowledge, thesis: bool) -> None:
         self.scene = scene
         self.k = knowledge
+        self.thesis = thesis
         self.failures: list[InterpretError] = []
 
     def branches(self, order: list[Node], index: int, values: dict[Node, Any]) -> Iterator[Any]:
@@ -133,6 +146,16 @@ class _Run:
     def keep(self, xs: Objects, test: Callable[[str], bool]) -> list[Objects]:
         return [tuple(x for x in xs if test(x))]
 
+    def traversed(self, found: Objects, what: str) -> list[Objects]:
+        """A relation's result; the thesis's `relate` fails on finding nothing."""
+        if self.thesis and not found:
+            raise MissingEdge(f"no {what}")
+        return [found]
+
+    def chosen(self, held: list[str]) -> list[str]:
+        """A choice's answers: the thesis's `choose` takes the first option that holds."""
+        return held[:1] if self.thesis else held
+
     def described(self, xss: Sequence[Objects], category: str) -> list[set[str]]:
         """Each object's values of `category`; comparing objects the graph says nothing of is
         beyond it."""
@@ -156,7 +179,9 @@ class _Run:
         return self.keep(xs, lambda x: self.k.has_anywhere(self.scene, self.obj(x), value))
 
     def relate(self, _: Node, xs: Objects, cls: str, rel: str, direction: str) -> list[Objects]:
-        return [self.related(xs, rel, direction, cls)]
+        role = "subject" if direction == "subject" else "object"
+        return self.traversed(self.related(xs, rel, direction, cls),
+                              f"{cls} is the {role} of a {rel!r} edge of the input")
 
     def relate_any(self, node: Node, xs: Objects, rel: str, direction: str) -> list[Objects]:
         return self.relate(node, xs, "_", rel, direction)
@@ -166,8 +191,9 @@ class _Run:
             mine = set(self.values(o, category))
             return any(x != o and mine & set(self.values(x, category)) for x in xs)
 
-        return self.keep(tuple(self.scene.objects),
-                         lambda o: self.k.is_a(self.obj(o).name, cls) and shares(o))
+        (found,) = self.keep(tuple(self.scene.objects),
+                             lambda o: self.k.is_a(self.obj(o).name, cls) and shares(o))
+        return self.traversed(found, f"{cls} shares the input's {category}")
 
     def unique(self, node: Node, xs: Objects) -> list[str]:
         if not xs:
@@ -197,13 +223,13 @@ class _Run:
         held = [v for v in options if self.has(x, category, v)]
         if not held:
             raise EmptyChoice(f"{self.obj(x).name} ({x}) is neither {' nor '.join(options)}")
-        return held
+        return self.chosen(held)
 
     def choose_rel(self, _: Node, x: str, cls: str, rel0: str, rel1: str, direction: str) -> list[str]:
         held = [r for r in (rel0, rel1) if self.related((x,), r, direction, cls)]
         if not held:
             raise MissingEdge(f"no {cls} is {rel0} or {rel1} {self.obj(x).name} ({x})")
-        return held
+        return self.chosen(held)
 
     def common(self, _: Node, x: str, y: str) -> list[str]:
         shared = set(self.obj(x).attributes) & set(self.obj(y).attributes)
