@@ -213,3 +213,39 @@ def _print_evaluation(lines: int, figures: dict[str, Any], latency: dict[str, fl
         for row in rows:
             accuracy, oracle = f"{row['accuracy']:.1%}", f"{row['vs_oracle']:.1%}"
             click.echo(f"| {row['generosity']} | {row['k']} | {accuracy} | {oracle} |")
+
+
+@click.command()
+@click.argument("questions_file", metavar="QUESTIONS", type=click.Path(exists=True, dir_okay=False))
+@click.option("--scenes", type=click.Path(exists=True, dir_okay=False), required=True,
+              help="GQA scene graphs by image id.")
+@click.option("--mode", type=click.Choice(["wordnet", "curated"]), default="curated", show_default=True,
+              help="Category knowledge deciding the answerable subset: WordNet alone (the thesis's "
+                   "'pure') or the curated GQA mapping first ('w/ metadata').")
+@click.option("--semantics", type=click.Choice(["thesis", "qlang"]), default="thesis", show_default=True,
+              help="The interpreter's semantics: the thesis's §4.1, or the ASP theory's.")
+@click.option("--output", type=click.Path(dir_okay=False),
+              help="Write the answerable questions here (a GQA question file, by id).")
+def oracle(questions_file: str, scenes: str, mode: str, semantics: str, output: str | None) -> None:
+    """Run every gold program of QUESTIONS over its scene graph: the failure classes of both
+    modes (thesis Table 11) and the answerable questions of --mode."""
+    from qlang.evaluate import oracle as run
+
+    try:
+        questions = [q for q in read_questions(questions_file) if "semantic" in q]
+    except QlangError as exc:
+        fail(exc)
+    graphs = _graphs(scenes)
+    found = {m: run.verdicts(questions, graphs, m, semantics) for m in run.MODES}
+    click.echo(run.table(found))
+    kept = {str(q["id"]): {k: v for k, v in q.items() if k != "id"} for q in questions
+            if found[mode][str(q["id"])] == run.ANSWERABLE}
+    click.echo(f"\n{len(kept)} of {len(questions)} questions answerable ({mode}, {semantics} semantics)")
+    if output is not None:
+        Path(output).write_text(json.dumps(kept, indent=1) + "\n", encoding="utf-8")
+
+
+def _graphs(path: str) -> dict[str, Any]:
+    """The scene graphs by image id (a file holding one graph has no ids to match questions)."""
+    library = _library(path)
+    return {image: library.graph(image) for image in library.image_ids}
