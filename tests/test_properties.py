@@ -10,7 +10,7 @@ import qlang
 from qlang.asp_names import from_term, to_term
 from qlang.errors import Source, UnsupportedOperation
 from qlang.ir import Lit, Node, postorder
-from qlang.passes.canonical import canonicalize
+from qlang.passes.canonical import canonicalize, equivalent, normalize
 from qlang.signatures import SIGNATURES
 from qlang.syntax import SYNTAXES, gqa
 from tests.strategies import programs
@@ -117,3 +117,29 @@ def test_gqa_printer_inverts_the_reader_on_the_thesis_example() -> None:
     text = ("select: truck->relate: tire,of,s [0]->verify color: black [1]->verify shape: round [1]"
             "->and: [2, 3]")
     assert gqa.print_semantic_str(qlang.parse(text)) == text
+
+
+def _shuffled(root: Node, flips: st.DataObject) -> Node:
+    """`root` with the operands of symmetric operations and a choice's alternatives swapped at
+    random: the order the operation table says means nothing."""
+    rebuilt: dict[Node, Node] = {}
+    for node in postorder(root):
+        args = [rebuilt[a] if isinstance(a, Node) else a for a in node.args]
+        sig = SIGNATURES[node.op]
+        if sig.symmetric and flips.draw(st.booleans()):
+            args[0], args[1] = args[1], args[0]
+        if sig.alternatives and flips.draw(st.booleans()):
+            i, j = (len(sig.operands) + k for k in sig.alternatives)
+            args[i], args[j] = args[j], args[i]
+        rebuilt[node] = Node(node.op, tuple(args))
+    return rebuilt[root]
+
+
+@given(root=programs(), flips=st.data())
+def test_meaningless_order_is_normalised_away(root: Node, flips: st.DataObject) -> None:
+    shuffled = _shuffled(root, flips)
+    assert equivalent(root, shuffled)
+    assert normalize(normalize(root)) == normalize(root)
+    assert qlang.check(normalize(root)) == []
+    for syntax in ASP_SYNTAXES:  # the normal form prints and reads back as itself
+        assert normalize(qlang.parse(SYNTAXES[syntax].print(normalize(shuffled)), syntax)) == normalize(root)
