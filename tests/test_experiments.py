@@ -8,6 +8,7 @@ import signal
 import subprocess
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -33,8 +34,11 @@ QUESTIONS = str(DATA / "gqa" / "questions" / "testdev_ood_head.json")
 def test_the_grids_are_the_thesis_tables() -> None:
     base = Settings()
     assert len(prompt_grid(base)) == 5 * 3 * 2
-    assert {c.settings.syntax for c in syntaxes(base)} == {"gqa", "flat", "nested", "code"}
-    assert not next(c for c in syntaxes(base) if c.label == "gqa").settings.constrained
+    free = syntaxes(replace(base, constrained=False))  # the thesis's: every syntax decoded alike
+    assert [c.settings.syntax for c in free] == ["gqa", "flat", "nested", "code"]
+    assert not any(c.settings.constrained for c in free)
+    assert [c.settings.syntax for c in syntaxes(base) if c.settings.constrained] == ["flat", "nested", "code"]
+    assert len(syntaxes(base)) == 3  # GQA's JSON has no grammar: left out, not decoded differently
     assert [c.settings.constrained for c in constrained(base)] == [False, True, True, True]
 
 
@@ -49,13 +53,14 @@ def test_model_specs_name_the_translator_backend_and_model() -> None:
 
 
 class _Fixed:
-    """A translator that always answers with the same program."""
+    """A translator that always answers with the same program (showing `shown` examples)."""
 
-    def __init__(self, program: str) -> None:
+    def __init__(self, program: str, shown: int = 0) -> None:
         self.program = program
+        self.shown = shown
 
     def translate(self, question: str) -> Translation:
-        return Translation(question, self.program, raw=[self.program])
+        return Translation(question, self.program, raw=[self.program], examples=self.shown)
 
 
 def test_each_result_records_exact_strict_and_execution() -> None:
@@ -82,9 +87,9 @@ def test_the_report_has_exact_strict_and_execution_and_reads_old_logs(tmp_path: 
     log = tmp_path / LOG
     log.write_text("".join(json.dumps(r) + "\n" for r in results))
     text = report.write(tmp_path, "Test", log, [], "qlangc test").read_text()
-    assert "| n | parse | check | exact | strict | execution | answer acc. |" in text
-    assert "| 2 | 100.0% | 100.0% | 50.0% | 0.0% | 100.0% | – |" in text
-    assert "| 1 | 100.0% | 100.0% | – | 100.0% | – | – |" in text
+    assert "| n | parse | check | exact | strict | execution | answer acc. | answerable | vs oracle |" in text
+    assert "| 2 | 100.0% | 100.0% | 50.0% | 0.0% | 100.0% | – | – | – |" in text
+    assert "| 1 | 100.0% | 100.0% | – | 100.0% | – | – | – | – |" in text
     assert (tmp_path / "rates.png").stat().st_size > 1000
 
 
@@ -115,3 +120,58 @@ def test_a_killed_experiment_resumes_without_recomputing(tmp_path: Path) -> None
     report = (out / "report.md").read_text()
     assert "| decoding |" in report and "GBNF" in report and "unconstrained" in report
     assert (out / "rates.png").stat().st_size > 1000
+
+
+def test_the_prompt_grid_log_keeps_the_configured_example_count(tmp_path: Path) -> None:
+    """"1 example + cover" shows 9 examples: the log says examples=1, examples_shown=9; the
+    report has the thesis's #Avg Examples and a row per sampling strategy (Table 5)."""
+    one_cover = next(c for c in prompt_grid(Settings()) if c.label == "n=1 random +cover")
+    gold = qlang.parse("exist(select(scene(), cat))")
+    record = _result(one_cover, Question("1", "Is there a cat?", gold),
+                     _Fixed("exist(select(scene(), cat))", shown=9))  # type: ignore[arg-type]
+    assert (record["examples"], record["examples_shown"], record["cover_operators"]) == (1, 9, True)
+    results = [record, record | {"id": "2", "examples_shown": 8, "exact": False},
+               record | {"config": "n=3 jaccard", "examples": 3, "sampling": "jaccard",
+                         "cover_operators": False, "examples_shown": 3}]
+    log = tmp_path / LOG
+    log.write_text("".join(json.dumps(r) + "\n" for r in results))
+    text = report.write(tmp_path, "Grid", log, ["examples", "sampling", "cover_operators"], "q").read_text()
+    assert "| examples | sampling | cover_operators | n | #avg examples | parse |" in text
+    assert "| 1 | random | True | 2 | 8.50 | 100.0% | 100.0% | 50.0% |" in text
+    assert "By sampling strategy" in text
+    assert "| random | 2 | 8.50 |" in text and "| jaccard | 1 | 3.00 |" in text
+
+
+def test_answers_are_judged_where_the_image_has_a_scene_graph(tmp_path: Path) -> None:
+    """The emma questions with a scene: the gold program's own translation answers them all;
+    the report gives top-1/3/5 at each generosity, raw and against the oracle."""
+    from qlang.asp.scene import SceneLibrary
+    from qlang.errors import Source
+    from qlang.evaluate.experiments import answerable_only, questions_from, run
+
+    scenes_dir = DATA / "gqa" / "scenes"
+    emma = json.loads((scenes_dir / "emma_questions.json").read_text())
+    records = [{"id": k, **v} for k, v in emma.items()]
+    questions = questions_from(records)
+    library = SceneLibrary(Source((scenes_dir / "emma_sceneGraphs.json").read_text()))
+    kept = answerable_only(questions, library)
+    assert [q.id for q in kept] == ["142457", "123159", "041477", "041438"]
+
+    class Gold:
+        """Translates each question into its gold program."""
+
+        def translate(self, text: str) -> Translation:
+            semantic = next(q.record["semantic"] for q in questions if q.text == text)
+            program = qlang.convert(json.dumps(semantic), to="nested", from_="gqa")
+            return Translation(text, program, raw=[program])
+
+    config = Config("gold", Settings(syntax="nested"))
+    log = run([config], questions, tmp_path, lambda _: Gold(),  # type: ignore[arg-type, return-value]
+              progress=False, scenes=library)
+    results = [json.loads(line) for line in log.read_text().splitlines()]
+    judged = [r for r in results if "answer_correct" in r]
+    assert len(results) == 9 and len(judged) == 4
+    assert all(r["correct"] and r["answerable"] for r in judged)
+    text = report.write(tmp_path, "Gold", log, [], "q").read_text()
+    assert "| 9 | " in text and "strict@1 (raw / oracle)" in text
+    assert "100.0% / 100.0%" in text

@@ -23,6 +23,11 @@ _experiment_options = (
     click.option("--limit", type=click.IntRange(min=1), help="Only the first N questions."),
     click.option("--out", type=click.Path(file_okay=False), required=True,
                  help="Output folder: results.jsonl (resumable), report.md and PNG plots."),
+    click.option("--scenes", type=click.Path(exists=True, dir_okay=False),
+                 help="GQA scene graphs by image id: also solve each translation and judge its "
+                      "answer (top-1/3/5, each generosity), raw and against the oracle."),
+    click.option("--answerable-only", is_flag=True,
+                 help="Only the questions the oracle answers over --scenes (thesis §3.4)."),
 )
 
 
@@ -36,14 +41,22 @@ def _experiment(name: str, doc: str, extra: tuple[Any, ...] = ()) -> None:
         from qlang.evaluate import experiments, report
 
         specs = options.pop("models", None)
+        scenes, only = options.pop("scenes"), options.pop("answerable_only")
+        if only and scenes is None:
+            raise click.UsageError("--answerable-only needs --scenes")
         if options["translator"] == "auto":  # the thesis's experiments are few-shot ones
             options["translator"] = "fewshot"
+        if name == "syntaxes" and _default("constrained"):  # the thesis decoded every syntax freely
+            options["constrained"] = False
+        library = _library(scenes) if scenes else None
         try:
             base = settings_from(options)
             build = experiments.EXPERIMENTS[name]
             configs = build(base, list(specs)) if name == "models" else build(base)
             questions = experiments.questions_from(read_questions(questions_file, limit))
-            log = experiments.run(configs, questions, Path(out), _factory(options))
+            if only and library is not None:
+                questions = experiments.answerable_only(questions, library)
+            log = experiments.run(configs, questions, Path(out), _factory(options), scenes=library)
         except QlangError as exc:
             fail(exc)
         axes = [axis for axis, _ in configs[0].axes]
@@ -55,6 +68,12 @@ def _experiment(name: str, doc: str, extra: tuple[Any, ...] = ()) -> None:
     for option in reversed((*_experiment_options, *extra)):
         command = option(command)
     experiment.command(name)(translation_options(command))
+
+
+def _default(parameter: str) -> bool:
+    """Whether the command line left the option at its default."""
+    source = click.get_current_context().get_parameter_source(parameter)
+    return source in (None, click.core.ParameterSource.DEFAULT)
 
 
 def _factory(options: dict[str, Any]) -> Any:
@@ -76,7 +95,8 @@ def _factory(options: dict[str, Any]) -> Any:
 
 _experiment("prompt-grid", "Examples {1,3,5,10,15} x sampling x cover_operators (thesis Tables 4-5).")
 _experiment("prompts", "Prompt versions v1-v10 (thesis Table 6).")
-_experiment("syntaxes", "GQA vs flat vs nested vs code-like (thesis Tables 7-8).")
+_experiment("syntaxes", "GQA vs flat vs nested vs code-like (thesis Tables 7-8); decoded freely, as the "
+                        "thesis did, unless --constrained (then GQA, without a grammar, is left out).")
 _experiment("constrained", "Unconstrained vs syntax-only vs GBNF vs llguidance decoding.")
 _experiment("models", "Any list of backends/models (thesis Table 9).", (
     click.option("--models", multiple=True, required=True,

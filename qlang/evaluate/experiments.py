@@ -4,6 +4,8 @@ Each experiment is a list of named configurations (a `Settings` and which backen
 Every (configuration, question) result is one JSON line in `<out>/results.jsonl`, written as
 soon as it is known; a killed run started again skips what the log already has.  The report
 (`report.md` plus PNG plots) is rebuilt from the log alone, so it always matches the data.
+Where the question's image has a scene graph, the translation is also solved and its answer
+judged (top-1/3/5 at each generosity), with the oracle's verdict on the gold program.
 """
 
 from __future__ import annotations
@@ -11,10 +13,10 @@ from __future__ import annotations
 import json
 import os
 import sys
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass, replace
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from qlang.batch import read_log
 from qlang.errors import QlangError, error
@@ -22,6 +24,9 @@ from qlang.evaluate.programs import score
 from qlang.ir import Node
 from qlang.syntax import gqa
 from qlang.translate.translator import GRAMMAR_SYNTAXES, TRANSLATORS, Settings, Translator
+
+if TYPE_CHECKING:
+    from qlang.asp.scene import SceneLibrary
 
 LOG = "results.jsonl"
 
@@ -41,6 +46,8 @@ class Question:
     id: str
     text: str
     gold: Node | None
+    #: the GQA record (image id, answer, gold program), to judge answers where a scene exists
+    record: Mapping[str, Any] = field(default_factory=dict, compare=False)
 
 
 def questions_from(records: Iterable[dict[str, Any]]) -> list[Question]:
@@ -54,8 +61,16 @@ def questions_from(records: Iterable[dict[str, Any]]) -> list[Question]:
             gold = gqa.to_ir(gqa.steps_from_json(record["semantic"])) if "semantic" in record else None
         except QlangError:  # an unreadable gold program only costs this question its metrics
             gold = None
-        result.append(Question(str(record.get("id")), str(record.get("question", "")), gold))
+        result.append(Question(str(record.get("id")), str(record.get("question", "")), gold, record))
     return result
+
+
+def answerable_only(questions: list[Question], scenes: SceneLibrary) -> list[Question]:
+    """The questions the oracle answers: a scene graph, and a gold program giving the gold answer."""
+    from qlang.interpret import Scene, answerable
+
+    return [q for q in questions if q.record.get("imageId") in scenes.image_ids
+            and answerable(q.record, Scene.from_json(scenes.graph(q.record["imageId"])))]
 
 
 # ----- the experiments -------------------------------------------------------------------------
@@ -76,11 +91,11 @@ def prompts(base: Settings) -> list[Config]:
 
 
 def syntaxes(base: Settings) -> list[Config]:
-    """Seed thesis Tables 7-8: the target syntax."""
-    return [Config(syntax, replace(base, syntax=syntax, prompt=None,
-                                   constrained=base.constrained and syntax in GRAMMAR_SYNTAXES),
-                   axes=(("syntax", syntax),))
-            for syntax in ("gqa", "flat", "nested", "code")]
+    """Seed thesis Tables 7-8: the target syntax, every one decoded alike: freely, or under its
+    grammar (then without GQA's JSON, which has none)."""
+    return [Config(syntax, replace(base, syntax=syntax, prompt=None), axes=(("syntax", syntax),))
+            for syntax in ("gqa", "flat", "nested", "code")
+            if not base.constrained or syntax in GRAMMAR_SYNTAXES]
 
 
 def constrained(base: Settings) -> list[Config]:
@@ -119,8 +134,10 @@ def log_key(result: dict[str, Any]) -> str:
 
 
 def run(configs: list[Config], questions: list[Question], out: Path,
-        make_translator: Callable[[Config], Translator], progress: bool = True) -> Path:
-    """Translate and score every question under every configuration; returns the log path."""
+        make_translator: Callable[[Config], Translator], progress: bool = True,
+        scenes: SceneLibrary | None = None) -> Path:
+    """Translate and score every question under every configuration (and judge its answer
+    where `scenes` has its image); returns the log path."""
     from tqdm import tqdm
 
     out.mkdir(parents=True, exist_ok=True)
@@ -134,20 +151,40 @@ def run(configs: list[Config], questions: list[Question], out: Path,
                                      disable=None if progress else True):
             if config.label not in translators:
                 translators[config.label] = make_translator(config)
-            handle.write(json.dumps(_result(config, question, translators[config.label])) + "\n")
+            result = _result(config, question, translators[config.label], scenes)
+            handle.write(json.dumps(result) + "\n")
             handle.flush()
             os.fsync(handle.fileno())
     return log
 
 
-def _result(config: Config, question: Question, translator: Translator) -> dict[str, Any]:
+def _result(config: Config, question: Question, translator: Translator,
+            scenes: SceneLibrary | None = None) -> dict[str, Any]:
     translation = translator.translate(question.text)
-    record: dict[str, Any] = {"config": config.label, "id": question.id, **dict(config.axes),
-                              **translation.to_json()}
+    shown = translation.to_json()
+    # the configured axes win: `examples` is the setting, the prompt's own count is `examples_shown`
+    record: dict[str, Any] = {"config": config.label, "id": question.id,
+                              **{k: v for k, v in shown.items() if k != "examples"},
+                              "examples_shown": shown.get("examples"), **dict(config.axes)}
     if question.gold is not None:
         program = translation.program if translation.raw else None
         metrics = score(program, config.settings.syntax, question.gold)
         record |= {"parsed": metrics.parsed, "checked": metrics.checked, "exact": metrics.exact,
                    "strict": metrics.strict, "execution": metrics.execution,
                    "dropped": dict(metrics.dropped), "invented": dict(metrics.invented)}
+    if scenes is not None and question.record.get("imageId") in scenes.image_ids:
+        record |= _answers(translation.program if translation.raw else None, config.settings.syntax,
+                           question.record, scenes)
     return record
+
+
+def _answers(program: str | None, syntax: str, gqa_record: Mapping[str, Any],
+             scenes: SceneLibrary) -> dict[str, Any]:
+    """The answer-level fields: the k best models' answers, correct at each generosity and k
+    (``correct``: strict top-1), and whether the oracle answers the question."""
+    from qlang.evaluate.answers import judge
+
+    judged = judge(str(gqa_record.get("id")), program, syntax, dict(gqa_record), scenes)
+    return {"answers": list(judged.answers), "answerable": judged.answerable,
+            "correct": judged.correct[("strict", 1)],
+            "answer_correct": {f"{level}@{k}": ok for (level, k), ok in judged.correct.items()}}

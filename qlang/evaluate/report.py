@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from collections import defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from statistics import mean, median
 from typing import Any
@@ -12,7 +12,7 @@ from typing import Any
 REPORT = "report.md"
 #: The report's rate columns: (heading, the field of the results log it counts).
 RATES = (("parse", "parsed"), ("check", "checked"), ("exact", "exact"), ("strict", "strict"),
-         ("execution", "execution"), ("answer acc.", "correct"))
+         ("execution", "execution"), ("answer acc.", "correct"), ("answerable", "answerable"))
 #: The program metrics, side by side in the bar plot.
 _PLOTTED = ("parse", "check", "strict", "exact", "execution")
 
@@ -26,6 +26,10 @@ class Row:
     rates: dict[str, float | None]
     seconds: float
     tokens_per_second: float
+    #: the thesis's "#Avg Examples": examples the prompts showed, on average (None: not logged)
+    examples_shown: float | None = None
+    #: "generosity@k" -> (accuracy, accuracy over the oracle-answerable questions)
+    answers: dict[str, tuple[float, float | None]] = field(default_factory=dict)
 
 
 def rows(results: list[dict[str, Any]], axis_names: list[str]) -> list[Row]:
@@ -35,12 +39,36 @@ def rows(results: list[dict[str, Any]], axis_names: list[str]) -> list[Row]:
         groups[result["config"]].append(_upgraded(result))
     table = []
     for config, group in groups.items():
-        seconds = [r["seconds"] for r in group if r.get("seconds")]
-        speed = [r["completion_tokens"] / r["seconds"] for r in group if r.get("seconds")]
-        table.append(Row(config, {a: group[0].get(a) for a in axis_names}, len(group),
-                         {heading: _rate(group, key) for heading, key in RATES},
-                         median(seconds) if seconds else 0.0, mean(speed) if speed else 0.0))
+        table.append(_row(config, {a: group[0].get(a) for a in axis_names}, group))
     return table
+
+
+def _row(config: str, axes: dict[str, object], group: list[dict[str, Any]]) -> Row:
+    seconds = [r["seconds"] for r in group if r.get("seconds")]
+    speed = [r["completion_tokens"] / r["seconds"] for r in group if r.get("seconds")]
+    shown = [r["examples_shown"] for r in group if isinstance(r.get("examples_shown"), int)]
+    return Row(config, axes, len(group), {heading: _rate(group, key) for heading, key in RATES},
+               median(seconds) if seconds else 0.0, mean(speed) if speed else 0.0,
+               mean(shown) if shown else None, _answer_rates(group))
+
+
+def _answer_rates(group: list[dict[str, Any]]) -> dict[str, tuple[float, float | None]]:
+    """Per generosity@k: accuracy over the judged results, and over the answerable ones."""
+    judged = [r for r in group if isinstance(r.get("answer_correct"), dict)]
+    answerable = [r for r in judged if r.get("answerable")]
+    keys = dict.fromkeys(k for r in judged for k in r["answer_correct"])
+    return {key: (sum(bool(r["answer_correct"].get(key)) for r in judged) / len(judged),
+                  sum(bool(r["answer_correct"].get(key)) for r in answerable) / len(answerable)
+                  if answerable else None) for key in keys}
+
+
+def by_sampling(results: list[dict[str, Any]]) -> list[Row]:
+    """The thesis's Table 5: every configuration of one sampling strategy pooled into a row."""
+    groups: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for result in results:
+        if "sampling" in result:
+            groups[str(result["sampling"])].append(_upgraded(result))
+    return [_row(sampling, {"sampling": sampling}, group) for sampling, group in groups.items()]
 
 
 def _upgraded(result: dict[str, Any]) -> dict[str, Any]:
@@ -73,17 +101,43 @@ def write(out: Path, title: str, log: Path, axis_names: list[str], command: str)
              "choice's alternatives; strict: it equals it as it is (canonical DAGs); execution: "
              "it gives the gold program's outcome on each of a suite of synthetic scenes; time: "
              "median seconds per question; tok/s: generated tokens per second.", ""]
-    header = [*axis_names, "n", *(heading for heading, _ in RATES), "time (s)", "tok/s"]
-    lines += ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    for row in table:
-        cells = [*(str(row.axes[a]) for a in axis_names), str(row.n),
-                 *(_percent(row.rates[heading]) for heading, _ in RATES), f"{row.seconds:.2f}",
-                 f"{row.tokens_per_second:.0f}"]
-        lines.append("| " + " | ".join(cells) + " |")
+    lines += _table(table, axis_names)
+    if "sampling" in axis_names:
+        lines += ["", "By sampling strategy (every configuration of it pooled; thesis Table 5):", "",
+                  *_table(by_sampling(results), ["sampling"])]
+    if any(row.answers for row in table):
+        lines += ["", "Answers over the scene graphs (the k best models; raw / over the questions "
+                  "the oracle answers):", "", *_answers_table(table, axis_names)]
     lines += [""] + [f"![{plot.stem}]({plot.name})" for plot in plots]
     report = out / REPORT
     report.write_text("\n".join(lines) + "\n", encoding="utf-8")
     return report
+
+
+def _table(table: list[Row], axis_names: list[str]) -> list[str]:
+    examples = any(row.examples_shown is not None for row in table)
+    header = [*axis_names, "n", *(["#avg examples"] if examples else []),
+              *(heading for heading, _ in RATES), "vs oracle", "time (s)", "tok/s"]
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    for row in table:
+        shown = [f"{row.examples_shown:.2f}" if row.examples_shown is not None else "–"] if examples else []
+        oracle = row.answers.get("strict@1", (0.0, None))[1]
+        cells = [*(str(row.axes[a]) for a in axis_names), str(row.n), *shown,
+                 *(_percent(row.rates[heading]) for heading, _ in RATES), _percent(oracle),
+                 f"{row.seconds:.2f}", f"{row.tokens_per_second:.0f}"]
+        lines.append("| " + " | ".join(cells) + " |")
+    return lines
+
+
+def _answers_table(table: list[Row], axis_names: list[str]) -> list[str]:
+    keys = list(dict.fromkeys(key for row in table for key in row.answers))
+    header = [*axis_names, *(f"{key} (raw / oracle)" for key in keys)]
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    for row in table:
+        cells = [f"{_percent(row.answers[k][0])} / {_percent(row.answers[k][1])}" if k in row.answers
+                 else "–" for k in keys]
+        lines.append("| " + " | ".join([*(str(row.axes[a]) for a in axis_names), *cells]) + " |")
+    return lines
 
 
 def _figure(width: float = 7.0, height: float = 3.6) -> Any:
