@@ -175,3 +175,34 @@ def test_answers_are_judged_where_the_image_has_a_scene_graph(tmp_path: Path) ->
     text = report.write(tmp_path, "Gold", log, [], "q").read_text()
     assert "| 9 | " in text and "strict@1 (raw / oracle)" in text
     assert "100.0% / 100.0%" in text
+
+
+def test_the_lenient_reader_answers_what_the_strict_one_refuses(tmp_path: Path) -> None:
+    """As the thesis's converter: `Truck = ...` is a variable, an undefined flat step is scene."""
+    from qlang.asp.scene import SceneLibrary
+    from qlang.errors import Source
+    from qlang.syntax import lenient
+
+    assert lenient.read("Truck = unique(select(scene(), truck))\nquery(Truck, color)", "code") == \
+        qlang.parse("query(unique(select(scene(), truck)), color)")
+    assert lenient.read("select(1, 7, shorts). relate(2, 1, person, wearing, subject). unique(3, 2). "
+                        "query(4, 3, name). end(4).", "flat") == \
+        qlang.parse("query(unique(relate(select(scene(), shorts), person, wearing, subject)), name)")
+    with pytest.raises(qlang.QlangError):
+        qlang.parse("Truck = unique(select(scene(), truck))\nquery(Truck, color)", "code")
+
+    scenes_dir = DATA / "gqa" / "scenes"
+    library = SceneLibrary(Source((scenes_dir / "emma_sceneGraphs.json").read_text()))
+    record = {"id": "041477", **json.loads((scenes_dir / "emma_questions.json").read_text())["041477"]}
+    question = Question("041477", record["question"], None, record)
+    output = "Man = unique(relate(select(scene(), shorts), person, wearing, subject))\nquery(Man, name)"
+
+    class Refused:
+        def translate(self, text: str) -> Translation:
+            return Translation(text, None, raw=[output])  # the strict reader refused it
+
+    config = Config("code", Settings(syntax="code"))
+    read = _result(config, question, Refused(), library)  # type: ignore[arg-type]
+    strict = _result(config, question, Refused(), library, lenient=False)  # type: ignore[arg-type]
+    assert (read["answers"][:1], read["correct"]) == (["man"], True)
+    assert (strict["answers"], strict["correct"]) == ([], False)

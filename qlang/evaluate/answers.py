@@ -34,15 +34,19 @@ class Judged:
 
 
 def judge(record_id: str, program: str | None, syntax: str, question: dict[str, Any],
-          scenes: SceneLibrary, levels: Sequence[str] = LEVELS, top_k: Sequence[int] = TOP_K) -> Judged:
+          scenes: SceneLibrary, levels: Sequence[str] = LEVELS, top_k: Sequence[int] = TOP_K,
+          lenient: bool = False) -> Judged:
+    """The translation's answers (the best models) and their correctness; `lenient` reads the
+    program as the thesis's converter did (`qlang.syntax.lenient`)."""
     from qlang.interpret import Scene, answerable
+    from qlang.syntax import lenient as thesis_reader
 
     image = question["imageId"]
     oracle = answerable(question, Scene.from_json(scenes.graph(image)))
     answers: tuple[str, ...] = ()
     if program is not None:
         try:
-            facts = lower(parse(program, syntax))
+            facts = lower(thesis_reader.read(program, syntax) if lenient else parse(program, syntax))
             answers = tuple(a.value for a in solve(facts, scenes.facts(image), top_k=max(top_k)).answers)
         except QlangError:
             answers = ()

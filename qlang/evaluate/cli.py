@@ -28,6 +28,10 @@ _experiment_options = (
                       "answer (top-1/3/5, each generosity), raw and against the oracle."),
     click.option("--answerable-only", is_flag=True,
                  help="Only the questions the oracle answers over --scenes (thesis §3.4)."),
+    click.option("--reader", type=click.Choice(["lenient", "strict"]), default="lenient",
+                 show_default=True,
+                 help="How model output is read for answers: as the thesis did (an undefined flat "
+                      "step is scene, any variable name) or qlang's strict readers."),
 )
 
 
@@ -42,6 +46,7 @@ def _experiment(name: str, doc: str, extra: tuple[Any, ...] = ()) -> None:
 
         specs = options.pop("models", None)
         scenes, only = options.pop("scenes"), options.pop("answerable_only")
+        lenient = options.pop("reader") == "lenient"
         if only and scenes is None:
             raise click.UsageError("--answerable-only needs --scenes")
         if options["translator"] == "auto":  # the thesis's experiments are few-shot ones
@@ -56,7 +61,8 @@ def _experiment(name: str, doc: str, extra: tuple[Any, ...] = ()) -> None:
             questions = experiments.questions_from(read_questions(questions_file, limit))
             if only and library is not None:
                 questions = experiments.answerable_only(questions, library)
-            log = experiments.run(configs, questions, Path(out), _factory(options), scenes=library)
+            log = experiments.run(configs, questions, Path(out), _factory(options), scenes=library,
+                                  lenient=lenient)
         except QlangError as exc:
             fail(exc)
         axes = [axis for axis, _ in configs[0].axes]

@@ -1,0 +1,50 @@
+"""The seed thesis's lenient reading of language-model output, before the strict parsers.
+
+The thesis's converter accepted what qlang's readers refuse, and its answer accuracy counts
+such programs: a flat step that refers to a step never defined reads it as ``scene`` (all
+objects), and a code-like variable may have any name, ``Truck = ...`` included (qlang's names
+start in lower case, as ASP constants do).  This module rewrites those two cases into programs
+the strict readers accept; everything else is read as strictly as ever.
+
+>>> print(read("Truck = unique(select(scene(), truck))\\nquery(Truck, color)", "code"))
+query(unique(select(scene(), truck)), color)
+>>> print(read("select(1, 0, cat). exist(2, 1). end(2).", "flat"))
+exist(select(scene(), cat))
+"""
+
+from __future__ import annotations
+
+import re
+
+from qlang import api
+from qlang.ir import Node
+from qlang.signatures import SIGNATURES
+
+_ASSIGNED = re.compile(r"^\s*([A-Za-z_]\w*)\s*=", re.M)
+_FACT = re.compile(r"\b(\w+)\(([^()]*)\)")
+
+
+def read(text: str, syntax: str) -> Node:
+    """The program in `syntax`, read leniently where the thesis was (module docstring)."""
+    if syntax == "code":
+        text = _lower_case_variables(text)
+    elif syntax == "flat":
+        text = _undefined_steps_as_scene(text)
+    return api.parse(text, syntax)
+
+
+def _lower_case_variables(text: str) -> str:
+    """Every assigned name that is no valid qlang name becomes one (``Truck`` -> ``v_truck``)."""
+    for name in dict.fromkeys(_ASSIGNED.findall(text)):
+        if not name[0].islower():
+            text = re.sub(rf"\b{re.escape(name)}\b", f"v_{name.lower().lstrip('_')}", text)
+    return text
+
+
+def _undefined_steps_as_scene(text: str) -> str:
+    """A `scene` step added for each operand step number that no fact defines."""
+    facts = [(name, [a.strip() for a in args.split(",")]) for name, args in _FACT.findall(text)]
+    defined = {args[0] for name, args in facts if name in SIGNATURES and args[0].isdigit()}
+    used = {ref for name, args in facts if name in SIGNATURES
+            for ref in args[1:1 + len(SIGNATURES[name].operands)] if ref.isdigit()}
+    return "".join(f"scene({step}). " for step in sorted(used - defined, key=int)) + text
