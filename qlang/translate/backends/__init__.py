@@ -39,6 +39,8 @@ class Generation:
 
 class Backend(Protocol):
     name: str
+    #: the model it runs, for reports (a file name, a directory name or a server's model name)
+    model: str
 
     def generate(self, request: Request) -> Generation: ...
 
