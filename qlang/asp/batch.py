@@ -45,6 +45,8 @@ class Settings:
     limits: Limits = DEFAULT_LIMITS
     #: the k best distinct answers instead of the k best models
     distinct: bool = False
+    #: the theory's choice rules (`qlang.asp.solve.SEMANTICS`)
+    semantics: str = "qlang"
 
 
 def run(lines: Iterable[bytes], settings: Settings, out: TextIO, *, syntax: str | None = None,
@@ -129,7 +131,8 @@ def _answer(task: Task) -> dict[str, Any]:
         result["input_line"] = task.line
     try:
         answers = solve(task.question, _SETTINGS.scenes.facts(task.image_id), top_k=_SETTINGS.top_k,
-                        distinct=_SETTINGS.distinct, limits=_SETTINGS.limits)
+                        distinct=_SETTINGS.distinct, limits=_SETTINGS.limits,
+                        semantics=_SETTINGS.semantics)
         result["answers"] = [a.to_json() for a in answers.answers]
         if not answers.complete:
             result["complete"] = False

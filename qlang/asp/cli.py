@@ -18,7 +18,7 @@ from qlang import api
 from qlang.asp import batch
 from qlang.asp.explain import explain as explain_answer
 from qlang.asp.scene import SceneLibrary
-from qlang.asp.solve import DEFAULT_LIMITS, Limits, SolveError
+from qlang.asp.solve import DEFAULT_LIMITS, SEMANTICS, Limits, SolveError
 from qlang.asp.solve import solve as solve_question
 from qlang.batch import appending
 from qlang.console import Bounded, fail, read_lines, read_source
@@ -42,6 +42,9 @@ _options = (
     click.option("--max-ground", type=click.IntRange(min=1, max=MAX_GROUND),
                  default=DEFAULT_LIMITS.max_ground, show_default=True,
                  help="The grounding guard: most estimated ground rules."),
+    click.option("--semantics", type=click.Choice(SEMANTICS), default="qlang", show_default=True,
+                 help="query/choose/common choose among the values the scene has (qlang) or "
+                      "among the value domain (the seed thesis's theory)."),
 )
 
 
@@ -64,8 +67,8 @@ def _common(command: click.decorators.FC) -> click.decorators.FC:
 @click.option("--workers", type=click.IntRange(min=1, max=MAX_WORKERS), default=1, show_default=True,
               help="Batch: worker processes.")
 def solve(program: str, scene: str, image_id: str | None, from_: str | None, timeout: float,
-          max_ground: int, top_k: int, distinct: bool, jsonl: bool, output: str | None,
-          workers: int) -> None:
+          max_ground: int, semantics: str, top_k: int, distinct: bool, jsonl: bool,
+          output: str | None, workers: int) -> None:
     """Answer a question program over a scene: one model a line, best first, as its answer and
     cost, after its rank when --top-k is above 1 (tied models share a rank); --distinct: one
     answer a line."""
@@ -74,11 +77,12 @@ def solve(program: str, scene: str, image_id: str | None, from_: str | None, tim
     limits = Limits(timeout, max_ground)
     scenes = _scenes(scene)
     if jsonl:
-        _batch(program, batch.Settings(scenes, top_k, limits, distinct), from_, output, workers)
+        _batch(program, batch.Settings(scenes, top_k, limits, distinct, semantics), from_, output,
+               workers)
     question, source = _question(program, from_)
     try:
         result = solve_question(question, scenes.facts(image_id), top_k=top_k,
-                                distinct=distinct, limits=limits)
+                                distinct=distinct, limits=limits, semantics=semantics)
     except QlangError as exc:
         fail(exc, source)
     if not result.answers:
@@ -97,7 +101,7 @@ def solve(program: str, scene: str, image_id: str | None, from_: str | None, tim
 @click.option("--answer", help="Explain this answer instead of the best one.")
 @click.option("--json", "as_json", is_flag=True, help="Print the explanation as JSON.")
 def explain(program: str, scene: str, image_id: str | None, from_: str | None, timeout: float,
-            max_ground: int, answer: str | None, as_json: bool) -> None:
+            max_ground: int, semantics: str, answer: str | None, as_json: bool) -> None:
     """Show how the answer comes about: each step, the objects it kept, the facts behind it."""
     if answer is not None and not answer.strip():
         raise click.UsageError("--answer needs a word")
@@ -105,7 +109,7 @@ def explain(program: str, scene: str, image_id: str | None, from_: str | None, t
     question, source = _question(program, from_)
     try:
         result = explain_answer(question, scenes.facts(image_id), answer=answer,
-                                limits=Limits(timeout, max_ground))
+                                limits=Limits(timeout, max_ground), semantics=semantics)
     except QlangError as exc:
         fail(exc, source)
     if result is None:

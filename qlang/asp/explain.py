@@ -62,9 +62,10 @@ class Explanation:
 
 
 def explain(question: str, scene: str, *, answer: str | None = None,
-            limits: Limits = DEFAULT_LIMITS) -> Explanation | None:
-    """The trace of `answer` (the best one if None); None if the question has no such answer."""
-    session = Session(question, scene, limits)
+            limits: Limits = DEFAULT_LIMITS, semantics: str = "qlang") -> Explanation | None:
+    """The trace of `answer` (the best one if None) under the theory's `semantics`; None if the
+    question has no such answer."""
+    session = Session(question, scene, limits, semantics)
     assumptions = []
     if answer is not None:
         try:

@@ -20,12 +20,13 @@ from __future__ import annotations
 import json
 import math
 import re
+from functools import cache
 from typing import Any
 
 from qlang.asp import facts
 from qlang.asp_names import to_term
 from qlang.errors import QlangError, Source, Span, error, shown
-from qlang.ontology import ANY_CATEGORY, load, suggestions
+from qlang.ontology import ANY_CATEGORY, CLASS_CATEGORIES, load, suggestions
 
 #: Weights are -1000 ln p, as in GS-VQA, so that costs are integers.
 SCALE = 1000
@@ -45,6 +46,22 @@ def weight(p: float) -> int:
     (693, 0)
     """
     return round(-SCALE * math.log(p))
+
+
+@cache
+def domain() -> str:
+    """The value domain the thesis's choice rules choose from (theory/semantics/thesis.lp): GQA's
+    attribute categories and their values as ``is_attr/1`` and ``is_attr_value/2``; qlang's own
+    categories (positions, ``location``, ``any``) and the class-valued ones are none of them.
+
+    >>> "is_attr_value(color, white)." in domain().splitlines()
+    True
+    """
+    own = {ANY_CATEGORY, *CLASS_CATEGORIES, *_THIRDS, "location"}
+    categories = {c: vs for c, vs in load().categories.items() if c not in own}
+    return "\n".join([*(f"is_attr({to_term(c)})." for c in sorted(categories)),
+                      *(f"is_attr_value({to_term(c)}, {to_term(v)})."
+                        for c, vs in sorted(categories.items()) for v in sorted(vs))])
 
 
 class SceneLibrary:

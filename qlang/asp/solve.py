@@ -19,6 +19,7 @@ import clingo
 
 from qlang.asp.guard import estimate
 from qlang.asp.messages import located
+from qlang.asp.scene import domain
 from qlang.asp_names import from_term
 from qlang.errors import QlangError, error
 from qlang.signatures import SIGNATURES
@@ -38,6 +39,9 @@ class Limits:
 
 
 DEFAULT_LIMITS = Limits()
+#: The theory's choice rules for query, choose_attr, choose_rel and common: qlang's, among the
+#: values the scene has, or the seed thesis's, among the value domain (theory/semantics/).
+SEMANTICS = ("qlang", "thesis")
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,16 +80,23 @@ class Found:
 
 
 @cache
-def theory() -> str:
-    """The theory: every ``theory/*.lp`` file, in name order."""
-    return "\n".join(path.read_text(encoding="utf-8")
-                     for path in sorted(resource_dir("theory").glob("*.lp")))
+def theory(semantics: str = "qlang") -> str:
+    """The theory under a semantics (`SEMANTICS`): every ``theory/*.lp`` file, in name order, then
+    the value-valued operations' choice rules of ``theory/semantics/<semantics>.lp`` (the
+    thesis's with the value domain they choose from)."""
+    if semantics not in SEMANTICS:
+        raise ValueError(f"unknown semantics {semantics!r} (one of {', '.join(SEMANTICS)})")
+    folder = resource_dir("theory")
+    parts = [path.read_text(encoding="utf-8") for path in sorted(folder.glob("*.lp"))]
+    parts.append((folder / "semantics" / f"{semantics}.lp").read_text(encoding="utf-8"))
+    return "\n".join([*parts, domain()] if semantics == "thesis" else parts)
 
 
 class Session:
     """One question grounded over one scene, ready to be solved under a deadline."""
 
-    def __init__(self, question: str, scene: str, limits: Limits = DEFAULT_LIMITS) -> None:
+    def __init__(self, question: str, scene: str, limits: Limits = DEFAULT_LIMITS,
+                 semantics: str = "qlang") -> None:
         self.deadline = time.monotonic() + limits.timeout
         self.limits = limits
         self.messages: list[str] = []
@@ -97,7 +108,7 @@ class Session:
                         f"{limits.max_ground:,}", hint="a smaller scene, or a larger --max-ground")
         self._add("scene", scene)
         self._add("question", question)
-        self._add("theory", theory())
+        self._add("theory", theory(semantics))
         try:
             self.ctl.ground([("base", [])])
         except RuntimeError:
@@ -192,14 +203,15 @@ def _counts(text: str, names: tuple[str, ...]) -> dict[str, int]:
 
 
 def solve(question: str, scene: str, *, top_k: int = 1, distinct: bool = False,
-          limits: Limits = DEFAULT_LIMITS) -> Result:
+          limits: Limits = DEFAULT_LIMITS, semantics: str = "qlang") -> Result:
     """The k best models of a lowered question over scene facts, cheapest first, as answers
-    with their rank; with `distinct`, the k best distinct answers instead.
+    with their rank; with `distinct`, the k best distinct answers instead; `semantics` picks
+    the theory's choice rules (`SEMANTICS`).
 
     >>> solve("scene(0). select(1, 0, cat). exist(2, 1). end(2).", "object(1). has_attr(1, class, dog).")
     Result(answers=(Answer(value='no', cost=(), rank=1),), complete=True)
     """
-    session = Session(question, scene, limits)
+    session = Session(question, scene, limits, semantics)
     if not distinct:
         models, complete = session.best_models(top_k)
         rank: dict[tuple[int, ...], int] = {}
