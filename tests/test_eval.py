@@ -86,3 +86,17 @@ def test_figures_over_verbatim_unseen_questions_and_latency(tmp_path) -> None:
     assert figures["programs"]["exact_rate"] == 8 / 9  # the first has no program
     assert figures["verbatim-unseen"]["total"] == 8 and figures["verbatim-unseen"]["exact_rate"] == 1.0
     assert figures["latency"] == pytest.approx({"median_s": 0.4, "p90_s": 0.7})
+
+
+@pytest.mark.parametrize(("reader", "correct"), [([], 1), (["--reader", "strict"], 0)])
+def test_eval_reads_refused_output_leniently_unless_strict(tmp_path, reader: list[str], correct: int) -> None:
+    """As the experiments: the raw output the strict reader refused (`Man = ...`) is answered."""
+    raw = "Man = unique(relate(select(scene(), shorts), person, wearing, subject))\nquery(Man, name)"
+    path = tmp_path / "translations.jsonl"
+    path.write_text(json.dumps({"id": "041477", "program": None, "raw": raw}) + "\n")
+    result = CliRunner().invoke(cli, ["eval", str(path), "--questions", str(SCENES / "emma_questions.json"),
+                                      "--scenes", str(SCENES / "emma_sceneGraphs.json"), "--json",
+                                      "--semantics", "qlang", *reader])
+    assert result.exit_code == 0, result.output
+    rows = {(r["generosity"], r["k"]): r for r in json.loads(result.stdout)["answers"]}
+    assert rows[("strict", 1)]["accuracy"] == correct

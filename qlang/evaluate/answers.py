@@ -35,19 +35,21 @@ class Judged:
 
 def judge(record_id: str, program: str | None, syntax: str, question: dict[str, Any],
           scenes: SceneLibrary, levels: Sequence[str] = LEVELS, top_k: Sequence[int] = TOP_K,
-          lenient: bool = False) -> Judged:
+          lenient: bool = False, semantics: str = "qlang") -> Judged:
     """The translation's answers (the best models) and their correctness; `lenient` reads the
-    program as the thesis's converter did (`qlang.syntax.lenient`)."""
+    program as the thesis's converter did (`qlang.syntax.lenient`); `semantics` is both the
+    theory's (`qlang.asp.solve.SEMANTICS`) and the oracle's (`qlang.interpret.SEMANTICS`)."""
     from qlang.interpret import Scene, answerable
     from qlang.syntax import lenient as thesis_reader
 
     image = question["imageId"]
-    oracle = answerable(question, Scene.from_json(scenes.graph(image)))
+    oracle = answerable(question, Scene.from_json(scenes.graph(image)), semantics=semantics)
     answers: tuple[str, ...] = ()
     if program is not None:
         try:
             facts = lower(thesis_reader.read(program, syntax) if lenient else parse(program, syntax))
-            answers = tuple(a.value for a in solve(facts, scenes.facts(image), top_k=max(top_k)).answers)
+            found = solve(facts, scenes.facts(image), top_k=max(top_k), semantics=semantics)
+            answers = tuple(a.value for a in found.answers)
         except QlangError:
             answers = ()
     correct = {(level, k): top_k_match(answers, question["answer"], k, Generosity.parse(level))

@@ -28,10 +28,17 @@ _experiment_options = (
                       "answer (top-1/3/5, each generosity), raw and against the oracle."),
     click.option("--answerable-only", is_flag=True,
                  help="Only the questions the oracle answers over --scenes (thesis §3.4)."),
+)
+#: How answers are judged, as the thesis did by default (shared by the experiments and eval).
+_judging_options = (
     click.option("--reader", type=click.Choice(["lenient", "strict"]), default="lenient",
                  show_default=True,
                  help="How model output is read for answers: as the thesis did (an undefined flat "
                       "step is scene, any variable name) or qlang's strict readers."),
+    click.option("--semantics", type=click.Choice(["thesis", "qlang"]), default="thesis",
+                 show_default=True,
+                 help="The thesis's or qlang's meaning of the theory's query/choose/common and of "
+                      "the oracle's interpreter (README: Evaluation and experiments)."),
 )
 
 
@@ -46,7 +53,7 @@ def _experiment(name: str, doc: str, extra: tuple[Any, ...] = ()) -> None:
 
         specs = options.pop("models", None)
         scenes, only = options.pop("scenes"), options.pop("answerable_only")
-        lenient = options.pop("reader") == "lenient"
+        lenient, semantics = options.pop("reader") == "lenient", options.pop("semantics")
         if only and scenes is None:
             raise click.UsageError("--answerable-only needs --scenes")
         if options["translator"] == "auto":  # the thesis's experiments are few-shot ones
@@ -60,9 +67,9 @@ def _experiment(name: str, doc: str, extra: tuple[Any, ...] = ()) -> None:
             configs = build(base, list(specs)) if name == "models" else build(base)
             questions = experiments.questions_from(read_questions(questions_file, limit))
             if only and library is not None:
-                questions = experiments.answerable_only(questions, library)
+                questions = experiments.answerable_only(questions, library, semantics)
             log = experiments.run(configs, questions, Path(out), _factory(options), scenes=library,
-                                  lenient=lenient)
+                                  lenient=lenient, semantics=semantics)
         except QlangError as exc:
             fail(exc)
         axes = [axis for axis, _ in configs[0].axes]
@@ -71,7 +78,7 @@ def _experiment(name: str, doc: str, extra: tuple[Any, ...] = ()) -> None:
         click.echo(f"report: {path}")
 
     command.__doc__ = doc
-    for option in reversed((*_experiment_options, *extra)):
+    for option in reversed((*_experiment_options, *_judging_options, *extra)):
         command = option(command)
     experiment.command(name)(translation_options(command))
 
@@ -121,8 +128,11 @@ _experiment("models", "Any list of backends/models (thesis Table 9).", (
               help="Training pairs (or any question file): also give the figures over the "
                    "questions whose text is not verbatim among them.")
 @click.option("--json", "as_json", is_flag=True, help="Print the figures as JSON.")
+@_judging_options[0]
+@_judging_options[1]
 def evaluate(translations: str, question_files: tuple[str, ...], syntax: str | None,
-             scenes: str | None, seen_file: str | None, as_json: bool) -> None:
+             scenes: str | None, seen_file: str | None, as_json: bool, reader: str,
+             semantics: str) -> None:
     """Evaluate JSON-lines TRANSLATIONS ({"id", "program"}) against gold programs and answers.
 
     strict: the same program; exact: the same up to the order of symmetric operands and of a
@@ -130,6 +140,7 @@ def evaluate(translations: str, question_files: tuple[str, ...], syntax: str | N
     """
     from qlang.evaluate.programs import score, summarize
     from qlang.syntax import detect, gqa
+    from qlang.syntax.lenient import detect as lenient_detect
 
     gold: dict[str, dict[str, Any]] = {}
     for path in question_files:
@@ -150,7 +161,8 @@ def evaluate(translations: str, question_files: tuple[str, ...], syntax: str | N
     for record in known:
         question = gold[str(record["id"])]
         program = record.get("program") if isinstance(record.get("program"), str) else None
-        program_syntax = syntax or (detect(program) if program else "nested")
+        raw = record.get("raw") if isinstance(record.get("raw"), str) else None
+        program_syntax = syntax or (lenient_detect if reader == "lenient" else detect)(program or raw or "")
         try:
             gold_root = gqa.to_ir(gqa.steps_from_json(question["semantic"]))
         except QlangError:
@@ -159,8 +171,12 @@ def evaluate(translations: str, question_files: tuple[str, ...], syntax: str | N
             scores.append(score(program, program_syntax, gold_root))
             if library is not None and question.get("imageId") in library.image_ids:
                 from qlang.evaluate.answers import judge
+                from qlang.evaluate.experiments import answered_program
 
-                judged.append(judge(str(record["id"]), program, program_syntax, question, library))
+                lenient = reader == "lenient"
+                answered = answered_program(program, raw, program_syntax, lenient)
+                judged.append(judge(str(record["id"]), answered, program_syntax, question, library,
+                                    lenient=lenient, semantics=semantics))
         except Exception as exc:  # one translation's failure must not cost the whole evaluation
             click.echo(f"{translations}: id {record['id']}: skipped: {internal_error(exc)}", err=True)
             continue

@@ -23,7 +23,7 @@ from qlang.errors import QlangError, error
 from qlang.evaluate.programs import score
 from qlang.ir import Node
 from qlang.syntax import gqa
-from qlang.translate.translator import GRAMMAR_SYNTAXES, TRANSLATORS, Settings, Translation, Translator
+from qlang.translate.translator import GRAMMAR_SYNTAXES, TRANSLATORS, Settings, Translator
 
 if TYPE_CHECKING:
     from qlang.asp.scene import SceneLibrary
@@ -65,12 +65,14 @@ def questions_from(records: Iterable[dict[str, Any]]) -> list[Question]:
     return result
 
 
-def answerable_only(questions: list[Question], scenes: SceneLibrary) -> list[Question]:
+def answerable_only(questions: list[Question], scenes: SceneLibrary,
+                    semantics: str = "thesis") -> list[Question]:
     """The questions the oracle answers: a scene graph, and a gold program giving the gold answer."""
     from qlang.interpret import Scene, answerable
 
     return [q for q in questions if q.record.get("imageId") in scenes.image_ids
-            and answerable(q.record, Scene.from_json(scenes.graph(q.record["imageId"])))]
+            and answerable(q.record, Scene.from_json(scenes.graph(q.record["imageId"])),
+                           semantics=semantics)]
 
 
 # ----- the experiments -------------------------------------------------------------------------
@@ -135,10 +137,10 @@ def log_key(result: dict[str, Any]) -> str:
 
 def run(configs: list[Config], questions: list[Question], out: Path,
         make_translator: Callable[[Config], Translator], progress: bool = True,
-        scenes: SceneLibrary | None = None, lenient: bool = True) -> Path:
+        scenes: SceneLibrary | None = None, lenient: bool = True, semantics: str = "thesis") -> Path:
     """Translate and score every question under every configuration (and judge its answer
-    where `scenes` has its image, the program read leniently as the thesis did unless not
-    `lenient`); returns the log path."""
+    where `scenes` has its image, as the thesis did unless told otherwise: the program read
+    leniently, the theory's and the oracle's `semantics` the thesis's); returns the log path."""
     from tqdm import tqdm
 
     out.mkdir(parents=True, exist_ok=True)
@@ -152,7 +154,7 @@ def run(configs: list[Config], questions: list[Question], out: Path,
                                      disable=None if progress else True):
             if config.label not in translators:
                 translators[config.label] = make_translator(config)
-            result = _result(config, question, translators[config.label], scenes, lenient)
+            result = _result(config, question, translators[config.label], scenes, lenient, semantics)
             handle.write(json.dumps(result) + "\n")
             handle.flush()
             os.fsync(handle.fileno())
@@ -160,7 +162,8 @@ def run(configs: list[Config], questions: list[Question], out: Path,
 
 
 def _result(config: Config, question: Question, translator: Translator,
-            scenes: SceneLibrary | None = None, lenient: bool = True) -> dict[str, Any]:
+            scenes: SceneLibrary | None = None, lenient: bool = True,
+            semantics: str = "thesis") -> dict[str, Any]:
     translation = translator.translate(question.text)
     shown = translation.to_json()
     # the configured axes win: `examples` is the setting, the prompt's own count is `examples_shown`
@@ -174,29 +177,30 @@ def _result(config: Config, question: Question, translator: Translator,
                    "strict": metrics.strict, "execution": metrics.execution,
                    "dropped": dict(metrics.dropped), "invented": dict(metrics.invented)}
     if scenes is not None and question.record.get("imageId") in scenes.image_ids:
-        record |= _answers(_program(translation, config.settings.syntax, lenient),
-                           config.settings.syntax, question.record, scenes, lenient)
+        raw = translation.raw[-1] if translation.raw else None
+        record |= _answers(answered_program(translation.program, raw, config.settings.syntax, lenient),
+                           config.settings.syntax, question.record, scenes, lenient, semantics)
     return record
 
 
-def _program(translation: Translation, syntax: str, lenient: bool) -> str | None:
+def answered_program(program: str | None, raw: str | None, syntax: str, lenient: bool) -> str | None:
     """The program to answer with: the translator's, or, read leniently, its last raw output
     (cleaned) where the translator's strict reading refused it."""
     from qlang.translate.postprocess import clean
 
-    if translation.program is not None or not (lenient and translation.raw):
-        return translation.program
-    return clean(translation.raw[-1], syntax)
+    if program is not None or not (lenient and raw):
+        return program
+    return clean(raw, syntax)
 
 
 def _answers(program: str | None, syntax: str, gqa_record: Mapping[str, Any],
-             scenes: SceneLibrary, lenient: bool) -> dict[str, Any]:
+             scenes: SceneLibrary, lenient: bool, semantics: str) -> dict[str, Any]:
     """The answer-level fields: the k best models' answers, correct at each generosity and k
     (``correct``: strict top-1), and whether the oracle answers the question."""
     from qlang.evaluate.answers import judge
 
     judged = judge(str(gqa_record.get("id")), program, syntax, dict(gqa_record), scenes,
-                   lenient=lenient)
+                   lenient=lenient, semantics=semantics)
     return {"answers": list(judged.answers), "answerable": judged.answerable,
             "correct": judged.correct[("strict", 1)],
             "answer_correct": {f"{level}@{k}": ok for (level, k), ok in judged.correct.items()}}

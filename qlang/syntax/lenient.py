@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 
-from qlang import api
+from qlang import api, syntax
 from qlang.ir import Node
 from qlang.signatures import SIGNATURES
 
@@ -31,6 +31,11 @@ def read(text: str, syntax: str) -> Node:
     elif syntax == "flat":
         text = _undefined_steps_as_scene(text)
     return api.parse(text, syntax)
+
+
+def detect(text: str) -> str:
+    """The syntax `text` is most likely in, any variable name making it code-like."""
+    return syntax.detect(_lower_case_variables(text))
 
 
 def _lower_case_variables(text: str) -> str:
