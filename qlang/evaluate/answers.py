@@ -35,10 +35,12 @@ class Judged:
 
 def judge(record_id: str, program: str | None, syntax: str, question: dict[str, Any],
           scenes: SceneLibrary, levels: Sequence[str] = LEVELS, top_k: Sequence[int] = TOP_K,
-          lenient: bool = False, semantics: str = "qlang") -> Judged:
+          lenient: bool = False, semantics: str = "qlang", facts: str | None = None) -> Judged:
     """The translation's answers (the best models) and their correctness; `lenient` reads the
     program as the thesis's converter did (`qlang.syntax.lenient`); `semantics` is both the
-    theory's (`qlang.asp.solve.SEMANTICS`) and the oracle's (`qlang.interpret.SEMANTICS`)."""
+    theory's (`qlang.asp.solve.SEMANTICS`) and the oracle's (`qlang.interpret.SEMANTICS`).
+    The oracle runs on the question's scene graph in `scenes`; the program is solved over it
+    too, or over `facts` (a weighted scene's, say) where given."""
     from qlang.interpret import Scene, answerable
     from qlang.syntax import lenient as thesis_reader
 
@@ -47,8 +49,9 @@ def judge(record_id: str, program: str | None, syntax: str, question: dict[str, 
     answers: tuple[str, ...] = ()
     if program is not None:
         try:
-            facts = lower(thesis_reader.read(program, syntax) if lenient else parse(program, syntax))
-            found = solve(facts, scenes.facts(image), top_k=max(top_k), semantics=semantics)
+            lowered = lower(thesis_reader.read(program, syntax) if lenient else parse(program, syntax))
+            found = solve(lowered, scenes.facts(image) if facts is None else facts,
+                          top_k=max(top_k), semantics=semantics)
             answers = tuple(a.value for a in found.answers)
         except QlangError:
             answers = ()

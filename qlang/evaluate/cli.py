@@ -49,31 +49,42 @@ def experiment() -> None:
 
 def _experiment(name: str, doc: str, extra: tuple[Any, ...] = ()) -> None:
     def command(questions_file: str, limit: int | None, out: str, **options: Any) -> None:
-        from qlang.evaluate import experiments, report
+        from qlang.evaluate import experiments, pipeline, report
 
         specs = options.pop("models", None)
+        weighted, blind = options.pop("weighted", None), options.pop("blind_weighted", None)
         scenes, only = options.pop("scenes"), options.pop("answerable_only")
         lenient, semantics = options.pop("reader") == "lenient", options.pop("semantics")
         if only and scenes is None:
             raise click.UsageError("--answerable-only needs --scenes")
+        if name == "pipeline" and scenes is None:
+            raise click.UsageError("the pipeline experiment needs --scenes (the ground truth)")
         if options["translator"] == "auto":  # the thesis's experiments are few-shot ones
             options["translator"] = "fewshot"
         if name == "syntaxes" and _default("constrained"):  # the thesis decoded every syntax freely
             options["constrained"] = False
         library = _library(scenes) if scenes else None
+        command_line = "qlangc " + " ".join(shlex.quote(a) for a in sys.argv[1:])
         try:
             base = settings_from(options)
-            build = experiments.EXPERIMENTS[name]
-            configs = build(base, list(specs)) if name == "models" else build(base)
             questions = experiments.questions_from(read_questions(questions_file, limit))
             if only and library is not None:
                 questions = experiments.answerable_only(questions, library, semantics)
+            if name == "pipeline":
+                assert library is not None  # --scenes: checked above
+                found = pipeline.Scenes(library, _library(weighted), _library(blind) if blind else None)
+                translator = _factory(options)(experiments.Config("translation", base))
+                log = pipeline.run(questions, Path(out), translator, found, base.syntax,
+                                   lenient=lenient, semantics=semantics)
+                click.echo(f"report: {pipeline.write(Path(out), log, command_line)}")
+                return
+            build = experiments.EXPERIMENTS[name]
+            configs = build(base, list(specs)) if name == "models" else build(base)
             log = experiments.run(configs, questions, Path(out), _factory(options), scenes=library,
                                   lenient=lenient, semantics=semantics)
         except QlangError as exc:
             fail(exc)
         axes = [axis for axis, _ in configs[0].axes]
-        command_line = "qlangc " + " ".join(shlex.quote(a) for a in sys.argv[1:])
         path = report.write(Path(out), f"Experiment: {name}", log, axes, command_line)
         click.echo(f"report: {path}")
 
@@ -114,6 +125,12 @@ _experiment("constrained", "Unconstrained vs syntax-only vs GBNF vs llguidance d
 _experiment("models", "Any list of backends/models (thesis Table 9).", (
     click.option("--models", multiple=True, required=True,
                  help="backend:model, repeatable (e.g. llama-cpp:smollm2, llama-cpp:gemma3)."),))
+_experiment("pipeline", "The translator in the whole pipeline: isolated, base, pipeline and blind "
+                        "rows with top-1 vs base (thesis Table 10); needs --scenes and --weighted.", (
+    click.option("--weighted", type=click.Path(exists=True, dir_okay=False), required=True,
+                 help="Weighted scenes from the gold programs' concepts, by question or image id."),
+    click.option("--blind-weighted", type=click.Path(exists=True, dir_okay=False),
+                 help="Weighted scenes from the translations' concepts (the blind row)."),))
 
 
 @click.command("eval")
