@@ -143,9 +143,10 @@ from qlang.asp.cli import explain, solve  # noqa: E402 - it imports this module'
 from qlang.evaluate.cli import evaluate, experiment, oracle  # noqa: E402
 from qlang.train.cli import data, export, train  # noqa: E402
 from qlang.translate.cli import ask, grammar, translate  # noqa: E402
+from qlang.vision.cli import perceive  # noqa: E402
 
 for _command in (solve, explain, translate, ask, grammar, experiment, evaluate, oracle, data, train,
-                 export):
+                 export, perceive):
     cli.add_command(_command)
 
 

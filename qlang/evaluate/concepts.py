@@ -9,10 +9,16 @@ attribute category.
 >>> c = extract(parse("query(unique(relate(select(scene(), shorts), person, wearing, subject)), name)"))
 >>> sorted(c.classes), sorted(c.relations), sorted(c.attributes)
 (['person', 'shorts'], ['wearing'], [])
+
+Before a detector looks, `expand` widens the concepts to what may answer to them (a class
+category brings its members: `device` → laptop, camera, ...; an attribute category its
+values).  `mentioned` is the rule-based extractor of the thesis's §3.2.1, which reads the
+question itself rather than a program.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 from qlang.ir import Node, postorder
@@ -51,3 +57,58 @@ def extract(root: Node, ontology: Ontology | None = None) -> Concepts:
         elif node.op == "common":
             found["attributes"] |= set(ontology.categories) - GENERIC
     return Concepts(**{name: frozenset(words) for name, words in found.items()})
+
+
+def expand(concepts: Concepts, ontology: Ontology | None = None) -> Concepts:
+    """The concepts with each class category's members and each attribute category's values.
+
+    >>> {"cup", "saucer", "tableware"} <= expand(Concepts(classes=frozenset({"tableware"}))).classes
+    True
+    """
+    ontology = ontology or load()
+    members = [ontology.class_members.get(c, frozenset()) for c in concepts.classes]
+    values = [ontology.categories.get(a, frozenset()) for a in concepts.attributes]
+    return Concepts(concepts.classes.union(*members), concepts.attributes,
+                    concepts.values.union(*values), concepts.relations)
+
+
+_WORD = re.compile(r"[a-z]+(?:[-'][a-z]+)*")
+_LONGEST = 4
+
+
+def mentioned(question: str, ontology: Ontology | None = None) -> Concepts:
+    """The ontology's words a question mentions (longest first, plurals too), expanded.
+
+    >>> c = mentioned("Is the cup to the left of the brown dogs?")
+    >>> sorted(c.relations), "cup" in c.classes, "dog" in c.classes, sorted(c.values)
+    (['to the left of'], True, True, ['brown'])
+    """
+    ontology = ontology or load()
+    words = _WORD.findall(question.lower())
+    categories = frozenset(ontology.categories) - GENERIC
+    found: dict[str, set[str]] = {name: set() for name in _FIELD.values()}
+    start = 0
+    while start < len(words):
+        for length in range(min(_LONGEST, len(words) - start), 0, -1):
+            phrase = " ".join(words[start:start + length])
+            matches = [(field, word) for word in (phrase, *_singulars(phrase))
+                       for field, vocabulary in (("classes", ontology.classes),
+                                                 ("relations", ontology.relations),
+                                                 ("values", ontology.values - ontology.classes),
+                                                 ("attributes", categories))
+                       if word in vocabulary]
+            if matches:
+                for field, word in matches:
+                    found[field].add(word)
+                start += length
+                break
+        else:
+            start += 1
+    return expand(Concepts(**{name: frozenset(words) for name, words in found.items()}), ontology)
+
+
+def _singulars(phrase: str) -> list[str]:
+    """What a plural may be the plural of (dishes → dishe, dish; cats → cat)."""
+    if not phrase.endswith("s"):
+        return []
+    return [phrase[:-1], phrase[:-2], *([phrase[:-3] + "y"] if phrase.endswith("ies") else [])]

@@ -28,6 +28,7 @@ from qlang.translate.translator import (
     Translation,
     Translator,
 )
+from qlang.vision.cli import image_facts, take_options, vision_options
 
 SAMPLINGS = ("random", "jaccard", "embedding")
 
@@ -232,26 +233,34 @@ def _translate_record(translator: Translator, record: dict[str, Any]) -> dict[st
 
 @click.command()
 @click.argument("question")
-@click.option("--scene", type=click.Path(allow_dash=True, dir_okay=False), required=True,
+@click.option("--scene", type=click.Path(allow_dash=True, dir_okay=False),
               help="GQA scene-graph JSON (one graph or graphs by image id), or ASP facts.")
+@click.option("--image", type=click.Path(exists=True, dir_okay=False),
+              help="A photo instead of --scene: perceived into a weighted scene (qlangc perceive).")
 @click.option("--image-id", help="The scene's image id, when the file holds several.")
 @click.option("--top-k", type=click.IntRange(min=1, max=1000), default=3, show_default=True)
 @click.option("--timeout", type=Bounded(min=0, max=86_400, min_open=True), default=10.0, show_default=True,
               help="Seconds for solving.")
 @translation_options
-def ask(question: str, scene: str, image_id: str | None, top_k: int, timeout: float,
-        **options: Any) -> None:
-    """Answer QUESTION about a scene: translate, check, solve; print answers, program, timings."""
+@vision_options("--vision")
+def ask(question: str, scene: str | None, image: str | None, image_id: str | None, top_k: int,
+        timeout: float, **options: Any) -> None:
+    """Answer QUESTION about a scene (or a photo): translate, check, solve; print answers,
+    program, timings."""
     from qlang.api import lower
     from qlang.asp.scene import SceneLibrary
     from qlang.asp.solve import Limits, solve
 
+    if (scene is None) == (image is None):
+        raise click.UsageError("give one of --scene and --image")
+    vision = take_options(options)
     timings: dict[str, float] = {}
     try:
-        start = time.perf_counter()
-        scenes = SceneLibrary(read_source(scene))
-        facts = scenes.facts(image_id)
-        timings["scene"] = time.perf_counter() - start
+        facts = None
+        if scene is not None:
+            start = time.perf_counter()
+            facts = SceneLibrary(read_source(scene)).facts(image_id)
+            timings["scene"] = time.perf_counter() - start
         start = time.perf_counter()
         translator = make_translator(options)
         timings["load model"] = time.perf_counter() - start
@@ -261,6 +270,9 @@ def ask(question: str, scene: str, image_id: str | None, top_k: int, timeout: fl
             click.echo(f"model output: {translation.program!r}", err=True)
             fail(translation.error or error(QlangError, "translate", "no program"))
         assert translation.root is not None
+        if image is not None:
+            facts = image_facts(image, translation.root, vision, timings)
+        assert facts is not None
         start = time.perf_counter()
         result = solve(lower(translation.root), facts, top_k=top_k, limits=Limits(timeout=timeout))
         timings["solve"] = time.perf_counter() - start

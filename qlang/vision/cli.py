@@ -1,0 +1,166 @@
+"""`qlangc perceive`: a photo (or a folder of photos) in, a weighted scene out; and the options
+and the step `ask --image` shares with it."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Callable
+from contextlib import nullcontext
+from pathlib import Path
+from typing import Any
+
+import click
+
+from qlang.batch import Pending, appending, internal_error, resume_key, write
+from qlang.console import Bounded, fail, read_source
+from qlang.errors import QlangError
+from qlang.evaluate.concepts import Concepts
+from qlang.ir import Node
+from qlang.vision.perception import Perceiver, Thresholds
+
+#: What the batch mode takes for a photo.
+IMAGE_SUFFIXES = frozenset({".jpg", ".jpeg", ".png", ".bmp", ".gif", ".webp", ".tif", ".tiff"})
+_KEYS = ("vision", "detector", "clip", "device", "refine", "threshold", "attribute_threshold",
+         "relation_threshold", "top_n")
+
+
+def vision_options(backend_flag: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """The perception options; `backend_flag` names the choice of perceiver (`ask` has its own
+    `--backend`, the language model's)."""
+    from qlang.vision.pipeline import BACKENDS
+
+    defaults = Thresholds()
+    options = (
+        click.option(backend_flag, "vision", type=click.Choice(BACKENDS), default="ssd", show_default=True,
+                     help="ssd: the embedded COCO detector, colour and geometry; owlvit: OWL-ViT + CLIP."),
+        click.option("--detector", help="owlvit: an OWL-ViT/OWLv2 directory (or a model id, with hub "
+                     "access)."),
+        click.option("--clip", help="owlvit: a CLIP directory (or a model id, with hub access)."),
+        click.option("--device", help="owlvit: torch device (default: cuda where present, else cpu)."),
+        click.option("--refine", is_flag=True, help="ssd: name each box by an ImageNet classifier too."),
+        click.option("--threshold", type=Bounded(min=0, max=1), default=defaults.detection,
+                     show_default=True, help="Least detection confidence kept."),
+        click.option("--attribute-threshold", type=Bounded(min=0, max=1), default=defaults.attribute,
+                     show_default=True, help="Least attribute likelihood kept."),
+        click.option("--relation-threshold", type=Bounded(min=0, max=1), default=defaults.relation,
+                     show_default=True, help="Least relation likelihood kept."),
+        click.option("--top-n", type=click.IntRange(min=1, max=1000), default=defaults.objects,
+                     show_default=True, help="Most objects kept per image."),
+    )
+
+    def attach(command: Callable[..., Any]) -> Callable[..., Any]:
+        for option in reversed(options):
+            command = option(command)
+        return command
+
+    return attach
+
+
+def take_options(kwargs: dict[str, Any]) -> Any:
+    """Pop the perception options out of a command's arguments, as `pipeline.Options`."""
+    from qlang.vision.pipeline import Options
+
+    v = {key: kwargs.pop(key) for key in _KEYS}
+    thresholds = Thresholds(v["threshold"], v["attribute_threshold"], v["relation_threshold"], v["top_n"])
+    return Options(v["vision"], v["detector"], v["clip"], v["device"], v["refine"], thresholds)
+
+
+def image_facts(image: str, root: Node, options: Any, timings: dict[str, float]) -> str:
+    """`ask --image`: the program's concepts → perception → the weighted scene's facts."""
+    from qlang.vision import pipeline
+
+    stages = pipeline.Stages(timings)
+    with stages.time("extract"):
+        concepts = pipeline.from_program(root)
+    with stages.time("load detector"):
+        looker = pipeline.perceiver(options)
+    _, _, graph = pipeline.perceive(image, concepts, looker, options.thresholds, stages)
+    from qlang.vision.weighted import facts
+
+    return facts(graph)
+
+
+@click.command()
+@click.argument("image", type=click.Path(exists=True))
+@click.option("--question", help="Look for what this question mentions (the rule-based extractor).")
+@click.option("--program", type=click.Path(exists=True, dir_okay=False, allow_dash=True),
+              help="Look for what this program needs (any syntax).")
+@click.option("--concepts", "concepts_file", type=click.Path(exists=True, dir_okay=False),
+              help="Look for these concepts (JSON: classes, attributes, values, relations).")
+@click.option("-o", "--output", type=click.Path(dir_okay=False),
+              help="Write the scene here (a folder IMAGE: the JSON-lines results; resumable).")
+@click.option("--draw", type=click.Path(dir_okay=False), help="Draw the boxes on the image, as PNG.")
+@vision_options("--backend")
+def perceive(image: str, question: str | None, program: str | None, concepts_file: str | None,
+             output: str | None, draw: str | None, **kwargs: Any) -> None:
+    """Look at IMAGE (a photo, or a folder of them) and write its weighted scene.
+
+    Without --question/--program/--concepts every object the detector knows is kept.
+    """
+    from qlang.vision import pipeline
+
+    options = take_options(kwargs)
+    if sum(x is not None for x in (question, program, concepts_file)) > 1:
+        raise click.UsageError("give at most one of --question, --program and --concepts")
+    try:
+        concepts = _concepts(question, program, concepts_file)
+        stages = pipeline.Stages()
+        with stages.time("load detector"):
+            looker = pipeline.perceiver(options)
+        if Path(image).is_dir():
+            if draw is not None:
+                raise click.UsageError("--draw takes one image, not a folder")
+            sys.exit(0 if _batch(Path(image), output, concepts, looker, options.thresholds) else 1)
+        pixels, perception, graph = pipeline.perceive(image, concepts, looker, options.thresholds, stages)
+    except QlangError as exc:
+        fail(exc)
+    text = json.dumps(graph, indent=1)
+    if output is None:
+        click.echo(text)
+    else:
+        Path(output).write_text(text + "\n", encoding="utf-8")
+    if draw is not None:
+        from qlang.vision.draw import draw as draw_boxes
+
+        draw_boxes(pixels, perception, draw)
+    click.echo(f"objects: {len(perception.objects)}, relations: {len(perception.relations)}", err=True)
+    click.echo(f"time:    {stages.line()}", err=True)
+
+
+def _concepts(question: str | None, program: str | None, concepts_file: str | None) -> Concepts | None:
+    from qlang import api
+    from qlang.vision import pipeline
+
+    if question is not None:
+        return pipeline.from_question(question)
+    if program is not None:
+        source = read_source(program)
+        return pipeline.from_program(api.compile(source.text, name=source.name))
+    return pipeline.read_concepts(concepts_file) if concepts_file is not None else None
+
+
+def _batch(folder: Path, output: str | None, concepts: Concepts | None, looker: Perceiver,
+           thresholds: Thresholds) -> bool:
+    """Every photo of a folder, one result line each (`{"id", "scene", "seconds"}` or
+    `{"id", "error"}`); run again with the same --output and the photos done are skipped."""
+    from tqdm import tqdm
+
+    from qlang.vision import pipeline
+
+    images = sorted(p for p in folder.iterdir() if p.suffix.lower() in IMAGE_SUFFIXES)
+    ok = True
+    with appending(output, str(folder)) if output else nullcontext((sys.stdout, Pending())) as (out, pending):
+        todo = [p for p in images if pending(resume_key({"id": p.name}))]
+        for path in tqdm(todo, desc="perceive", unit="image", file=sys.stderr, disable=None):
+            stages = pipeline.Stages()
+            try:
+                _, _, graph = pipeline.perceive(str(path), concepts, looker, thresholds, stages)
+                result: dict[str, Any] = {"id": path.name, "scene": graph, "seconds": stages.seconds}
+            except QlangError as exc:
+                result = {"id": path.name, "error": exc.diagnostics[0].to_json()}
+            except Exception as exc:  # one photo's failure must not end the batch
+                result = {"id": path.name, "error": internal_error(exc).diagnostics[0].to_json()}
+            ok = ok and "error" not in result
+            write(out, result)
+    return ok

@@ -1,0 +1,50 @@
+"""Attributes and relations without CLIP: colour from the pixels, size and relations from boxes.
+
+What is scored follows the concepts: colour when the question needs a colour, the relations
+it names (every relation the boxes can tell when there is no question).
+"""
+
+from __future__ import annotations
+
+from qlang.evaluate.concepts import Concepts
+from qlang.ontology import load
+from qlang.vision import colour, geometry
+from qlang.vision.perception import Detection, Image, Perception, Relation, Thresholds
+
+
+def wanted(category: str, concepts: Concepts | None) -> bool:
+    """Whether an attribute category is to be scored."""
+    if concepts is None:
+        return True
+    values = load().categories.get(category, frozenset())
+    return category in concepts.attributes or bool(values & concepts.values)
+
+
+def describe(image: Image, perception: Perception, concepts: Concepts | None,
+             thresholds: Thresholds) -> None:
+    """Score the detections' colour and size and the relations between them, in place."""
+    height, width = image.shape[:2]
+    for detection in perception.objects:
+        scores: dict[str, dict[str, float]] = {}
+        if wanted("color", concepts):
+            box = detection.box
+            scores["color"] = colour.colours(image[int(box.y0):int(box.y1), int(box.x0):int(box.x1)])
+        if wanted("size", concepts):
+            scores["size"] = geometry.size(detection.box, width, height)
+        for values in scores.values():
+            keep(detection, values, thresholds)
+    names = None if concepts is None else concepts.relations & set(geometry.RELATIONS)
+    if names is not None and not names:
+        return
+    for i, a in enumerate(perception.objects):
+        for j, b in enumerate(perception.objects):
+            if i != j:
+                for name, p in geometry.relations(a.box, b.box, names).items():
+                    if p >= thresholds.relation:
+                        perception.relations.append(Relation(i, name, j, p))
+
+
+def keep(detection: Detection, values: dict[str, float], thresholds: Thresholds) -> None:
+    """Add an attribute category's likeliest values (at most `thresholds.values`)."""
+    ranked = sorted(values.items(), key=lambda kv: -kv[1])[:thresholds.values]
+    detection.attributes.update({value: p for value, p in ranked if p >= thresholds.attribute})

@@ -1,0 +1,95 @@
+"""Detector labels in GQA's words, through the ontology and WordNet.
+
+COCO's and ImageNet's names are WordNet nouns, so a label becomes the first GQA class met among
+its own synonyms, its head noun and its hypernyms: `Egyptian cat` → cat, `tennis racket` →
+racket, `sports ball` → ball.  A compound that GQA also lists is kept, unless its WordNet
+parent is its own head noun, the word GQA's annotators use (`dining table` → table).  The
+scene encoder then adds the ontology's categories (table → furniture, cat → animal).
+
+>>> gqa_class("dining table"), gqa_class("Egyptian cat"), gqa_class("tabby, tabby cat")
+('table', 'cat', 'cat')
+"""
+
+from __future__ import annotations
+
+from functools import cache
+
+from qlang.interpret.wordnet import reader
+from qlang.ontology import load
+
+#: COCO's 90 category ids (80 used) as the TensorFlow model zoo numbers them.
+COCO = dict(enumerate((
+    "person", "bicycle", "car", "motorcycle", "airplane", "bus", "train", "truck", "boat",
+    "traffic light", "fire hydrant", None, "stop sign", "parking meter", "bench", "bird", "cat",
+    "dog", "horse", "sheep", "cow", "elephant", "bear", "zebra", "giraffe", None, "backpack",
+    "umbrella", None, None, "handbag", "tie", "suitcase", "frisbee", "skis", "snowboard",
+    "sports ball", "kite", "baseball bat", "baseball glove", "skateboard", "surfboard",
+    "tennis racket", "bottle", None, "wine glass", "cup", "fork", "knife", "spoon", "bowl",
+    "banana", "apple", "sandwich", "orange", "broccoli", "carrot", "hot dog", "pizza", "donut",
+    "cake", "chair", "couch", "potted plant", "bed", None, "dining table", None, None, "toilet",
+    None, "tv", "laptop", "mouse, computer mouse", "remote", "keyboard", "cell phone", "microwave", "oven",
+    "toaster", "sink", "refrigerator", None, "book", "clock", "vase", "scissors", "teddy bear",
+    "hair drier", "toothbrush"), start=1))
+
+#: The COCO labels `gqa_class` renames (the rest are GQA classes as they are), kept here because
+#: reading WordNet takes seconds; tests/test_vision_labels.py holds it equal to `gqa_class`.
+COCO_RENAMED = {
+    "sports ball": "ball", "baseball bat": "bat", "baseball glove": "glove", "tennis racket": "racket",
+    "potted plant": "plant", "dining table": "table", "tv": "television",
+    "mouse, computer mouse": "computer mouse", "remote": "remote control", "hair drier": "hair dryer",
+}
+
+#: Compounds GQA's questions name as such, though WordNet files them under their head noun.
+_KEEP = frozenset({"traffic light", "fire hydrant"})
+#: GQA classes too general to name a detection by.
+_TOO_GENERAL = frozenset({"thing", "object", "item", "material", "part", "whole", "unit", "device",
+                          "equipment", "animal", "organism", "container", "food"})
+_DEPTH = 6
+
+
+@cache
+def gqa_class(label: str) -> str | None:
+    """The GQA class a detector label names (None when none fits)."""
+    classes = load().classes
+    synonyms = [s.strip().lower() for s in label.split(",") if s.strip()]
+    for name in synonyms:
+        if name in classes:
+            head = name.split()[-1]
+            general = head != name and name not in _KEEP and head in classes and head in _parents(name)
+            return head if general else name
+    for name in synonyms:
+        for word in (*_lemmas(name), name.split()[-1]):
+            if word in classes and word not in _TOO_GENERAL:
+                return word
+    for name in synonyms:
+        for word in _hypernyms(name):
+            if word in classes and word not in _TOO_GENERAL:
+                return word
+    return None
+
+
+def _senses(name: str) -> list[object]:
+    wn = reader()
+    return list(wn.synsets(name.replace(" ", "_"), wn.NOUN))[:1]
+
+
+def _words(synset: object) -> list[str]:
+    return [w.replace("_", " ").lower() for w in synset.lemma_names()]  # type: ignore[attr-defined]
+
+
+def _lemmas(name: str) -> list[str]:
+    return [w for s in _senses(name) for w in _words(s)]
+
+
+def _parents(name: str) -> list[str]:
+    return [w for s in _senses(name) for h in s.hypernyms() for w in _words(h)]  # type: ignore[attr-defined]
+
+
+def _hypernyms(name: str) -> list[str]:
+    """The words above a name's main sense, nearest first."""
+    found: list[str] = []
+    level = _senses(name)
+    for _ in range(_DEPTH):
+        level = [h for s in level for h in s.hypernyms()]  # type: ignore[attr-defined]
+        found += [w for s in level for w in _words(s)]
+    return found

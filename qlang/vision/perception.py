@@ -1,0 +1,120 @@
+"""What every perceiver produces: objects with boxes and confidences, attributes and relations
+with likelihoods, all in GQA's words.  One small interface, so the pipeline does not care which
+models looked at the image."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Protocol
+
+import numpy as np
+import numpy.typing as npt
+
+from qlang.errors import QlangError, error
+from qlang.evaluate.concepts import Concepts
+
+#: An RGB image, height × width × 3, uint8.
+Image = npt.NDArray[np.uint8]
+
+
+class VisionError(QlangError):
+    """An image cannot be read, a model cannot be loaded, or an optional package is missing."""
+
+
+def require(module: str, package: str) -> None:
+    """Fail with the package to install when an optional dependency is missing."""
+    import importlib.util
+
+    if importlib.util.find_spec(module) is None:
+        raise error(VisionError, "vision", f"the visual front end needs the package '{package}'",
+                    hint=f"pip install {package}  (or pip install 'qlang[vision]')")
+
+
+@dataclass(frozen=True)
+class Box:
+    """A box in pixels, corners (x0, y0) top left and (x1, y1) bottom right."""
+
+    x0: float
+    y0: float
+    x1: float
+    y1: float
+
+    @property
+    def width(self) -> float:
+        return max(0.0, self.x1 - self.x0)
+
+    @property
+    def height(self) -> float:
+        return max(0.0, self.y1 - self.y0)
+
+    @property
+    def area(self) -> float:
+        return self.width * self.height
+
+    @property
+    def centre(self) -> tuple[float, float]:
+        return (self.x0 + self.x1) / 2, (self.y0 + self.y1) / 2
+
+    def intersection(self, other: Box) -> float:
+        return Box(max(self.x0, other.x0), max(self.y0, other.y0),
+                   min(self.x1, other.x1), min(self.y1, other.y1)).area
+
+    def union(self, other: Box) -> Box:
+        """The smallest box holding both (where CLIP looks for a relation)."""
+        return Box(min(self.x0, other.x0), min(self.y0, other.y0),
+                   max(self.x1, other.x1), max(self.y1, other.y1))
+
+    def clipped(self, width: int, height: int) -> Box:
+        return Box(min(max(self.x0, 0), width), min(max(self.y0, 0), height),
+                   min(max(self.x1, 0), width), min(max(self.y1, 0), height))
+
+
+@dataclass
+class Detection:
+    """One object: its GQA class, how sure the detector is, the detector's own label, and the
+    likelihood of each attribute value scored for it."""
+
+    name: str
+    confidence: float
+    box: Box
+    label: str
+    attributes: dict[str, float] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Relation:
+    """`subject` and `object` index `Perception.objects`."""
+
+    subject: int
+    name: str
+    object: int
+    confidence: float
+
+
+@dataclass
+class Perception:
+    width: int
+    height: int
+    backend: str
+    objects: list[Detection] = field(default_factory=list)
+    relations: list[Relation] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Thresholds:
+    """What is kept: detections, attribute values and relations at least this likely; at most
+    `objects` detections and `values` values per attribute category."""
+
+    detection: float = 0.4
+    attribute: float = 0.2
+    relation: float = 0.5
+    objects: int = 20
+    values: int = 3
+
+
+class Perceiver(Protocol):
+    name: str
+
+    def perceive(self, image: Image, concepts: Concepts | None, thresholds: Thresholds) -> Perception:
+        """The objects, attributes and relations `concepts` asks for (None: all it can see)."""
+        ...

@@ -1,0 +1,95 @@
+"""From a photo to a weighted scene: which concepts to look for, which perceiver looks, and how
+long each stage takes (the figure a user of `ask --image` sees)."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from qlang.errors import error
+from qlang.evaluate.concepts import Concepts, expand, extract, mentioned
+from qlang.ir import Node
+from qlang.vision import weighted
+from qlang.vision.image import read
+from qlang.vision.perception import Perceiver, Perception, Thresholds, VisionError
+
+BACKENDS = ("ssd", "owlvit")
+
+
+@dataclass(frozen=True)
+class Options:
+    backend: str = "ssd"
+    detector: str | None = None
+    clip: str | None = None
+    device: str | None = None
+    refine: bool = False
+    thresholds: Thresholds = field(default_factory=Thresholds)
+
+
+def perceiver(options: Options) -> Perceiver:
+    """The perceiver the options name, with its models loaded."""
+    if options.backend == "owlvit":
+        if options.detector is None or options.clip is None:
+            raise error(VisionError, "usage", "--backend owlvit needs --detector DIR and --clip DIR",
+                        hint="directories of OWL-ViT (or OWLv2) and CLIP weights for transformers")
+        from qlang.vision.owlvit import OwlViT
+
+        return OwlViT(options.detector, options.clip, options.device)
+    from qlang.vision.ssd import SSD
+
+    return SSD(refine=options.refine)
+
+
+def from_program(root: Node) -> Concepts:
+    """What a (gold or translated) program needs, widened to what may answer to it."""
+    return expand(extract(root))
+
+
+def from_question(question: str) -> Concepts:
+    """The rule-based extractor's concepts, from the question's words alone."""
+    return mentioned(question)
+
+
+def read_concepts(path: str) -> Concepts:
+    """A concepts file: `{"classes": [...], "attributes": [...], "values": [...], "relations": [...]}`."""
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+        return expand(Concepts(**{k: frozenset(map(str, data.get(k, []))) for k in Concepts().to_json()}))
+    except (OSError, ValueError, AttributeError, TypeError) as exc:
+        raise error(VisionError, "concepts", f"{path}: not a concepts file ({exc})") from None
+
+
+@dataclass
+class Stages:
+    """Seconds per stage, in order."""
+
+    seconds: dict[str, float] = field(default_factory=dict)
+
+    @contextmanager
+    def time(self, stage: str) -> Iterator[None]:
+        start = time.perf_counter()
+        try:
+            yield
+        finally:
+            self.seconds[stage] = self.seconds.get(stage, 0.0) + time.perf_counter() - start
+
+    def line(self) -> str:
+        return ", ".join(f"{stage} {s * 1000:.0f} ms" for stage, s in self.seconds.items())
+
+
+def perceive(path: str, concepts: Concepts | None, looker: Perceiver, thresholds: Thresholds,
+             stages: Stages) -> tuple[Any, Perception, dict[str, Any]]:
+    """Image → perception → validated weighted scene; returns the pixels too, for drawing."""
+    with stages.time("read image"):
+        image = read(path)
+    with stages.time("perceive"):
+        perception = looker.perceive(image, concepts, thresholds)
+    with stages.time("build scene"):
+        graph = weighted.scene(perception, Path(path).name)
+        weighted.facts(graph)
+    return image, perception, graph

@@ -1,0 +1,73 @@
+"""The embedded perceiver: SSD-MobileNet-v2 (COCO) through OpenCV's DNN module, its labels in
+GQA's words, optionally refined by an ImageNet classifier on each crop; colour, size and
+relations by classical means (`describe`)."""
+
+from __future__ import annotations
+
+from functools import cache
+from typing import Any
+
+import numpy as np
+
+from qlang.evaluate.concepts import Concepts
+from qlang.ontology import load
+from qlang.vision import models
+from qlang.vision.describe import describe
+from qlang.vision.labels import COCO, COCO_RENAMED
+from qlang.vision.perception import Box, Detection, Image, Perception, Thresholds, require
+
+#: The detector's input side; SSD-MobileNet-v2 was trained at 300×300.
+SIDE = 300
+
+
+def relevant(name: str, concepts: Concepts | None) -> bool:
+    """Whether a detected class answers to the concepts: the class, a category above it, or a
+    category it names (a `person` may be the `man` asked for)."""
+    if concepts is None or not concepts.classes:
+        return True
+    ontology = load()
+    related = {name, *ontology.ancestors(name), *ontology.class_members.get(name, ())}
+    return bool(related & concepts.classes)
+
+
+@cache
+def _network() -> Any:
+    require("cv2", "opencv-python-headless")
+    import cv2
+
+    return cv2.dnn.readNetFromTensorflow(str(models.path(models.SSD_GRAPH)),
+                                         str(models.path(models.SSD_CONFIG)))
+
+
+class SSD:
+    name = "ssd"
+
+    def __init__(self, refine: bool = False) -> None:
+        self.refine = refine
+        self.network = _network()
+        self.network.setInput(np.zeros((1, 3, SIDE, SIDE), dtype=np.float32))
+        self.network.forward()  # OpenCV prepares the graph on the first run: a load cost
+
+    def perceive(self, image: Image, concepts: Concepts | None, thresholds: Thresholds) -> Perception:
+        import cv2
+
+        height, width = image.shape[:2]
+        self.network.setInput(cv2.dnn.blobFromImage(image, size=(SIDE, SIDE), swapRB=False))
+        rows = np.asarray(self.network.forward())[0, 0]
+        perception = Perception(width, height, self.name)
+        for _, class_id, score, *corners in sorted(rows.tolist(), key=lambda r: -r[2]):
+            label = COCO.get(int(class_id)) or ""
+            name = COCO_RENAMED.get(label, label) or None
+            if score < thresholds.detection or name is None or not relevant(name, concepts):
+                continue
+            box = Box(corners[0] * width, corners[1] * height, corners[2] * width, corners[3] * height)
+            detection = Detection(name, float(score), box.clipped(width, height), label)
+            if self.refine:
+                from qlang.vision.classifier import refine
+
+                refine(image, detection)
+            perception.objects.append(detection)
+            if len(perception.objects) >= thresholds.objects:
+                break
+        describe(image, perception, concepts, thresholds)
+        return perception

@@ -1,0 +1,122 @@
+"""The visual front end's parts, each on inputs with a known answer: Eq. 8, boxes to positions,
+colour naming, geometric relations, detector labels in GQA's words, concepts, the scene."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+import qlang
+from qlang.asp.solve import solve
+from qlang.evaluate.concepts import expand, extract, mentioned
+from qlang.vision import geometry, weighted
+from qlang.vision.colour import colours
+from qlang.vision.labels import COCO, COCO_RENAMED, gqa_class
+from qlang.vision.perception import Box, Detection, Perception, Relation
+from qlang.vision.scoring import target_vs_neutral, target_vs_neutral_array
+
+
+def test_eq8_is_a_softmax_of_target_against_neutral() -> None:
+    assert target_vs_neutral(0.3, 0.3) == 0.5
+    p = target_vs_neutral(0.31, 0.25, scale=100.0)
+    assert p == pytest.approx(np.exp(31) / (np.exp(31) + np.exp(25)))
+    assert target_vs_neutral(0.25, 0.31, scale=100.0) == pytest.approx(1 - p)
+    assert target_vs_neutral_array([0.31, 0.25], 0.25, scale=100.0).tolist() == pytest.approx([p, 0.5])
+
+
+def _scene(*objects: Detection, relations: tuple[Relation, ...] = ()) -> dict[str, object]:
+    return weighted.scene(Perception(300, 300, "test", list(objects), list(relations)))
+
+
+@pytest.mark.parametrize(("box", "h", "v"), [
+    (Box(0, 0, 50, 50), "left", "top"), (Box(120, 120, 180, 180), "middle", "middle"),
+    (Box(250, 200, 300, 300), "right", "bottom")])
+def test_a_box_gives_the_position(box: Box, h: str, v: str) -> None:
+    facts = weighted.facts(_scene(Detection("cup", 0.9, box, "cup")))
+    assert f"has_attr(o0, hposition, {h})." in facts and f"has_attr(o0, vposition, {v})." in facts
+
+
+@pytest.mark.parametrize(("rgb", "name"), [
+    ((200, 30, 30), "red"), ((30, 160, 40), "green"), ((40, 70, 210), "blue"),
+    ((250, 250, 250), "white"), ((10, 10, 10), "black"),
+    ((245, 215, 30), "yellow"), ((125, 125, 125), "gray"), ((240, 130, 30), "orange")])
+def test_a_patch_of_one_colour_is_named_that_colour(rgb: tuple[int, int, int], name: str) -> None:
+    scores = colours(np.full((24, 24, 3), rgb, dtype=np.uint8))
+    assert max(scores, key=scores.__getitem__) == name
+    assert sum(scores.values()) == pytest.approx(1.0)
+
+
+def test_the_dominant_colour_wins_over_a_border_of_background() -> None:
+    patch = np.full((40, 40, 3), (240, 240, 240), dtype=np.uint8)
+    patch[6:34, 6:34] = (200, 30, 30)
+    scores = colours(patch)
+    assert max(scores, key=scores.__getitem__) == "red" and scores["red"] > 0.6
+
+
+LEFT, RIGHT = Box(0, 40, 20, 60), Box(80, 40, 100, 60)
+TOP, BOTTOM = Box(40, 0, 60, 20), Box(40, 80, 60, 100)
+CUP, TABLE = Box(40, 10, 60, 32), Box(0, 30, 100, 80)
+PERSON, CAR = Box(30, 20, 50, 95), Box(0, 30, 100, 70)
+SPOON, BOWL = Box(45, 45, 55, 55), Box(30, 30, 70, 70)
+
+
+@pytest.mark.parametrize(("a", "relation", "b"), [
+    (LEFT, "to the left of", RIGHT), (RIGHT, "to the right of", LEFT), (TOP, "above", BOTTOM),
+    (BOTTOM, "below", TOP), (CUP, "on", TABLE), (CUP, "on top of", TABLE), (TABLE, "under", CUP),
+    (SPOON, "in", BOWL), (SPOON, "inside", BOWL), (CUP, "near", TABLE), (PERSON, "in front of", CAR),
+    (CAR, "behind", PERSON), (LEFT, "next to", Box(22, 40, 42, 60))])
+def test_each_geometric_relation_holds_and_not_reversed(a: Box, relation: str, b: Box) -> None:
+    assert geometry.relations(a, b)[relation] > 0.7
+    assert geometry.relations(b, a)[relation] < 0.3 or relation in ("near", "next to")
+
+
+def test_far_apart_boxes_are_not_near_and_side_by_side_ones_are_neither_above_nor_below() -> None:
+    scores = geometry.relations(LEFT, RIGHT)
+    assert scores["near"] < 0.3 and scores["above"] < 0.3 and scores["below"] < 0.3 and scores["on"] == 0
+
+
+def test_size_follows_the_share_of_the_image() -> None:
+    assert geometry.size(Box(0, 0, 250, 250), 300, 300)["large"] > 0.9
+    assert geometry.size(Box(0, 0, 20, 20), 300, 300)["small"] > 0.9
+
+
+@pytest.mark.parametrize(("label", "name"), [
+    ("dining table", "table"), ("person", "person"), ("cat", "cat"), ("sports ball", "ball"),
+    ("tv", "television"), ("Egyptian cat", "cat"), ("tabby, tabby cat", "cat"), ("coffee mug", "mug"),
+    ("Labrador retriever", "dog"), ("scuba diver", "person"), ("traffic light", "traffic light")])
+def test_detector_labels_become_gqa_classes(label: str, name: str) -> None:
+    assert gqa_class(label) == name
+
+
+def test_the_coco_table_is_what_wordnet_gives() -> None:
+    renamed = {label: gqa_class(label) for label in COCO.values() if label and gqa_class(label) != label}
+    assert renamed == COCO_RENAMED
+    assert qlang.ontology.load().ancestors("table") == ["furniture"]
+
+
+def test_concepts_of_a_program_widen_a_category_to_its_members() -> None:
+    concepts = expand(extract(qlang.compile("exist(filter(select(scene(), tableware), color, red))")))
+    assert {"tableware", "cup", "saucer"} <= concepts.classes and "red" in concepts.values
+
+
+def test_the_rule_based_extractor_reads_the_question() -> None:
+    concepts = mentioned("What color are the cups on the wood table?")
+    assert {"cup", "table"} <= concepts.classes and "on" in concepts.relations
+    assert "color" in concepts.attributes and {"red", "wood"} <= concepts.values
+
+
+def test_a_perception_is_a_weighted_scene_that_solves() -> None:
+    cup = Detection("cup", 0.9, CUP, "cup", {"red": 0.8, "white": 0.3})
+    table = Detection("table", 0.7, TABLE, "dining table", {"brown": 0.6})
+    graph = _scene(cup, table, relations=(Relation(0, "on", 1, 0.94),))
+    json.dumps(graph)
+    facts = weighted.facts(graph)
+
+    def answers(program: str) -> list[str]:
+        result = solve(qlang.lower(qlang.compile(program)), facts, top_k=2, distinct=True)
+        return [a.value for a in result.answers]
+    assert answers("query(unique(select(scene(), cup)), color)") == ["red", "white"]
+    assert answers("query(unique(relate(select(scene(), cup), furniture, on, object)), name)")[0] == "table"
+    assert answers("exist(select(scene(), dog))") == ["no"]
