@@ -49,7 +49,7 @@ def judge(record_id: str, program: str | None, syntax: str, question: dict[str, 
     answers: tuple[str, ...] = ()
     if program is not None:
         try:
-            lowered = lower(thesis_reader.read(program, syntax) if lenient else parse(program, syntax))
+            lowered = thesis_reader.lower(program, syntax) if lenient else lower(parse(program, syntax))
             found = solve(lowered, scenes.facts(image) if facts is None else facts,
                           top_k=max(top_k), semantics=semantics)
             answers = tuple(a.value for a in found.answers)

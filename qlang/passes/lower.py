@@ -1,8 +1,10 @@
 """Lowering: the IR as ASP facts, one per distinct node, ending in ``end(root)``.
 
 Steps are numbered in post-order, so equal subtrees become one step and every step comes after
-the steps it reads.  Every word goes through `to_term`, which only ever yields a plain constant
-or a quoted string, so no program can inject ASP rules.
+the steps it reads.  Unfolded (`unfold=True`), every occurrence of a node is a step of its own,
+as the seed thesis's nested-to-flat conversion wrote them: two equal ``unique`` steps then choose
+apart.  Every word goes through `to_term`, which only ever yields a plain constant or a quoted
+string, so no program can inject ASP rules.
 """
 
 from __future__ import annotations
@@ -10,8 +12,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from qlang.asp_names import to_term
+from qlang.errors import UnsupportedOperation, error
 from qlang.ir import Lit, Node, postorder
 from qlang.signatures import END
+
+#: The most steps an unfolded program may have (a DAG of shared steps doubles per level).
+MAX_UNFOLDED = 10_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -24,8 +30,11 @@ class Fact:
         return f"{self.name}({args})."
 
 
-def facts(root: Node) -> list[Fact]:
-    """The flat facts of a program, without judging it (see `qlang.lower` for the checked path)."""
+def facts(root: Node, *, unfold: bool = False) -> list[Fact]:
+    """The flat facts of a program, without judging it (see `qlang.lower` for the checked path);
+    `unfold`: a step per occurrence of a node (module docstring)."""
+    if unfold:
+        return _unfolded(root)
     order = postorder(root)
     step = {node: index for index, node in enumerate(order)}
     result = [
@@ -33,4 +42,27 @@ def facts(root: Node) -> list[Fact]:
         for node in order
     ]
     result.append(Fact(END, (step[root],)))
+    return result
+
+
+def _unfolded(root: Node) -> list[Fact]:
+    """A step per occurrence, in post-order (with a stack: programs nest up to `MAX_DEPTH`)."""
+    if root.size > MAX_UNFOLDED:
+        raise error(UnsupportedOperation, "unsupported", f"unfolded, the program would repeat "
+                    f"shared results into {root.size:,} steps (at most {MAX_UNFOLDED:,})", root.span)
+    result: list[Fact] = []
+    finished: list[int] = []  # the steps of the operands read so far, innermost last
+    todo: list[tuple[Node, bool]] = [(root, False)]
+    while todo:
+        node, ready = todo.pop()
+        if not ready:
+            todo += [(node, True), *((operand, False) for operand in reversed(node.operands))]
+            continue
+        count = len(node.operands)
+        steps = iter(finished[len(finished) - count:])
+        del finished[len(finished) - count:]
+        args = tuple(a.value if isinstance(a, Lit) else next(steps) for a in node.args)
+        result.append(Fact(node.op, (len(result), *args)))
+        finished.append(len(result) - 1)
+    result.append(Fact(END, (finished[-1],)))
     return result

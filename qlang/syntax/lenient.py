@@ -4,7 +4,11 @@ The thesis's converter accepted what qlang's readers refuse, and its answer accu
 such programs: a flat step that refers to a step never defined reads it as ``scene`` (all
 objects), and a code-like variable may have any name, ``Truck = ...`` included (qlang's names
 start in lower case, as ASP constants do).  This module rewrites those two cases into programs
-the strict readers accept; everything else is read as strictly as ever.
+the strict readers accept; everything else is read as strictly as ever.  And the thesis wrote a
+nested program out as flat steps one per occurrence (a code-like one through nested, its
+variables substituted), so `lower` unfolds those: two equal ``unique`` steps choose apart, where
+qlang's lowering merges them into one choice.  Flat and GQA programs keep their shared steps, as
+the thesis ran them (but two equal steps written apart merge: the IR cannot tell them apart).
 
 >>> print(read("Truck = unique(select(scene(), truck))\\nquery(Truck, color)", "code"))
 query(unique(select(scene(), truck)), color)
@@ -18,7 +22,11 @@ import re
 
 from qlang import api, syntax
 from qlang.ir import Node
+from qlang.passes.lower import facts
 from qlang.signatures import SIGNATURES
+
+#: The syntaxes the thesis lowered a step per occurrence (module docstring).
+UNFOLDED = ("nested", "code")
 
 _ASSIGNED = re.compile(r"^\s*([A-Za-z_]\w*)\s*=", re.M)
 _FACT = re.compile(r"\b(\w+)\(([^()]*)\)")
@@ -31,6 +39,19 @@ def read(text: str, syntax: str) -> Node:
     elif syntax == "flat":
         text = _undefined_steps_as_scene(text)
     return api.parse(text, syntax)
+
+
+def lower(text: str, syntax: str) -> str:
+    """The program read leniently, checked, as the ASP facts the thesis would have solved.
+
+    >>> cat = "unique(select(scene(), cat))"
+    >>> print(lower(f"two_same({cat}, {cat}, color)", "nested").replace(chr(10), " "))
+    scene(0). select(1, 0, cat). unique(2, 1). scene(3). select(4, 3, cat). unique(5, 4).
+    two_same(6, 2, 5, color). end(6).
+    """
+    root = read(text, syntax)
+    api.check(root)
+    return "\n".join(str(fact) for fact in facts(root, unfold=syntax in UNFOLDED))
 
 
 def detect(text: str) -> str:

@@ -1,0 +1,49 @@
+"""The thesis's lowering of nested and code-like programs: a step per occurrence, so two equal
+`unique` steps choose apart (qlang merges them into one choice)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+import qlang
+from qlang.asp.scene import SceneLibrary
+from qlang.asp.solve import solve
+from qlang.errors import Source
+from qlang.passes.lower import MAX_UNFOLDED, facts
+from qlang.syntax import lenient
+
+CAT = "unique(select(scene(), cat))"
+SAME = f"two_same({CAT}, {CAT}, color)"
+#: Two cats, one white, one black.
+SCENE = {"width": 90, "height": 90, "objects": {
+    str(i): {"name": "cat", "x": 30 * i, "y": 0, "w": 10, "h": 10, "attributes": [colour],
+             "relations": []} for i, colour in enumerate(("white", "black"))}}
+
+
+def answers(question: str) -> set[str]:
+    scene = SceneLibrary(Source(json.dumps(SCENE))).facts()
+    return {a.value for a in solve(question, scene, top_k=10).answers}
+
+
+def test_two_equal_unique_steps_choose_apart_only_when_read_leniently() -> None:
+    assert [f.name for f in facts(qlang.parse(SAME))].count("unique") == 1
+    assert answers(qlang.lower(qlang.parse(SAME))) == {"yes"}  # one cat, compared with itself
+    assert answers(lenient.lower(SAME, "nested")) == {"yes", "no"}  # two choices, as the thesis
+    shared = f"c = {CAT}\ntwo_same(c, c, color)"  # the thesis substituted variables too
+    assert lenient.lower(shared, "code") == lenient.lower(SAME, "nested")
+
+
+def test_flat_programs_keep_their_shared_steps() -> None:
+    flat = "scene(0). select(1, 0, cat). unique(2, 1). two_same(3, 2, 2, color). end(3)."
+    assert lenient.lower(flat, "flat").count("unique(") == 1
+
+
+def test_unfolding_is_bounded() -> None:
+    lines = ["v0 = exist(select(scene(), cat))"]  # each level uses the one below twice
+    lines += [f"v{i} = and(v{i - 1}, v{i - 1})" for i in range(1, 14)]
+    root = qlang.parse("\n".join([*lines, "and(v13, v13)"]), "code")
+    assert root.size > MAX_UNFOLDED and len(facts(root)) < 20
+    with pytest.raises(qlang.QlangError, match="at most 10,000"):
+        facts(root, unfold=True)
