@@ -34,6 +34,8 @@ from qlang.vision.scoring import target_vs_neutral_array
 #: Boxes overlapping more than this (intersection over union) are one object.
 NMS_IOU = 0.5
 _LEAST = 4
+#: Categories the scene encoder derives from the box; CLIP is not asked.
+FROM_BOX = frozenset({"hposition", "vposition"})
 
 
 def _load(kind: str, path: str, device: str) -> tuple[Any, Any]:
@@ -78,7 +80,7 @@ class OwlViT:
         ontology = load()
         asked = sorted(concepts.attributes) if concepts is not None else []
         for category in dict.fromkeys(["color", "size", "material", "shape", *asked]):
-            if category in ontology.categories and wanted(category, concepts):
+            if category in ontology.categories and category not in FROM_BOX and wanted(category, concepts):
                 values = sorted(ontology.categories[category] if concepts is None
                                 else ontology.categories[category] & concepts.values)
                 self.attributes(image, perception.objects, values, thresholds)
@@ -95,7 +97,8 @@ class OwlViT:
         for start in range(0, len(classes), self.batch):
             queries = classes[start:start + self.batch]
             inputs = self.detector_processor(text=[[f"a photo of a {c}" for c in queries]],
-                                             images=image, return_tensors="pt").to(self.device)
+                                             images=image, padding=True, truncation=True,
+                                             return_tensors="pt").to(self.device)
             with torch.no_grad():
                 outputs = self.detector(**inputs)
             result = self.detector_processor.post_process_grounded_object_detection(
@@ -156,7 +159,7 @@ class OwlViT:
         rows = []
         for start in range(0, len(prompts), self.batch):
             inputs = self.clip_processor(text=prompts[start:start + self.batch], padding=True,
-                                         return_tensors="pt").to(self.device)
+                                         truncation=True, return_tensors="pt").to(self.device)
             with torch.no_grad():
                 rows.append(_unit(self.clip.get_text_features(input_ids=inputs["input_ids"],
                                                               attention_mask=inputs["attention_mask"])))
