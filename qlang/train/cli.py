@@ -79,9 +79,12 @@ def data(files: tuple[str, ...], out: str, syntax: str, dev_percent: float, excl
 @click.option("--checkpoint-every", type=click.IntRange(min=1), default=50, show_default=True)
 @click.option("--seed", type=int, default=0, show_default=True)
 @click.option("--device", default="auto", show_default=True, help="auto (CUDA if present), cpu, cuda...")
+@click.option("--init", type=click.Path(exists=True, file_okay=False),
+              help="LoRA: continue from this adapter folder (an earlier run's `adapter`); "
+                   "its rank and alpha win over --rank/--alpha.")
 def train(data_file: str, out: str, base: str, method: str, rank: int, alpha: int, lr: float | None,
           batch_size: int, epochs: float, max_steps: int | None, checkpoint_every: int, seed: int,
-          device: str) -> None:
+          device: str, init: str | None) -> None:
     """Fine-tune a model on question -> program pairs; run again to resume after a kill."""
     from qlang.train.finetune import TrainSettings
     from qlang.train.finetune import train as run
@@ -93,7 +96,7 @@ def train(data_file: str, out: str, base: str, method: str, rank: int, alpha: in
         settings = TrainSettings(syntax=_syntax(pairs), method=method, rank=rank, alpha=alpha,
                                  learning_rate=lr, batch_size=batch_size, epochs=epochs,
                                  max_steps=max_steps, checkpoint_every=checkpoint_every, seed=seed,
-                                 device=device)
+                                 device=device, init=init)
         summary = run(pairs, hf_directory(base), Path(out), settings)
         if method == "lora":
             summary["gguf"] = str(_export(Path(summary["output"]), Path(out) / "adapter.gguf",

@@ -52,6 +52,8 @@ class TrainSettings:
     seed: int = 0
     checkpoint_every: int = 50
     device: str = "auto"
+    #: LoRA: start from this adapter folder (an earlier run's) instead of fresh weights
+    init: str | None = None
 
     @property
     def lr(self) -> float:
@@ -141,12 +143,22 @@ def _schedule(step: int, total: int, warmup: int) -> float:
 
 def _wrap(model: Any, settings: TrainSettings) -> Any:
     if settings.method == "full":
+        if settings.init is not None:
+            raise error(QlangError, "usage", "--init continues a LoRA adapter; for full "
+                        "fine-tuning, give the earlier model as --base")
         return model
     from peft import LoraConfig, get_peft_model
 
-    config = LoraConfig(r=settings.rank, lora_alpha=settings.alpha, lora_dropout=0.0,
-                        target_modules=list(LORA_TARGETS), task_type="CAUSAL_LM")
-    return get_peft_model(model, config)
+    if settings.init is None:
+        config = LoraConfig(r=settings.rank, lora_alpha=settings.alpha, lora_dropout=0.0,
+                            target_modules=list(LORA_TARGETS), task_type="CAUSAL_LM")
+        return get_peft_model(model, config)
+    from peft import PeftModel
+
+    try:
+        return PeftModel.from_pretrained(model, settings.init, is_trainable=True)
+    except (OSError, ValueError) as exc:
+        raise error(QlangError, "input", f"{settings.init}: not a LoRA adapter folder: {exc}") from None
 
 
 def _trainable(model: Any) -> dict[str, Any]:

@@ -61,7 +61,7 @@ _translation_options = (
                  help="Grammar-constrained decoding."),
     click.option("--vocabulary/--no-vocabulary", default=True, show_default=True,
                  help="Constrain words to the GQA vocabulary (off: syntax only)."),
-    click.option("--engine", type=click.Choice(ENGINES), default="gbnf", show_default=True,
+    click.option("--engine", type=click.Choice(ENGINES), default="lark", show_default=True,
                  help="Constraint engine: llama.cpp's GBNF, or llguidance with the Lark form."),
     click.option("--repair", type=click.IntRange(min=0), default=0, show_default=True,
                  help="Retries with the checker's error added to the prompt."),

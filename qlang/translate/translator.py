@@ -47,7 +47,7 @@ class Settings:
     #: report unknown words as warnings, not errors, when checking the output
     open_vocabulary: bool = False
     #: `gbnf` (llama.cpp's engine) or `lark` (llguidance)
-    engine: str = "gbnf"
+    engine: str = "lark"
     #: retries with the checker's message added to the prompt
     repair: int = 0
     chat: bool = True

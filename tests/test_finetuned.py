@@ -1,0 +1,43 @@
+"""The shipped fine-tuned translator: the default, it turns the README's questions into their
+programs under the typed grammar, and its model card says how it was made."""
+
+from __future__ import annotations
+
+from click.testing import CliRunner
+
+import qlang
+from qlang.cli import cli
+from qlang.passes.canonical import equivalent
+from qlang.translate.models import ADAPTER
+
+#: the README's questions and the programs it shows for them
+README = {
+    "Who wears shorts?": "query(unique(relate(select(scene(), shorts), person, wearing, subject)), name)",
+    "Does the truck tire look round and black?":
+        "and(verify_attr(unique(relate(select(scene(), truck), tire, of, subject)), color, black), "
+        "verify_attr(unique(relate(select(scene(), truck), tire, of, subject)), shape, round))",
+}
+
+
+def test_the_adapter_is_small_and_has_a_model_card() -> None:
+    assert ADAPTER.stat().st_size < 12_000_000
+    card = (ADAPTER.parent / "README.md").read_text()
+    for needed in ("qlangc data", "qlangc train", "seed", "dev"):
+        assert needed in card
+
+
+def test_the_default_translator_writes_the_readme_programs() -> None:
+    for question, program in README.items():
+        result = CliRunner().invoke(cli, ["translate", question])
+        assert result.exit_code == 0, result.output
+        assert equivalent(qlang.parse(result.stdout.strip()), qlang.parse(program)), result.stdout
+
+
+def test_few_shot_stays_when_a_model_or_examples_are_asked_for() -> None:
+    from qlang.translate.cli import translator_kind
+
+    base = {"translator": "auto", "model": None, "n_examples": None}
+    assert translator_kind(base) == "finetuned"
+    assert translator_kind(base | {"model": "gemma3"}) == "fewshot"
+    assert translator_kind(base | {"n_examples": 3}) == "fewshot"
+    assert translator_kind(base | {"translator": "fewshot"}) == "fewshot"
