@@ -1,7 +1,9 @@
 """Translation latency and decoding speed: unconstrained vs GBNF vs llguidance, same questions.
 
     .venv/bin/python bench/translate.py [--questions 30] [--examples 5] [--model smollm2]
-                                        [--n-gpu-layers 0]
+                                        [--n-gpu-layers 0] [--finetuned]
+
+`--finetuned`: the default translator instead (the bundled adapter, no examples).
 
 One model load; for each engine, one warm-up question (grammar compilation is not counted),
 then the same N dev questions.  Per question: the whole translation (examples, prompt, prompt
@@ -21,6 +23,7 @@ from pathlib import Path
 
 from qlang.translate.backends import load_backend
 from qlang.translate.examples import load_pool
+from qlang.translate.models import ADAPTER
 from qlang.translate.translator import Settings, Translator
 
 DEV = Path(__file__).resolve().parents[2] / "shared" / "data" / "gqa" / "questions" / "testdev_ood_head.json"
@@ -56,9 +59,12 @@ def main() -> None:
     parser.add_argument("--examples", type=int, default=5)
     parser.add_argument("--model", default=None)
     parser.add_argument("--n-gpu-layers", type=int, default=0)
+    parser.add_argument("--finetuned", action="store_true")
     args = parser.parse_args()
     questions = [q["question"] for q in json.loads(DEV.read_text()).values()][: args.questions + 1]
-    backend = load_backend("llama-cpp", args.model, n_gpu_layers=args.n_gpu_layers)
+    backend = load_backend("llama-cpp", args.model, n_gpu_layers=args.n_gpu_layers,
+                           lora=str(ADAPTER) if args.finetuned else None)
+    kind = "finetuned" if args.finetuned else "fewshot"
     pool = load_pool()
     print(f"model {backend.model}; {args.questions} dev questions, {args.examples} examples; "
           f"{os.cpu_count()} CPUs ({platform.machine()}), n_gpu_layers={args.n_gpu_layers}")
@@ -66,7 +72,8 @@ def main() -> None:
           f"{'vs free':>8} {'tok/q':>6} {'checked':>8}")
     free = None
     for name, settings in ENGINES.items():
-        row = measure(Translator(backend, pool, replace(settings, examples=args.examples)), questions)
+        row = measure(Translator(backend, pool, replace(settings, examples=args.examples, translator=kind)),
+                      questions)
         free = free or row["ms_per_token"]
         print(f"{name:18} {row['median']:10.2f} {row['mean']:9.2f} {row['p95']:8.2f} "
               f"{row['ms_per_token']:9.1f} {row['ms_per_token'] / free - 1:+8.0%} {row['tokens']:6.1f} "

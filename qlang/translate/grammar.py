@@ -17,7 +17,8 @@ after an attribute are written per category (``"color, " values-color``), so
 Depth.  A recursive grammar lets a small model nest without end (``and(and(and(...``) until
 its token limit.  The deepest of the 3,091 real GQA programs nests 7 operations (``query(
 unique(relate_any(negate(filter(select(scene(), ...``, counting ``scene()`` as 1), so
-expressions may nest at most `MAX_DEPTH` = 10: the typed rules are unrolled per level,
+expressions may nest at most `MAX_DEPTH` = 10 (and `and`/`or` never inside each other, see
+`_connective`): the typed rules are unrolled per level,
 ``objects-3 ::= op-scene | op-select-3 | ...`` with ``op-select-3 ::= "select(" objects-2 ...``.
 Each operand position still has the same few alternatives, so llama.cpp keeps as many stacks
 as before and masks as fast; the grammar has about 200 more short rules and compiles about
@@ -238,7 +239,8 @@ class _Builder:
                 self.add(_operation(sig).name, [self.call(sig, [])])
         for depth in range(1, MAX_DEPTH + 1):
             for sig in SIGNATURES.values():
-                operands = [_expression(t, depth - 1) for t in sig.operands]
+                operands = [_test(depth - 1) if _connective(sig) else _expression(t, depth - 1)
+                            for t in sig.operands]
                 if sig.operands and all(o.name in self.rules for o in operands):
                     self.add(_operation(sig, depth).name, [self.call(sig, list(operands))])
             for type_ in Type:
@@ -248,6 +250,9 @@ class _Builder:
                     alternatives.append((_VARIABLE,))
                 if alternatives:
                     self.add(_expression(type_, depth).name, alternatives)
+                tests = [a for a in alternatives if a[0].name not in _connectives(depth)]
+                if type_ is Type.BOOL and tests:
+                    self.add(_test(depth).name, tests)
         return Ref(self.add("answer", [(_expression(t, MAX_DEPTH),) for t in Type if t.is_answer]))
 
     # programs
@@ -291,6 +296,22 @@ def _rule_name(base: str) -> str:
 def _expression(type_: Type, depth: int) -> Ref:
     """The rule for expressions of a type nesting at most `depth` operations (``objects-3``)."""
     return Ref(_rule_name(f"{type_.value}-{depth}"))
+
+
+def _connective(sig: Signature) -> bool:
+    """`and`, `or`: truth values from truth values.  Their operands are tests, never another
+    connective: none of the 3,091 real GQA programs nests them, and a small model that may
+    loops ``and(and(and(...``."""
+    return sig.result is Type.BOOL and bool(sig.operands) and all(t is Type.BOOL for t in sig.operands)
+
+
+def _connectives(depth: int) -> set[str]:
+    return {_operation(sig, depth).name for sig in SIGNATURES.values() if _connective(sig)}
+
+
+def _test(depth: int) -> Ref:
+    """The rule for a connective's operand: a Bool expression that is not itself a connective."""
+    return Ref(_rule_name(f"test-{depth}"))
 
 
 def _operation(sig: Signature, depth: int = 0) -> Ref:
