@@ -14,7 +14,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -33,7 +33,7 @@ class Pair:
     program: str
     split: str
     #: the GQA record it came from (answer, semantic, types ...), kept for evaluation
-    record: dict[str, Any]
+    record: dict[str, Any] = field(compare=False)
 
     def to_json(self) -> dict[str, Any]:
         return {**self.record, "id": self.id, "imageId": self.image, "question": self.question,

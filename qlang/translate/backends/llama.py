@@ -103,7 +103,7 @@ class LlamaCppBackend:
                 model_path=str(path), n_ctx=n_ctx, n_gpu_layers=n_gpu_layers, seed=seed,
                 n_threads=threads or os.cpu_count(), lora_path=lora, verbose=False)
         except (ValueError, RuntimeError) as exc:  # llama.cpp's word for a file that is no model
-            raise backend_error(f"cannot load {self.model}: {exc}") from None
+            raise backend_error(f"cannot load the model {self.model}: {exc}") from None
         self.repetition = repetition
         self._chat = self._chat_formatter()
         self._grammars: dict[str, Any] = {}
