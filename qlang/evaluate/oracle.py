@@ -16,6 +16,7 @@ from typing import Any
 
 from qlang.errors import QlangError
 from qlang.interpret import InterpretError, Knowledge, Scene, interpret
+from qlang.interpret.gqa_steps import evaluate_steps
 from qlang.syntax import gqa
 
 #: `--mode`: the thesis's *pure* interpreter (WordNet) or the one *w/ metadata* (curated first).
@@ -28,12 +29,14 @@ CLASSES = ("EmptyQuery", "AmbiguousAnswer", "MissingEdge", "EmptyChoice", "NonTr
 
 def verdict(question: Mapping[str, Any], graph: Mapping[str, Any] | None, mode: str,
             semantics: str = "thesis") -> str:
-    """Why the question's gold program does (`answerable`) or does not give its gold answer."""
+    """Why the question's gold program does (`answerable`) or does not give its gold answer;
+    under the thesis semantics its GQA steps run directly, as the thesis's oracle ran them."""
     if graph is None:
         return NO_SCENE
     try:
-        root = gqa.to_ir(gqa.steps_from_json(question["semantic"]))
-        answer = interpret(root, Scene.from_json(graph), MODES[mode], semantics)
+        steps, scene = gqa.steps_from_json(question["semantic"]), Scene.from_json(graph)
+        answer = (evaluate_steps(steps, scene, MODES[mode]).answer if semantics == "thesis"
+                  else interpret(gqa.to_ir(steps), scene, MODES[mode], semantics))
     except InterpretError as failure:
         return type(failure).__name__
     except (QlangError, KeyError, TypeError, ValueError):

@@ -196,8 +196,11 @@ class _Run:
         return self.traversed(found, f"{cls} shares the input's {category}")
 
     def unique(self, node: Node, xs: Objects) -> list[str]:
+        return self.one(xs, node.operands[0].op)
+
+    def one(self, xs: Objects, source: str) -> list[str]:
+        """`unique`'s choices: each of `xs`; none fails as the operation `source` explains best."""
         if not xs:
-            source = node.operands[0].op
             raise _EMPTY_INPUT.get(source, EmptyQuery)(f"{source} found no object")
         return list(xs)
 
