@@ -7,8 +7,9 @@ start in lower case, as ASP constants do).  This module rewrites those two cases
 the strict readers accept; everything else is read as strictly as ever.  And the thesis wrote a
 nested program out as flat steps one per occurrence (a code-like one through nested, its
 variables substituted), so `lower` unfolds those: two equal ``unique`` steps choose apart, where
-qlang's lowering merges them into one choice.  Flat and GQA programs keep their shared steps, as
-the thesis ran them (but two equal steps written apart merge: the IR cannot tell them apart).
+qlang's lowering merges them into one choice.  A flat program is solved as written, its own
+steps and numbers (two equal steps written apart stay apart); GQA programs keep their shared
+steps, as the thesis ran them.
 
 >>> print(read("Truck = unique(select(scene(), truck))\\nquery(Truck, color)", "code"))
 query(unique(select(scene(), truck)), color)
@@ -21,9 +22,11 @@ from __future__ import annotations
 import re
 
 from qlang import api, syntax
+from qlang.errors import Source
 from qlang.ir import Node
 from qlang.passes.lower import facts
 from qlang.signatures import SIGNATURES
+from qlang.syntax import flat
 
 #: The syntaxes the thesis lowered a step per occurrence (module docstring).
 UNFOLDED = ("nested", "code")
@@ -51,6 +54,8 @@ def lower(text: str, syntax: str) -> str:
     """
     root = read(text, syntax)
     api.check(root)
+    if syntax == "flat":  # as written: two equal steps stay two choices
+        return "\n".join(str(fact) for fact in flat.as_written(Source(_undefined_steps_as_scene(text))))
     return "\n".join(str(fact) for fact in facts(root, unfold=syntax in UNFOLDED))
 
 
