@@ -14,8 +14,8 @@ from qlang.batch import internal_error
 from qlang.console import fail, read_bytes, read_source
 from qlang.errors import QlangError, error, shown
 from qlang.syntax import SYNTAXES
-from qlang.train.pairs import normal_question
 from qlang.translate.cli import backend_from, read_questions, settings_from, translation_options
+from qlang.translate.examples import normal_question
 
 _experiment_options = (
     click.option("--questions", "questions_file", type=click.Path(exists=True, dir_okay=False),

@@ -212,7 +212,8 @@ def train(pairs: Sequence[Pair], base: Path, out: Path, settings: TrainSettings 
     steps_per_epoch = math.ceil(len(examples) / settings.batch_size)
     total = settings.max_steps or max(1, round(settings.epochs * steps_per_epoch))
     order = batch_order([len(e.ids) for e in examples], settings.batch_size, total, settings.seed)
-    optimizer = torch.optim.AdamW(list(_trainable(model).values()), lr=settings.lr, weight_decay=0.0)
+    parameters = list(_trainable(model).values())
+    optimizer = torch.optim.AdamW(parameters, lr=settings.lr, weight_decay=0.0)
     warmup = max(1, round(settings.warmup * total))
     scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda s: _schedule(s, total, warmup))
     checkpoint = out / "checkpoint.pt"
@@ -227,7 +228,7 @@ def train(pairs: Sequence[Pair], base: Path, out: Path, settings: TrainSettings 
         batch = {k: v.to(device) for k, v in _collate([examples[i] for i in order[step]], pad).items()}
         loss = model(**batch).loss
         loss.backward()
-        torch.nn.utils.clip_grad_norm_(list(_trainable(model).values()), 1.0)
+        torch.nn.utils.clip_grad_norm_(parameters, 1.0)
         optimizer.step()
         scheduler.step()
         optimizer.zero_grad(set_to_none=True)

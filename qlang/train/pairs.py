@@ -21,6 +21,7 @@ from typing import Any
 from qlang.errors import QlangError, error
 from qlang.passes.canonical import canonicalize
 from qlang.syntax import SYNTAXES, gqa
+from qlang.translate.examples import normal_question
 
 SPLITS = ("train", "dev")
 
@@ -49,10 +50,6 @@ def split_of(image: str, dev_percent: float) -> str:
     """`dev` for a stable `dev_percent` share of image ids, else `train`."""
     digest = hashlib.sha256(image.encode("utf-8")).digest()
     return "dev" if int.from_bytes(digest[:8], "big") % 10_000 < dev_percent * 100 else "train"
-
-
-def normal_question(text: str) -> str:
-    return " ".join(text.lower().split())
 
 
 def read_records(path: str | Path) -> dict[str, dict[str, Any]]:

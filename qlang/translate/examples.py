@@ -85,7 +85,8 @@ def operations(example: Example) -> frozenset[str]:
 
 # ----- similarity ------------------------------------------------------------------------------
 
-def _normal(text: str) -> str:
+def normal_question(text: str) -> str:
+    """A question's text as compared for sameness: case and spacing ignored."""
     return " ".join(text.lower().split())
 
 
@@ -104,7 +105,7 @@ def jaccard(a: str, b: str) -> float:
 
 
 def _random_scores(pool: Sequence[Example], question: str, seed: int) -> list[float]:
-    rng = random.Random(f"{seed}\0{_normal(question)}")  # str seeds are stable across runs
+    rng = random.Random(f"{seed}\0{normal_question(question)}")  # str seeds are stable across runs
     return [rng.random() for _ in pool]
 
 
@@ -152,10 +153,10 @@ def select(pool: Sequence[Example], question: str, n: int, sampling: str = "jacc
 
 def _candidates(pool: Sequence[Example], question: str) -> list[int]:
     """Positions of the pool's distinct questions, without `question` itself."""
-    seen = {_normal(question)}
+    seen = {normal_question(question)}
     positions = []
     for i, example in enumerate(pool):
-        text = _normal(example.question)
+        text = normal_question(example.question)
         if text not in seen:
             seen.add(text)
             positions.append(i)
