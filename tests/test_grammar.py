@@ -5,7 +5,8 @@ llama.cpp's own grammar engine, token by token with SmolLM2's vocabulary
 (`qlang.translate.grammar_check`), exactly as constrained decoding would feed it.  Programs are
 the canonical prints of the dev set's 1,733 gold programs; mutants change one thing the checker
 refuses: a colour position given a material, a literal dropped, a set where one object is
-needed, a class nobody knows.
+needed, a class nobody knows.  Flat step numbers and code-like variable names are numbered by
+the grammar itself: references only go back, and ``end`` names the last step.
 """
 
 from __future__ import annotations
@@ -24,7 +25,18 @@ from qlang.ir import Lit, Node, postorder
 from qlang.ontology import load
 from qlang.signatures import Kind, Type
 from qlang.syntax import SYNTAXES, gqa
-from qlang.translate.grammar import FORMATS, MAX_DEPTH, Group, Repeat, Text, generate, model, trie
+from qlang.translate.grammar import (
+    FORMATS,
+    MAX_DEPTH,
+    MAX_STEPS,
+    MAX_VARIABLES,
+    Group,
+    Repeat,
+    Text,
+    generate,
+    model,
+    trie,
+)
 from qlang.translate.grammar import SYNTAXES as GRAMMAR_SYNTAXES
 from tests.conftest import all_questions, questions
 from tests.strategies import programs
@@ -200,11 +212,13 @@ def test_unfactored_gbnf_accepts_the_same_programs(syntax: str) -> None:
 
 
 @pytest.mark.parametrize("syntax", GRAMMAR_SYNTAXES)
-@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=100, deadline=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
 @given(root=programs())
 def test_random_well_typed_programs_are_accepted(syntax: str, root: Node) -> None:
-    assume(not _nests_connectives(root))  # the one restriction beyond types and depth
+    assume(not _nests_connectives(root))  # the restrictions beyond types and depth
     text = SYNTAXES[syntax].print(root)
+    assume(_numbered(syntax, text) <= {"flat": MAX_STEPS, "code": MAX_VARIABLES}.get(syntax, 0))
     assert lark_accepts(syntax, text), text
     assert gbnf(syntax).rejection(text) is None, text
 
@@ -250,6 +264,77 @@ def test_connectives_never_nest(syntax: str) -> None:
         printed = SYNTAXES[syntax].print(qlang.canonicalize(qlang.parse(text)))
         assert lark_accepts(syntax, printed) is ok, printed
         assert gbnf(syntax).accepts(printed) is ok, printed
+
+
+def _numbered(syntax: str, text: str) -> int:
+    """Flat facts (``end`` not counted) or code-like assignments in a printed program."""
+    lines = text.splitlines()
+    return {"flat": len(lines) - 1, "code": sum(" = " in line for line in lines)}.get(syntax, 0)
+
+
+@pytest.mark.parametrize("syntax", ["flat", "code"])
+def test_every_real_program_is_numbered_within_the_bound(syntax: str) -> None:
+    """All 3,091 real programs, as converted (not canonicalized), pass the numbered grammar."""
+    texts = [SYNTAXES[syntax].print(gqa.to_ir(gqa.steps_from_json(q["semantic"])))
+             for q in all_questions().values()]
+    assert max(_numbered(syntax, t) for t in texts) == {"flat": 8, "code": 2}[syntax]
+    refused = [t for t in texts if not lark_accepts(syntax, t)]
+    assert not refused, refused[:3]
+
+
+def _chain(facts: int) -> str:
+    """A flat program of `facts` steps, each referring to the one before."""
+    lines = ["scene(0).", *(f"filter({i}, {i - 1}, color, red)." for i in range(1, facts - 1))]
+    return "\n".join([*lines, f"exist({facts - 1}, {facts - 2}).", f"end({facts - 1})."])
+
+
+def _assignments(count: int) -> str:
+    """A code-like program of `count` assignments, each using the one before."""
+    lines = ["var1 = select(scene(), car)",
+             *(f"var{k} = filter(var{k - 1}, color, red)" for k in range(2, count + 1))]
+    return "\n".join([*lines, f"exist(var{count})"])
+
+
+@pytest.mark.parametrize(("syntax", "program", "bound"),
+                         [("flat", _chain, MAX_STEPS), ("code", _assignments, MAX_VARIABLES)])
+def test_numbering_is_bounded_above_the_longest_real_program(
+        syntax: str, program: Callable[[int], str], bound: int) -> None:
+    qlang.check(qlang.parse(program(bound), syntax))  # a well-typed program
+    for text, ok in [(program(bound), True), (program(bound + 1), False)]:
+        assert lark_accepts(syntax, text) is ok, text
+        assert gbnf(syntax).accepts(text) is ok, text
+
+
+FLAT = "scene(0).\nselect(1, 0, car).\nfilter(2, 1, color, red).\nexist(3, 2).\nend(3)."
+CODE = ("var1 = filter(select(scene(), car), color, red)\n"
+        "and(exist(var1), exist(relate(var1, dog, near, subject)))")
+#: (base, replaced, replacement): each a program the printer never writes
+MISNUMBERED = {
+    "flat forward reference": (FLAT, "select(1, 0,", "select(1, 2,"),
+    "flat self reference": (FLAT, "filter(2, 1,", "filter(2, 2,"),
+    "flat skipped step": (FLAT, "exist(3, 2).\nend(3)", "exist(4, 2).\nend(4)"),
+    "flat repeated step": (FLAT, "exist(3, 2).\nend(3)", "exist(2, 1).\nend(2)"),
+    "flat first step not 0": (FLAT, "scene(0).\nselect(1, 0,", "scene(1).\nselect(2, 1,"),
+    "flat end before the last step": (FLAT, "end(3)", "end(2)"),
+    "flat end after the last step": (FLAT, "end(3)", "end(4)"),
+    "code variable used before it is defined":
+        (CODE, "var1 = filter(select(scene(), car)", "var1 = filter(var1"),
+    "code undefined variable": (CODE, "exist(var1), exist", "exist(var2), exist"),
+    "code first variable not var1": (CODE, "var1", "var2"),
+    "code skipped variable":
+        (CODE, "var1 = filter", "var1 = select(scene(), dog)\nvar3 = filter"),
+}
+
+
+@pytest.mark.parametrize("case", MISNUMBERED)
+def test_both_forms_refuse_misnumbered_programs(case: str) -> None:
+    base, old, new = MISNUMBERED[case]
+    syntax = case.split()[0]
+    text = base.replace(old, new)
+    assert text != base
+    assert lark_accepts(syntax, base) and gbnf(syntax).accepts(base)
+    assert not lark_accepts(syntax, text), text
+    assert gbnf(syntax).rejection(text) is not None, text
 
 
 def test_prefixes_are_incomplete() -> None:

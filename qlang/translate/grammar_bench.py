@@ -1,7 +1,11 @@
 """How fast grammar-constrained decoding is: plain word lists, trie-factored GBNF, llguidance.
 
-``python -m qlang.translate.grammar_bench [--programs 20] [--syntax nested] [--questions 4]``
-prints two Markdown tables (the figures in bench/README.md):
+``python -m qlang.translate.grammar_bench [--programs 20] [--syntax nested] [--questions 4]
+[--compile]`` prints Markdown tables (the figures in bench/README.md):
+
+- compiling (``--compile``, instead of the others): per syntax, the grammar's size (GBNF and
+  Lark characters, GBNF rules), how long llama.cpp and llguidance take to compile it (median of
+  `REPEATS`), and llguidance's mask per token over the first dev gold programs;
 
 - masking: for the first dev gold programs, in each syntax, the time llama.cpp's grammar engine
   takes per token to mask SmolLM2's whole vocabulary (49,152 tokens) while the program is fed
@@ -16,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import statistics
+import time
 from collections.abc import Callable
 from dataclasses import replace
 
@@ -59,6 +64,45 @@ def masking(programs: int) -> None:
         print(f"| {syntax} | {len(figures[0])} | {cells[0]} | {cells[1]} | {speedup:.1f}× |")
 
 
+#: compilations timed per grammar and engine (the median is reported)
+REPEATS = 5
+
+
+def compiling(programs: int) -> None:
+    import llguidance
+    import llguidance.numpy
+
+    examples = _dev(programs)
+    print(f"compiling, median of {REPEATS}; llguidance mask over {programs} gold programs\n")
+    print("| syntax | GBNF chars | GBNF rules | Lark chars | llama.cpp compile ms "
+          "| llguidance compile ms | llguidance mask ms/token (mean) |\n"
+          "|---|---:|---:|---:|---:|---:|---:|")
+    checker = GrammarChecker("root ::= \"x\"")
+    tokenizer = checker.guidance_tokenizer()
+    for syntax in GRAMMAR_SYNTAXES:
+        gbnf, lark = generate(syntax, "gbnf"), generate(syntax, "lark")
+        llama_ms = statistics.median(1000 * checker.compile_seconds(gbnf) for _ in range(REPEATS))
+        guidance = []
+        for _ in range(REPEATS):
+            start = time.perf_counter()
+            matcher = llguidance.LLMatcher(tokenizer, llguidance.LLMatcher.grammar_from_lark(lark))
+            guidance.append(1000 * (time.perf_counter() - start))
+            assert not matcher.is_error(), matcher.get_error()
+        masks = []
+        bitmask = llguidance.numpy.allocate_token_bitmask(1, tokenizer.vocab_size)
+        for example in examples:
+            text = SYNTAXES[syntax].print(example.root)
+            matcher = llguidance.LLMatcher(tokenizer, llguidance.LLMatcher.grammar_from_lark(lark))
+            for token in checker.tokens(text):
+                start = time.perf_counter()
+                llguidance.numpy.fill_next_token_bitmask(matcher, bitmask, 0)
+                masks.append(1000 * (time.perf_counter() - start))
+                assert matcher.consume_token(token), (syntax, text)
+        print(f"| {syntax} | {len(gbnf):,} | {gbnf.count(chr(10)):,} | {len(lark):,} | {llama_ms:.1f} "
+              f"| {statistics.median(guidance):.0f} | {statistics.mean(masks):.2f} |")
+    checker.close()
+
+
 def decoding(syntax: str, questions: int, examples: int) -> None:
     backend = LlamaCppBackend()
     translator = Translator(backend, load_pool(), Settings(syntax=syntax, examples=examples,
@@ -88,7 +132,11 @@ def main() -> None:
     parser.add_argument("--syntax", default="nested", choices=GRAMMAR_SYNTAXES)
     parser.add_argument("--questions", type=int, default=4, help="decoded, after one warm-up")
     parser.add_argument("--examples", type=int, default=5, help="prompt examples")
+    parser.add_argument("--compile", action="store_true", help="grammar sizes and compile times only")
     args = parser.parse_args()
+    if args.compile:
+        compiling(args.programs)
+        return
     masking(args.programs)
     if args.questions:
         decoding(args.syntax, args.questions, args.examples)

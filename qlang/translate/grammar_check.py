@@ -12,6 +12,7 @@ from __future__ import annotations
 import ctypes
 import math
 import time
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -107,6 +108,24 @@ class GrammarChecker:
         finally:
             self._llama.llama_sampler_free(sampler)
         return seconds
+
+    def compile_seconds(self, gbnf: str, root: str = "root") -> float:
+        """How long llama.cpp takes to parse `gbnf` into a grammar sampler (freed again)."""
+        start = time.perf_counter()
+        sampler = self._llama.llama_sampler_init_grammar(self._vocab, gbnf.encode(), root.encode())
+        seconds = time.perf_counter() - start
+        if not sampler:
+            raise backend_error("llama.cpp's grammar parser rejected the grammar")
+        self._llama.llama_sampler_free(sampler)
+        return seconds
+
+    def guidance_tokenizer(self) -> Any:
+        """The vocabulary as llguidance's tokenizer, to compile the Lark form against."""
+        import llguidance.llamacpp
+
+        with warnings.catch_warnings():  # it calls a llama.cpp function deprecated in 0.3.x
+            warnings.simplefilter("ignore", DeprecationWarning)
+            return llguidance.llamacpp.lltokenizer_from_vocab(self._vocab)
 
     def accepts(self, text: str) -> bool:
         return self.rejection(text) is None
