@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 import qlang
-from qlang.train import finetune
+from qlang.train import loop
 from qlang.train.finetune import TrainSettings, train
 from qlang.train.pairs import make_pairs, read_pairs, split_of, write_pairs
 from tests.conftest import DATA
@@ -104,16 +104,16 @@ def test_exported_adapter_decodes_a_constrained_program_in_llama_cpp(trained, fe
 
 
 def test_a_killed_run_resumes_from_its_checkpoint(base, few, trained, tmp_path, monkeypatch) -> None:
-    save = finetune._save_checkpoint
+    save = loop.save_checkpoint
 
     def save_then_die(path, model, optimizer, step, losses):
         save(path, model, optimizer, step, losses)
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(finetune, "_save_checkpoint", save_then_die)
+    monkeypatch.setattr(loop, "save_checkpoint", save_then_die)
     with pytest.raises(KeyboardInterrupt):
         train(few, base, tmp_path, TINY, progress=False)
-    monkeypatch.setattr(finetune, "_save_checkpoint", save)
+    monkeypatch.setattr(loop, "save_checkpoint", save)
     train(few, base, tmp_path, TINY, progress=False)
     resumed = json.loads((tmp_path / "losses.json").read_text())
     whole = json.loads((trained / "losses.json").read_text())

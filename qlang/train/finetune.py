@@ -17,8 +17,6 @@ from __future__ import annotations
 
 import json
 import math
-import os
-import random
 import sys
 import time
 from collections.abc import Sequence
@@ -27,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from qlang.errors import QlangError, error
+from qlang.train import loop
 from qlang.train.pairs import Pair
 from qlang.translate.instruction import prompt
 
@@ -92,32 +91,6 @@ def encode(tokenizer: Any, pairs: Sequence[Pair], syntax: str) -> list[Encoded]:
     return result
 
 
-def batch_order(lengths: Sequence[int], batch_size: int, steps: int, seed: int) -> list[list[int]]:
-    """Which examples each step trains on: every epoch a fresh seeded shuffle, grouped by length.
-
-    >>> order = batch_order([5, 1, 4, 2, 3, 6], 2, 4, seed=0)
-    >>> len(order), all(len(b) == 2 for b in order), sorted(i for b in order[:3] for i in b)
-    (4, True, [0, 1, 2, 3, 4, 5])
-    >>> order == batch_order([5, 1, 4, 2, 3, 6], 2, 4, seed=0)
-    True
-    """
-    window = batch_size * 16
-    batches: list[list[int]] = []
-    epoch = 0
-    while len(batches) < steps:
-        rng = random.Random(f"{seed}/{epoch}")
-        indices = list(range(len(lengths)))
-        rng.shuffle(indices)
-        epoch_batches = []
-        for start in range(0, len(indices), window):
-            chunk = sorted(indices[start:start + window], key=lambda i: lengths[i])
-            epoch_batches += [chunk[i:i + batch_size] for i in range(0, len(chunk), batch_size)]
-        rng.shuffle(epoch_batches)
-        batches += epoch_batches
-        epoch += 1
-    return batches[:steps]
-
-
 def _collate(examples: Sequence[Encoded], pad: int) -> dict[str, Any]:
     import torch
 
@@ -131,14 +104,6 @@ def _collate(examples: Sequence[Encoded], pad: int) -> dict[str, Any]:
         mask[row, :n] = 1
         labels[row, example.prompt_length:n] = torch.tensor(example.ids[example.prompt_length:])
     return {"input_ids": ids, "attention_mask": mask, "labels": labels}
-
-
-def _schedule(step: int, total: int, warmup: int) -> float:
-    """Linear warm-up, then cosine decay to a tenth."""
-    if step < warmup:
-        return (step + 1) / warmup
-    progress = (step - warmup) / max(1, total - warmup)
-    return 0.1 + 0.9 * 0.5 * (1 + math.cos(math.pi * progress))
 
 
 def _wrap(model: Any, settings: TrainSettings) -> Any:
@@ -161,33 +126,6 @@ def _wrap(model: Any, settings: TrainSettings) -> Any:
         raise error(QlangError, "input", f"{settings.init}: not a LoRA adapter folder: {exc}") from None
 
 
-def _trainable(model: Any) -> dict[str, Any]:
-    return {name: p for name, p in model.named_parameters() if p.requires_grad}
-
-
-def _save_checkpoint(path: Path, model: Any, optimizer: Any, step: int, losses: list[float]) -> None:
-    """Trainable weights, optimiser state and step; written aside, then renamed into place."""
-    import torch
-
-    state = {"step": step, "losses": losses, "optimizer": optimizer.state_dict(),
-             "weights": {n: p.detach().cpu() for n, p in _trainable(model).items()}}
-    partial = path.with_suffix(".partial")
-    torch.save(state, partial)
-    os.replace(partial, path)
-
-
-def _load_checkpoint(path: Path, model: Any, optimizer: Any) -> tuple[int, list[float]]:
-    import torch
-
-    state = torch.load(path, map_location="cpu", weights_only=False)
-    parameters = _trainable(model)
-    with torch.no_grad():
-        for name, value in state["weights"].items():
-            parameters[name].copy_(value)
-    optimizer.load_state_dict(state["optimizer"])
-    return int(state["step"]), list(state["losses"])
-
-
 def train(pairs: Sequence[Pair], base: Path, out: Path, settings: TrainSettings = TrainSettings(),
           *, progress: bool = True) -> dict[str, Any]:
     """Fine-tune the model in directory `base` on `pairs`; resumes from `out` if it holds a
@@ -201,7 +139,7 @@ def train(pairs: Sequence[Pair], base: Path, out: Path, settings: TrainSettings 
     if not pairs:
         raise error(QlangError, "input", "no training pairs")
     out.mkdir(parents=True, exist_ok=True)
-    _same_run(out, base, settings, len(pairs))
+    loop.same_run(out, {"settings": asdict(settings), "base": str(base), "pairs": len(pairs)})
     torch.manual_seed(settings.seed)
     device = pick_device(settings.device)
     tokenizer = AutoTokenizer.from_pretrained(base, local_files_only=True)
@@ -211,13 +149,13 @@ def train(pairs: Sequence[Pair], base: Path, out: Path, settings: TrainSettings 
     examples = encode(tokenizer, pairs, settings.syntax)
     steps_per_epoch = math.ceil(len(examples) / settings.batch_size)
     total = settings.max_steps or max(1, round(settings.epochs * steps_per_epoch))
-    order = batch_order([len(e.ids) for e in examples], settings.batch_size, total, settings.seed)
-    parameters = list(_trainable(model).values())
+    order = loop.batch_order([len(e.ids) for e in examples], settings.batch_size, total, settings.seed)
+    parameters = list(loop.trainable(model).values())
     optimizer = torch.optim.AdamW(parameters, lr=settings.lr, weight_decay=0.0)
     warmup = max(1, round(settings.warmup * total))
-    scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda s: _schedule(s, total, warmup))
+    scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda s: loop.schedule(s, total, warmup))
     checkpoint = out / "checkpoint.pt"
-    start, losses = _load_checkpoint(checkpoint, model, optimizer) if checkpoint.exists() else (0, [])
+    start, losses = loop.load_checkpoint(checkpoint, model, optimizer) if checkpoint.exists() else (0, [])
     for _ in range(start):
         scheduler.step()
     pad = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else tokenizer.eos_token_id
@@ -235,7 +173,7 @@ def train(pairs: Sequence[Pair], base: Path, out: Path, settings: TrainSettings 
         losses.append(float(loss.detach()))
         bar.set_postfix(loss=f"{sum(losses[-20:]) / len(losses[-20:]):.3f}")
         if (step + 1) % settings.checkpoint_every == 0 or step + 1 == total:
-            _save_checkpoint(checkpoint, model, optimizer, step + 1, losses)
+            loop.save_checkpoint(checkpoint, model, optimizer, step + 1, losses)
     final = out / FINAL[settings.method]
     model.save_pretrained(final)
     tokenizer.save_pretrained(final)
@@ -247,14 +185,3 @@ def train(pairs: Sequence[Pair], base: Path, out: Path, settings: TrainSettings 
     (out / "train.json").write_text(json.dumps(summary, indent=2) + "\n")
     (out / "losses.json").write_text(json.dumps(losses) + "\n")
     return summary
-
-
-def _same_run(out: Path, base: Path, settings: TrainSettings, pairs: int) -> None:
-    """Refuse to resume a checkpoint made with other settings (its batches would not fit)."""
-    identity = {"settings": asdict(settings), "base": str(base), "pairs": pairs}
-    path = out / "run.json"
-    resuming = path.exists() and (out / "checkpoint.pt").exists()
-    if resuming and json.loads(path.read_text()) != identity:
-        raise error(QlangError, "usage", f"{out} holds a checkpoint of another run "
-                    "(other data or settings): choose another --out, or delete it")
-    path.write_text(json.dumps(identity, indent=2) + "\n")

@@ -1,0 +1,144 @@
+"""Which prefix tokens may come next: the typed language as a pushdown automaton.
+
+The state is a stack of open slots.  The first slot is the program's answer (an operation
+yielding Bool or Value); choosing an operation for a slot pushes its operand slots (typed)
+and its literal slots (each of a kind, a value narrowed by the attribute category written
+just before it, as the checker narrows it).  When the stack is empty only the end token may
+follow.  A length budget keeps every path finite: an operation is allowed only if the shortest
+program completing it, and every slot still open, fits in `max_length` tokens, so decoding
+always ends in a complete program even from an untrained model.
+
+Everything is derived from `SIGNATURES` and the ontology, like the LLM's decoding grammar, so
+what the automaton admits is exactly what the checker accepts (tests/test_small.py walks it at
+random and checks every program it produces).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+
+from qlang.ontology import Ontology, load
+from qlang.signatures import CLOSED_KINDS, SIGNATURES, Kind, Signature, Type
+from qlang.small.tokens import EOS, Vocabulary, op_token
+
+#: a slot: an operand of a type, the root (`None`: any answer), or a literal of a kind and
+#: whether it is narrowed by the category written before it
+Slot = tuple[str, Type | Kind | None, bool]
+_ROOT: Slot = ("operand", None, False)
+
+
+@dataclass(frozen=True, slots=True)
+class State:
+    stack: tuple[Slot, ...]
+    #: the attribute category most recently written (narrows the values that follow it)
+    category: str | None
+    length: int
+
+    @property
+    def done(self) -> bool:
+        return not self.stack
+
+
+class Automaton:
+    def __init__(self, vocabulary: Vocabulary, max_length: int = 48,
+                 ontology: Ontology | None = None) -> None:
+        self.vocabulary = vocabulary
+        self.max_length = max_length
+        self.ontology = ontology or load()
+        self.eos = vocabulary.id(EOS)
+        self._allowed: dict[tuple[Slot, str | None, int], list[int]] = {}
+
+    def start(self) -> State:
+        return State((_ROOT,), None, 0)
+
+    def allowed(self, state: State) -> list[int]:
+        """The token ids that may follow (only the end token once the program is complete)."""
+        if state.done:
+            return [self.eos]
+        slot = state.stack[-1]
+        spare = self.max_length - state.length - sum(self._shortest[s] for s in state.stack[:-1])
+        category = state.category if slot[2] else None
+        key = (slot, category, min(spare, self._longest_shortest))
+        if key not in self._allowed:
+            self._allowed[key] = self._compute(slot, category, key[2])
+        return self._allowed[key]
+
+    def advance(self, state: State, token: int) -> State:
+        slot, stack = state.stack[-1], state.stack[:-1]
+        text = self.vocabulary.tokens[token]
+        if slot[0] == "operand":
+            stack += self._slots[text[:-1]]
+            return State(stack, state.category, state.length + 1)
+        category = text if slot[1] is Kind.ATTR else state.category
+        return State(stack, category, state.length + 1)
+
+    # ----- tables ------------------------------------------------------------------------------
+
+    @cached_property
+    def _slots(self) -> dict[str, tuple[Slot, ...]]:
+        """Per operation, the slots it opens, last-popped first (operands pop before literals)."""
+        return {sig.name: tuple(reversed(_operand_slots(sig) + _literal_slots(sig)))
+                for sig in SIGNATURES.values()}
+
+    @cached_property
+    def _operation_length(self) -> dict[str, int]:
+        """The fewest tokens of a complete program rooted in each operation."""
+        shortest = {t: 10**6 for t in Type}
+        lengths: dict[str, int] = {}
+        for _ in SIGNATURES:  # a fixpoint; the table is shallow
+            for sig in SIGNATURES.values():
+                lengths[sig.name] = 1 + sum(shortest[t] for t in sig.operands) + len(sig.literals)
+            for t in Type:
+                shortest[t] = min(n for name, n in lengths.items() if t.accepts(SIGNATURES[name].result))
+        return lengths
+
+    @cached_property
+    def _shortest(self) -> dict[Slot, int]:
+        slots = {s for ss in self._slots.values() for s in ss} | {_ROOT}
+        return {s: self._slot_length(s) for s in slots}
+
+    @cached_property
+    def _longest_shortest(self) -> int:
+        return max(self._operation_length.values())
+
+    def _slot_length(self, slot: Slot) -> int:
+        if slot[0] == "literal":
+            return 1
+        return min(n for name, n in self._operation_length.items()
+                   if _fits(slot, SIGNATURES[name]))
+
+    def _compute(self, slot: Slot, category: str | None, spare: int) -> list[int]:
+        kind, what, _narrowed = slot
+        if kind == "operand":
+            names = [sig.name for sig in SIGNATURES.values()
+                     if _fits(slot, sig) and self._operation_length[sig.name] <= spare]
+            return sorted(self.vocabulary.id(op_token(n)) for n in names)
+        assert isinstance(what, Kind)
+        words = (CLOSED_KINDS[what] if what in CLOSED_KINDS
+                 else self.ontology.vocabulary(what, category))
+        return sorted(self.vocabulary.id(w) for w in words if w in self._known)
+
+    @cached_property
+    def _known(self) -> frozenset[str]:
+        return frozenset(self.vocabulary.tokens)
+
+
+def _fits(slot: Slot, sig: Signature) -> bool:
+    expected = slot[1]
+    if expected is None:
+        return sig.result.is_answer
+    assert isinstance(expected, Type)
+    return expected.accepts(sig.result)
+
+
+def _operand_slots(sig: Signature) -> tuple[Slot, ...]:
+    return tuple(("operand", t, False) for t in sig.operands)
+
+
+def _literal_slots(sig: Signature) -> tuple[Slot, ...]:
+    slots = []
+    for position, kind in enumerate(sig.literals):
+        narrowed = kind is Kind.VALUE and Kind.ATTR in sig.literals[:position]
+        slots.append(("literal", kind, narrowed))
+    return tuple(slots)

@@ -1,0 +1,188 @@
+"""Tokens: questions as words, programs in prefix notation, and the two vocabularies.
+
+A program is written in prefix (Polish) notation over the IR: each operation is one token,
+followed by its operands' tokens and then its literals, one token per literal however many
+words it has (``to the left of``).  Arity comes from the operation table, so no parentheses
+or commas are needed and a program is half as many tokens as its nested form.  Operation
+tokens end in ``(`` so that no word can be mistaken for one.
+
+>>> from qlang.ir import op
+>>> program = op("exist", op("select", op("scene"), "tennis racket"))
+>>> prefix(program)
+['exist(', 'select(', 'scene(', 'tennis racket']
+>>> from_prefix(prefix(program)) == program
+True
+
+A question is lower-cased words and punctuation; a plural the ontology knows is split into its
+singular and a plural mark, so "cars" and "car" share what the model learns about the word:
+
+>>> question_tokens("Are there cars or buses?")
+['are', 'there', 'car', '<pl>', 'or', 'bus', '<pl>', '?']
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from functools import cache
+
+from qlang.errors import QlangError, error
+from qlang.ir import Lit, Node
+from qlang.ontology import load
+from qlang.signatures import CLOSED_KINDS, SIGNATURES
+
+PAD, BOS, EOS, UNK, PLURAL = "<pad>", "<s>", "</s>", "<unk>", "<pl>"
+_SPECIAL = (PAD, BOS, EOS, UNK)
+_WORD = re.compile(r"[a-z0-9]+(?:['-][a-z0-9]+)*|[^\sa-z0-9]")
+
+
+def op_token(name: str) -> str:
+    return f"{name}("
+
+
+def prefix(root: Node) -> list[str]:
+    """The program's tokens in prefix notation (the DAG unfolded to its tree)."""
+    tokens: list[str] = []
+    stack: list[Node | Lit] = [root]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, Lit):
+            tokens.append(item.value)
+            continue
+        tokens.append(op_token(item.op))
+        stack.extend(reversed(item.args))
+    return tokens
+
+
+def from_prefix(tokens: Sequence[str]) -> Node:
+    """The program a complete prefix token sequence writes (raises QlangError otherwise)."""
+    position = 0
+
+    def build() -> Node:
+        nonlocal position
+        if position >= len(tokens) or not tokens[position].endswith("("):
+            raise error(QlangError, "syntax", f"prefix program: an operation expected at token "
+                        f"{position + 1} of {len(tokens)}")
+        name = tokens[position][:-1]
+        position += 1
+        signature = SIGNATURES.get(name)
+        if signature is None:
+            raise error(QlangError, "syntax", f"prefix program: unknown operation {name!r}")
+        operands = [build() for _ in signature.operands]
+        literals = tokens[position:position + len(signature.literals)]
+        if len(literals) < len(signature.literals) or any(t.endswith("(") for t in literals):
+            raise error(QlangError, "syntax", f"prefix program: {name} lacks a literal")
+        position += len(literals)
+        return Node(name, (*operands, *(Lit(t) for t in literals)))
+
+    root = build()
+    if position != len(tokens):
+        raise error(QlangError, "syntax", f"prefix program: {len(tokens) - position} tokens after the end")
+    return root
+
+
+@cache
+def _singulars() -> dict[str, str]:
+    """Plural word -> singular, for the last word of every class name whose plural is no
+    vocabulary word of its own (`glasses` stays `glasses`)."""
+    from qlang.train.augment import plural
+
+    ontology = load()
+    words = {w for name in ontology.values | ontology.classes for w in name.split()}
+    result = {}
+    for name in ontology.classes:
+        last = name.rpartition(" ")[2]
+        many = plural(last)
+        if many != last and many not in words:
+            result[many] = last
+    return result
+
+
+def question_tokens(question: str) -> list[str]:
+    return [token for token, _surface in _read(question)]
+
+
+def _read(question: str) -> list[tuple[str, str]]:
+    """Tokens with the word each stands for (the plural mark stands for the plural)."""
+    singulars = _singulars()
+    pairs: list[tuple[str, str]] = []
+    for word in _WORD.findall(question.lower()):
+        if word in singulars:
+            pairs += [(singulars[word], singulars[word]), (PLURAL, word)]
+        else:
+            pairs.append((word, word))
+    return pairs
+
+
+#: the longest vocabulary phrase a question word may start (``to the left of``)
+_LONGEST_PHRASE = 4
+
+
+def copy_words(question: str, words: frozenset[str]) -> list[str | None]:
+    """Per question token, the literal a program may copy from there: the longest phrase of
+    `words` the question says from that token on (plural marks skipped), and a plural mark
+    the plural itself (``poles``).
+
+    >>> copy_words("Are the poles to the left of the black cat?", frozenset(
+    ...     {"black cat", "cat", "to the left of", "left", "pole", "poles"}))
+    [None, None, 'pole', 'poles', 'to the left of', None, 'left', None, None, 'black cat', 'cat', None]
+    """
+    read = _read(question)
+    said = [(i, surface) for i, (token, surface) in enumerate(read) if token != PLURAL]
+    result: list[str | None] = [None] * len(read)
+    for i, (token, surface) in enumerate(read):
+        if token == PLURAL and surface in words:
+            result[i] = surface
+    for k, (i, _surface) in enumerate(said):
+        for length in range(min(_LONGEST_PHRASE, len(said) - k), 0, -1):
+            phrase = " ".join(s for _, s in said[k:k + length])
+            if phrase in words:
+                result[i] = phrase
+                break
+    return result
+
+
+@dataclass(frozen=True)
+class Vocabulary:
+    """Token <-> id for one side of the model; ids 0-3 are the special tokens."""
+
+    tokens: tuple[str, ...]
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "_ids", {t: i for i, t in enumerate(self.tokens)})
+
+    def __len__(self) -> int:
+        return len(self.tokens)
+
+    def id(self, token: str) -> int:
+        ids: dict[str, int] = self._ids  # type: ignore[attr-defined]
+        return ids.get(token, ids[UNK])
+
+    def ids(self, tokens: Iterable[str]) -> list[int]:
+        return [self.id(t) for t in tokens]
+
+    @classmethod
+    def of(cls, tokens: Iterable[str]) -> Vocabulary:
+        return cls(tuple(dict.fromkeys((*_SPECIAL, *tokens))))
+
+
+def source_vocabulary(questions: Iterable[str], min_count: int = 1) -> Vocabulary:
+    """The training questions' tokens, and every word of the ontology (so a word that only
+    augmented data or a user brings still has its own embedding)."""
+    counts = Counter(t for q in questions for t in question_tokens(q))
+    ontology = load()
+    words = {w for name in ontology.values | ontology.classes | ontology.relations
+             | set(ontology.categories) for w in name.split()}
+    kept = [t for t, n in counts.most_common() if n >= min_count]
+    return Vocabulary.of([PLURAL, *kept, *sorted(words - set(kept))])
+
+
+def target_vocabulary() -> Vocabulary:
+    """Every operation and every word a literal may be: the whole language, from the
+    operation table and the ontology, whatever the training data happened to contain."""
+    ontology = load()
+    words = (ontology.classes | set(ontology.categories) | ontology.values | ontology.relations
+             | {w for ws in CLOSED_KINDS.values() for w in ws})
+    return Vocabulary.of([*(op_token(name) for name in SIGNATURES), *sorted(words)])

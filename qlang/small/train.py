@@ -1,0 +1,141 @@
+"""Training the small parser from scratch: seeded, length-grouped batches, resumable.
+
+Pairs are the same as the fine-tuned model's (`qlangc data`, with or without augmentation);
+their programs, in whatever syntax, are parsed and written in prefix notation.  The loss is
+the negative log-likelihood of each program token given the question and the tokens before it
+(teacher forcing), generated or copied.  Batch
+order, schedule and checkpoints are `qlang.train.loop`'s, so a killed run started again with
+the same command carries on exactly where it stopped.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import sys
+import time
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from qlang.api import parse
+from qlang.errors import QlangError, error
+from qlang.small.tokens import BOS, EOS, PAD, prefix, source_vocabulary, target_vocabulary
+from qlang.syntax import detect
+from qlang.train import loop
+from qlang.train.pairs import Pair
+
+FINAL = "model"
+
+
+@dataclass(frozen=True, slots=True)
+class SmallSettings:
+    embedding: int = 128
+    hidden: int = 256
+    layers: int = 1
+    dropout: float = 0.2
+    learning_rate: float = 3e-3
+    batch_size: int = 32
+    epochs: float = 30.0
+    max_steps: int | None = None
+    warmup: float = 0.03
+    seed: int = 0
+    checkpoint_every: int = 200
+    max_length: int = 48
+
+
+Example = tuple[list[int], list[int], list[int]]
+
+
+def _examples(pairs: Sequence[Pair], model: Any) -> list[Example]:
+    """Per pair: question ids, copy ids, program ids between start and end marks."""
+    from qlang.small.search import source_row
+
+    target = model.target
+    examples = []
+    for pair in pairs:
+        try:
+            root = parse(pair.program, detect(pair.program))
+        except QlangError as exc:
+            raise error(QlangError, "input", f"pair {pair.id}: the program does not parse: "
+                        f"{exc.diagnostics[0].message}") from None
+        ids, copy = source_row(model, pair.question)
+        examples.append((ids, copy, [target.id(BOS), *target.ids(prefix(root)), target.id(EOS)]))
+    return examples
+
+
+def _collate(batch: Sequence[Example], pad_source: int, pad_target: int) -> tuple[Any, ...]:
+    import torch
+
+    width_s = max(len(s) for s, _, _ in batch)
+    width_t = max(len(t) for _, _, t in batch)
+    source = torch.full((len(batch), width_s), pad_source, dtype=torch.long)
+    copy = torch.full((len(batch), width_s), pad_target, dtype=torch.long)
+    target = torch.full((len(batch), width_t), pad_target, dtype=torch.long)
+    for row, (s, c, t) in enumerate(batch):
+        source[row, :len(s)] = torch.tensor(s)
+        copy[row, :len(c)] = torch.tensor(c)
+        target[row, :len(t)] = torch.tensor(t)
+    lengths = torch.tensor([len(s) for s, _, _ in batch])
+    return source, lengths, copy, target[:, :-1], target[:, 1:]
+
+
+def train(pairs: Sequence[Pair], out: Path, settings: SmallSettings = SmallSettings(), *,
+          progress: bool = True) -> dict[str, Any]:
+    """Train on `pairs`, resuming from `out` if it holds this run's checkpoint; the model is
+    written to `out/model`.  Returns the run's summary (also `out/train.json`)."""
+    import torch
+    from tqdm import tqdm
+
+    from qlang.small.model import Config, Seq2Seq, save
+
+    if not pairs:
+        raise error(QlangError, "input", "no training pairs")
+    out.mkdir(parents=True, exist_ok=True)
+    loop.same_run(out, {"arch": "seq2seq", "settings": asdict(settings), "pairs": len(pairs)})
+    torch.manual_seed(settings.seed)
+    source, target = source_vocabulary(p.question for p in pairs), target_vocabulary()
+    config = Config(source.tokens, target.tokens, settings.embedding, settings.hidden,
+                    settings.layers, settings.dropout, settings.max_length)
+    model = Seq2Seq(config).train()
+    examples = _examples(pairs, model)
+    steps_per_epoch = math.ceil(len(examples) / settings.batch_size)
+    total = settings.max_steps or max(1, round(settings.epochs * steps_per_epoch))
+    order = loop.batch_order([len(s) for s, _, _ in examples], settings.batch_size, total, settings.seed)
+    optimizer = torch.optim.Adam(model.parameters(), lr=settings.learning_rate)
+    warmup = max(1, round(settings.warmup * total))
+    scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda s: loop.schedule(s, total, warmup))
+    checkpoint = out / "checkpoint.pt"
+    start, losses = loop.load_checkpoint(checkpoint, model, optimizer) if checkpoint.exists() else (0, [])
+    for _ in range(start):
+        scheduler.step()
+    criterion = torch.nn.NLLLoss(ignore_index=target.id(PAD))
+    began = time.perf_counter()
+    bar = tqdm(range(start, total), desc="train", unit="step", file=sys.stderr, initial=start,
+               total=total, disable=None if progress else True)
+    for step in bar:
+        torch.manual_seed(settings.seed * 1_000_003 + step)  # dropout, the same after a resume
+        source_ids, lengths, copy, target_in, target_out = _collate(
+            [examples[i] for i in order[step]], source.id(PAD), target.id(PAD))
+        logprobs = model(source_ids, lengths, copy, target_in)
+        loss = criterion(logprobs.reshape(-1, logprobs.shape[-1]), target_out.reshape(-1))
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(model.parameters(), 5.0)
+        optimizer.step()
+        scheduler.step()
+        optimizer.zero_grad(set_to_none=True)
+        losses.append(float(loss.detach()))
+        bar.set_postfix(loss=f"{sum(losses[-50:]) / len(losses[-50:]):.3f}")
+        if (step + 1) % settings.checkpoint_every == 0 or step + 1 == total:
+            loop.save_checkpoint(checkpoint, model, optimizer, step + 1, losses)
+    model.eval()
+    summary = {"arch": "seq2seq", "settings": asdict(settings), "pairs": len(pairs), "steps": total,
+               "steps_per_epoch": steps_per_epoch, "parameters": sum(p.numel() for p in model.parameters()),
+               "torch": torch.__version__, "threads": torch.get_num_threads(),
+               "seconds_this_run": round(time.perf_counter() - began, 1), "first_loss": losses[0],
+               "final_loss": sum(losses[-50:]) / len(losses[-50:]), "output": str(out / FINAL)}
+    save(model, out / FINAL, notes={"training": summary})
+    (out / "train.json").write_text(json.dumps(summary, indent=2) + "\n")
+    (out / "losses.json").write_text(json.dumps(losses) + "\n")
+    return summary

@@ -1,0 +1,90 @@
+"""The training loop's pieces both trainers share: batch order, schedule, checkpoints.
+
+Everything that decides a run's result is a function of its seed and step, and a checkpoint
+holds the trainable weights, the optimiser state and the step, so a run killed at step k and
+started again reads the checkpoint and sees exactly the batches it would have seen.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import random
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from qlang.errors import QlangError, error
+
+
+def batch_order(lengths: Sequence[int], batch_size: int, steps: int, seed: int) -> list[list[int]]:
+    """Which examples each step trains on: every epoch a fresh seeded shuffle, grouped by length.
+
+    >>> order = batch_order([5, 1, 4, 2, 3, 6], 2, 4, seed=0)
+    >>> len(order), all(len(b) == 2 for b in order), sorted(i for b in order[:3] for i in b)
+    (4, True, [0, 1, 2, 3, 4, 5])
+    >>> order == batch_order([5, 1, 4, 2, 3, 6], 2, 4, seed=0)
+    True
+    """
+    window = batch_size * 16
+    batches: list[list[int]] = []
+    epoch = 0
+    while len(batches) < steps:
+        rng = random.Random(f"{seed}/{epoch}")
+        indices = list(range(len(lengths)))
+        rng.shuffle(indices)
+        epoch_batches = []
+        for start in range(0, len(indices), window):
+            chunk = sorted(indices[start:start + window], key=lambda i: lengths[i])
+            epoch_batches += [chunk[i:i + batch_size] for i in range(0, len(chunk), batch_size)]
+        rng.shuffle(epoch_batches)
+        batches += epoch_batches
+        epoch += 1
+    return batches[:steps]
+
+
+def schedule(step: int, total: int, warmup: int) -> float:
+    """Linear warm-up, then cosine decay to a tenth."""
+    if step < warmup:
+        return (step + 1) / warmup
+    progress = (step - warmup) / max(1, total - warmup)
+    return 0.1 + 0.9 * 0.5 * (1 + math.cos(math.pi * progress))
+
+
+def trainable(model: Any) -> dict[str, Any]:
+    return {name: p for name, p in model.named_parameters() if p.requires_grad}
+
+
+def save_checkpoint(path: Path, model: Any, optimizer: Any, step: int, losses: list[float]) -> None:
+    """Trainable weights, optimiser state and step; written aside, then renamed into place."""
+    import torch
+
+    state = {"step": step, "losses": losses, "optimizer": optimizer.state_dict(),
+             "weights": {n: p.detach().cpu() for n, p in trainable(model).items()}}
+    partial = path.with_suffix(".partial")
+    torch.save(state, partial)
+    os.replace(partial, path)
+
+
+def load_checkpoint(path: Path, model: Any, optimizer: Any) -> tuple[int, list[float]]:
+    import torch
+
+    state = torch.load(path, map_location="cpu", weights_only=False)
+    parameters = trainable(model)
+    with torch.no_grad():
+        for name, value in state["weights"].items():
+            parameters[name].copy_(value)
+    optimizer.load_state_dict(state["optimizer"])
+    return int(state["step"]), list(state["losses"])
+
+
+def same_run(out: Path, identity: dict[str, Any]) -> None:
+    """Refuse to resume a checkpoint made with other data or settings (its batches would not
+    fit); `identity` is what makes a run this run."""
+    path = out / "run.json"
+    resuming = path.exists() and (out / "checkpoint.pt").exists()
+    if resuming and json.loads(path.read_text()) != identity:
+        raise error(QlangError, "usage", f"{out} holds a checkpoint of another run "
+                    "(other data or settings): choose another --out, or delete it")
+    path.write_text(json.dumps(identity, indent=2) + "\n")
