@@ -141,12 +141,12 @@ def ops() -> None:
 # backend commands register here: cli.add_command(<command>)
 from qlang.asp.cli import explain, solve  # noqa: E402 - it imports this module's helpers lazily
 from qlang.evaluate.cli import evaluate, experiment, oracle  # noqa: E402
-from qlang.train.cli import data, export, train  # noqa: E402
+from qlang.train.cli import calibrate, data, export, train  # noqa: E402
 from qlang.translate.cli import ask, grammar, translate  # noqa: E402
 from qlang.vision.cli import perceive  # noqa: E402
 
 for _command in (solve, explain, translate, ask, grammar, experiment, evaluate, oracle, data, train,
-                 export, perceive):
+                 export, calibrate, perceive):
     cli.add_command(_command)
 
 

@@ -50,6 +50,25 @@ def test_model_specs_name_the_translator_backend_and_model() -> None:
     assert (plain.settings.translator, plain.model) == ("fewshot", "smollm2")
     with pytest.raises(qlang.QlangError, match="unknown translator"):
         models(Settings(), ["clever/llama-cpp"])
+    small, cascade = models(Settings(), ["small", "cascade"])
+    assert (small.settings.translator, cascade.settings.translator) == ("small", "cascade")
+    assert cascade.backend == "llama-cpp" and cascade.model is None
+
+
+def test_the_models_report_shows_each_path_of_the_small_parser(tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from qlang.cli import cli
+
+    out = tmp_path / "run"
+    result = CliRunner().invoke(cli, ["experiment", "models", "--models", "small", "--questions",
+                                      QUESTIONS, "--limit", "20", "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    logged = [json.loads(line) for line in (out / LOG).read_text().splitlines()]
+    assert len(logged) == 20 and all(r["path"] == "small" and r["checked"] for r in logged)
+    text = (out / "report.md").read_text()
+    assert "| configuration | path | answers | exact there | time (s) |" in text
+    assert "| small | small | 100.0% |" in text
 
 
 class _Fixed:

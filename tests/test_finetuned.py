@@ -1,8 +1,10 @@
-"""The shipped fine-tuned translator: the default, it turns the README's questions into their
-programs under the typed grammar, and its model card says how it was made."""
+"""The shipped fine-tuned translator (the cascade's fallback) and the default translator: both
+turn the README's questions into their programs under the typed grammar, and the adapter's
+model card says how it was made."""
 
 from __future__ import annotations
 
+import pytest
 from click.testing import CliRunner
 
 import qlang
@@ -26,9 +28,10 @@ def test_the_adapter_is_small_and_has_a_model_card() -> None:
         assert needed in card
 
 
-def test_the_default_translator_writes_the_readme_programs() -> None:
+@pytest.mark.parametrize("translator", ["finetuned", "auto"])
+def test_the_default_and_the_finetuned_translator_write_the_readme_programs(translator) -> None:
     for question, program in README.items():
-        result = CliRunner().invoke(cli, ["translate", question])
+        result = CliRunner().invoke(cli, ["translate", question, "--translator", translator])
         assert result.exit_code == 0, result.output
         assert equivalent(qlang.parse(result.stdout.strip()), qlang.parse(program)), result.stdout
 
@@ -37,7 +40,7 @@ def test_few_shot_stays_when_a_model_or_examples_are_asked_for() -> None:
     from qlang.translate.cli import translator_kind
 
     base = {"translator": "auto", "model": None, "n_examples": None}
-    assert translator_kind(base) == "finetuned"
+    assert translator_kind(base) == "cascade"
     assert translator_kind(base | {"model": "gemma3"}) == "fewshot"
     assert translator_kind(base | {"n_examples": 3}) == "fewshot"
     assert translator_kind(base | {"translator": "fewshot"}) == "fewshot"

@@ -14,7 +14,7 @@ from qlang.batch import internal_error
 from qlang.console import fail, read_bytes, read_source
 from qlang.errors import QlangError, error, shown
 from qlang.syntax import SYNTAXES
-from qlang.translate.cli import backend_from, read_questions, settings_from, translation_options
+from qlang.translate.cli import make_translator, read_questions, settings_from, translation_options
 from qlang.translate.examples import normal_question
 
 _experiment_options = (
@@ -101,18 +101,11 @@ def _default(parameter: str) -> bool:
 
 
 def _factory(options: dict[str, Any]) -> Any:
-    """Builds a translator per configuration, loading each backend/model once."""
-    from qlang.translate.examples import load_pool
-    from qlang.translate.translator import Translator
-
-    backends: dict[tuple[str, str | None, str], Any] = {}
-    pool = load_pool(options["pool"])
+    """Builds a translator per configuration, loading each model once."""
+    loaded: dict[Any, Any] = {}
 
     def make(config: Any) -> Any:
-        key = (config.backend, config.model or options["model"], config.settings.translator)
-        if key not in backends:
-            backends[key] = backend_from(options, *key)
-        return Translator(backends[key], pool, config.settings)
+        return make_translator(options, config.settings, config.backend, config.model, loaded=loaded)
 
     return make
 

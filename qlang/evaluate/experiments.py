@@ -23,7 +23,7 @@ from qlang.errors import QlangError, error
 from qlang.evaluate.programs import score
 from qlang.ir import Node
 from qlang.syntax import gqa
-from qlang.translate.translator import GRAMMAR_SYNTAXES, TRANSLATORS, Settings, Translator
+from qlang.translate.translator import GRAMMAR_SYNTAXES, TRANSLATORS, Settings, Translates
 
 if TYPE_CHECKING:
     from qlang.asp.scene import SceneLibrary
@@ -110,10 +110,13 @@ def constrained(base: Settings) -> list[Config]:
 
 def models(base: Settings, specs: list[str]) -> list[Config]:
     """Seed thesis Table 9: any list of `[translator/]backend[:model]` specs, e.g.
-    `finetuned/llama-cpp` (the bundled fine-tuned model) or `fewshot/llama-cpp:gemma3`."""
+    `finetuned/llama-cpp` (the bundled fine-tuned model) or `fewshot/llama-cpp:gemma3`; a
+    translator alone (`small`, `cascade`) runs on the default backend and model."""
     configs = []
     for spec in specs:
         kind, _, rest = spec.rpartition("/")
+        if not kind and rest in TRANSLATORS:
+            kind, rest = rest, "llama-cpp"
         if kind and kind not in TRANSLATORS:
             raise error(QlangError, "usage", f"unknown translator {kind!r} in {spec!r} "
                         f"(one of {', '.join(TRANSLATORS)})")
@@ -136,7 +139,7 @@ def log_key(result: dict[str, Any]) -> str:
 
 
 def run(configs: list[Config], questions: list[Question], out: Path,
-        make_translator: Callable[[Config], Translator], progress: bool = True,
+        make_translator: Callable[[Config], Translates], progress: bool = True,
         scenes: SceneLibrary | None = None, lenient: bool = True, semantics: str = "thesis") -> Path:
     """Translate and score every question under every configuration (and judge its answer
     where `scenes` has its image, as the thesis did unless told otherwise: the program read
@@ -148,7 +151,7 @@ def run(configs: list[Config], questions: list[Question], out: Path,
     done = read_log(str(log), log_key)
     todo = [(c, q) for c in configs for q in questions
             if log_key({"config": c.label, "id": q.id}) not in done]
-    translators: dict[str, Translator] = {}
+    translators: dict[str, Translates] = {}
     with open(log, "a", encoding="utf-8") as handle:
         for config, question in tqdm(todo, desc="experiment", unit="q", file=sys.stderr,
                                      disable=None if progress else True):
@@ -161,7 +164,7 @@ def run(configs: list[Config], questions: list[Question], out: Path,
     return log
 
 
-def _result(config: Config, question: Question, translator: Translator,
+def _result(config: Config, question: Question, translator: Translates,
             scenes: SceneLibrary | None = None, lenient: bool = True,
             semantics: str = "thesis") -> dict[str, Any]:
     translation = translator.translate(question.text)

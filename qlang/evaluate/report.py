@@ -105,6 +105,9 @@ def write(out: Path, title: str, log: Path, axis_names: list[str], command: str)
     if "sampling" in axis_names:
         lines += ["", "By sampling strategy (every configuration of it pooled; thesis Table 5):", "",
                   *_table(by_sampling(results), ["sampling"])]
+    if any("path" in r for r in results):
+        lines += ["", "Which translator answered (a cascade's paths), and how exact each was:", "",
+                  *_paths_table(results)]
     if any(row.answers for row in table):
         lines += ["", "Answers over the scene graphs (the k best models; raw / over the questions "
                   "the oracle answers):", "", *_answers_table(table, axis_names)]
@@ -124,8 +127,23 @@ def _table(table: list[Row], axis_names: list[str]) -> list[str]:
         oracle = row.answers.get("strict@1", (0.0, None))[1]
         cells = [*(str(row.axes[a]) for a in axis_names), str(row.n), *shown,
                  *(_percent(row.rates[heading]) for heading, _ in RATES), _percent(oracle),
-                 f"{row.seconds:.2f}", f"{row.tokens_per_second:.0f}"]
+                 f"{row.seconds:.3f}", f"{row.tokens_per_second:.0f}"]
         lines.append("| " + " | ".join(cells) + " |")
+    return lines
+
+
+def _paths_table(results: list[dict[str, Any]]) -> list[str]:
+    groups: dict[tuple[str, str], list[dict[str, Any]]] = defaultdict(list)
+    totals: dict[str, int] = defaultdict(int)
+    for result in results:
+        totals[result["config"]] += 1
+        if "path" in result:
+            groups[(result["config"], str(result["path"]))].append(result)
+    lines = ["| configuration | path | answers | exact there | time (s) |", "|---|---|---|---|---|"]
+    for (config, path), group in groups.items():
+        seconds = [r["seconds"] for r in group if r.get("seconds")]
+        lines.append(f"| {config} | {path} | {len(group) / totals[config]:.1%} | "
+                     f"{_percent(_rate(group, 'exact'))} | {median(seconds) if seconds else 0.0:.3f} |")
     return lines
 
 

@@ -106,12 +106,16 @@ class Seq2Seq(nn.Module):
 
 
 def save(model: Seq2Seq, folder: Path, **changes: Any) -> None:
-    """Write the model folder (weights as float16: half the size, the same programs)."""
+    """Write the model folder, weights as float16 (half the size); the model in memory is
+    rounded the same way, so it is exactly the model a `load` returns."""
     from safetensors.torch import save_file
 
     folder.mkdir(parents=True, exist_ok=True)
     config = replace(model.config, **changes)
     model.config = config
+    with torch.no_grad():
+        for parameter in model.parameters():
+            parameter.copy_(parameter.half().float())
     weights = {k: v.detach().to(torch.float16).contiguous() for k, v in model.state_dict().items()}
     save_file(weights, str(folder / WEIGHTS))
     (folder / CONFIG).write_text(json.dumps(asdict(config), indent=1) + "\n", encoding="utf-8")

@@ -114,7 +114,7 @@ def _advance(automaton: Automaton, states: list[State | None], finished: list[bo
 
 
 def _candidates(model: Seq2Seq, history: torch.Tensor, scores: torch.Tensor, eos: int) -> list[Candidate]:
-    result = []
+    result: list[Candidate] = []
     for row, score in zip(history.tolist(), scores.tolist(), strict=True):
         if score == _NO or eos not in row:
             continue

@@ -105,11 +105,9 @@ def train(pairs: Sequence[Pair], out: Path, settings: SmallSettings = SmallSetti
     order = loop.batch_order([len(s) for s, _, _ in examples], settings.batch_size, total, settings.seed)
     optimizer = torch.optim.Adam(model.parameters(), lr=settings.learning_rate)
     warmup = max(1, round(settings.warmup * total))
-    scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda s: loop.schedule(s, total, warmup))
     checkpoint = out / "checkpoint.pt"
     start, losses = loop.load_checkpoint(checkpoint, model, optimizer) if checkpoint.exists() else (0, [])
-    for _ in range(start):
-        scheduler.step()
+    scheduler = loop.scheduler(optimizer, start, total, warmup)
     criterion = torch.nn.NLLLoss(ignore_index=target.id(PAD))
     began = time.perf_counter()
     bar = tqdm(range(start, total), desc="train", unit="step", file=sys.stderr, initial=start,

@@ -6,6 +6,7 @@ torch, transformers and peft load only inside `train` and `export`.
 from __future__ import annotations
 
 import json
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
@@ -65,38 +66,53 @@ def data(files: tuple[str, ...], out: str, syntax: str, dev_percent: float, excl
               help="Training pairs (train.jsonl of `qlangc data`).")
 @click.option("--out", type=click.Path(file_okay=False), required=True,
               help="Run folder: checkpoint (resumable), the adapter or model, adapter.gguf.")
+@click.option("--arch", type=click.Choice(["llm", "seq2seq"]), default="llm", show_default=True,
+              help="llm: fine-tune --base; seq2seq: the small parser, from scratch (out/model).")
 @click.option("--base", default="smollm2", show_default=True,
-              help="smollm2 (the bundled GGUF), another GGUF path, or a local HF model directory.")
+              help="llm: smollm2 (the bundled GGUF), another GGUF path, or a local HF model directory.")
 @click.option("--method", type=click.Choice(["lora", "full"]), default="lora", show_default=True)
 @click.option("--rank", type=click.IntRange(min=1), default=16, show_default=True)
 @click.option("--alpha", type=click.IntRange(min=1), default=32, show_default=True)
+@click.option("--hidden", type=click.IntRange(min=8, max=4096), default=256, show_default=True,
+              help="seq2seq: LSTM width.")
 @click.option("--lr", type=click.FloatRange(min=0, min_open=True, max=1),
-              help="Learning rate (default 1e-3 LoRA, 5e-5 full).")
-@click.option("--batch-size", type=click.IntRange(min=1, max=4096), default=8, show_default=True)
-@click.option("--epochs", type=click.FloatRange(min=0, min_open=True, max=1000), default=1.0,
-              show_default=True)
+              help="Learning rate (default 1e-3 LoRA, 5e-5 full, 3e-3 seq2seq).")
+@click.option("--batch-size", type=click.IntRange(min=1, max=4096),
+              help="Default 8 (llm), 32 (seq2seq).")
+@click.option("--epochs", type=click.FloatRange(min=0, min_open=True, max=1000),
+              help="Default 1 (llm), 30 (seq2seq).")
 @click.option("--max-steps", type=click.IntRange(min=1), help="Stop after N steps (overrides --epochs).")
-@click.option("--checkpoint-every", type=click.IntRange(min=1), default=50, show_default=True)
+@click.option("--checkpoint-every", type=click.IntRange(min=1), help="Default 50 (llm), 200 (seq2seq).")
 @click.option("--seed", type=int, default=0, show_default=True)
-@click.option("--device", default="auto", show_default=True, help="auto (CUDA if present), cpu, cuda...")
+@click.option("--device", default="auto", show_default=True, help="llm: auto (CUDA if present), cpu, cuda...")
 @click.option("--init", type=click.Path(exists=True, file_okay=False),
               help="LoRA: continue from this adapter folder (an earlier run's `adapter`); "
                    "its rank and alpha win over --rank/--alpha.")
-def train(data_file: str, out: str, base: str, method: str, rank: int, alpha: int, lr: float | None,
-          batch_size: int, epochs: float, max_steps: int | None, checkpoint_every: int, seed: int,
-          device: str, init: str | None) -> None:
-    """Fine-tune a model on question -> program pairs; run again to resume after a kill."""
-    from qlang.train.finetune import TrainSettings
-    from qlang.train.finetune import train as run
+def train(data_file: str, out: str, arch: str, base: str, method: str, rank: int, alpha: int,
+          hidden: int, lr: float | None, batch_size: int | None, epochs: float | None,
+          max_steps: int | None, checkpoint_every: int | None, seed: int, device: str,
+          init: str | None) -> None:
+    """Train a translator on question -> program pairs; run again to resume after a kill."""
     from qlang.train.pairs import read_pairs
-    from qlang.translate.models import hf_directory
 
+    options = {"batch_size": batch_size, "epochs": epochs, "max_steps": max_steps,
+               "checkpoint_every": checkpoint_every, "seed": seed, "learning_rate": lr}
+    given: dict[str, Any] = {k: v for k, v in options.items() if v is not None}
     try:
         pairs = list(read_pairs(data_file))
+        if arch == "seq2seq":
+            from qlang.small.train import SmallSettings
+            from qlang.small.train import train as train_small
+
+            small = SmallSettings(hidden=hidden, **given)
+            click.echo(json.dumps(train_small(pairs, Path(out), small), indent=2))
+            return
+        from qlang.train.finetune import TrainSettings
+        from qlang.train.finetune import train as run
+        from qlang.translate.models import hf_directory
+
         settings = TrainSettings(syntax=_syntax(pairs), method=method, rank=rank, alpha=alpha,
-                                 learning_rate=lr, batch_size=batch_size, epochs=epochs,
-                                 max_steps=max_steps, checkpoint_every=checkpoint_every, seed=seed,
-                                 device=device, init=init)
+                                 device=device, init=init, **given)
         summary = run(pairs, hf_directory(base), Path(out), settings)
         if method == "lora":
             summary["gguf"] = str(_export(Path(summary["output"]), Path(out) / "adapter.gguf",
@@ -104,6 +120,47 @@ def train(data_file: str, out: str, base: str, method: str, rank: int, alpha: in
     except QlangError as exc:
         fail(exc)
     click.echo(json.dumps(summary, indent=2))
+
+
+@click.command()
+@click.argument("model", type=click.Path(exists=True, file_okay=False))
+@click.option("--dev", "dev_file", type=click.Path(exists=True, dir_okay=False), required=True,
+              help="Dev pairs (dev.jsonl of `qlangc data`), never trained on.")
+@click.option("--fallback", type=click.Path(exists=True, dir_okay=False), required=True,
+              help="The fallback translator's output on the same questions (`qlangc translate "
+                   "--translator finetuned --jsonl DEV --output FILE`).")
+@click.option("--slack", type=click.FloatRange(0, 1), default=0.005, show_default=True,
+              help="Accuracy the cascade may give up, against its best threshold, for speed.")
+@click.option("--beam", type=click.IntRange(1, 64), default=4, show_default=True)
+def calibrate(model: str, dev_file: str, fallback: str, slack: float, beam: int) -> None:
+    """Calibrate the cascade's threshold for a small-parser MODEL folder on dev questions and
+    write it into the model's config."""
+    from qlang.small import calibrate as cal
+    from qlang.small.model import save
+    from qlang.small.parser import SmallParser
+    from qlang.syntax import gqa
+    from qlang.train.pairs import read_pairs, read_records
+
+    try:
+        dev = list(read_pairs(dev_file))
+        golds = [gqa.to_ir(gqa.steps_from_json(p.record["semantic"])) for p in dev]
+        parser = SmallParser.load(model, beam)
+        questions = [p.question for p in dev]
+        parsed = [r for i in range(0, len(dev), 64) for r in parser.parse(questions[i:i + 64])]
+        programs = {k: v.get("program") for k, v in read_records(fallback).items()}
+        points = cal.curve(parsed, golds, cal.fallback_exact(programs, [p.id for p in dev], golds))
+        chosen = cal.choose(points, slack)
+        save(parser.model, Path(model), threshold=chosen.threshold,
+             notes={**parser.model.config.notes, "calibration": {
+                 "dev": dev_file, "fallback": fallback, "slack": slack, "questions": len(dev),
+                 **{k: round(v, 6) for k, v in asdict(chosen).items()}}})
+    except QlangError as exc:
+        fail(exc)
+    click.echo(f"{'threshold':>10} {'coverage':>9} {'small exact':>12} {'cascade exact':>14}")
+    for point in [*points[::max(1, len(points) // 20)], chosen]:
+        mark = "  <- chosen" if point is chosen else ""
+        click.echo(f"{point.threshold:10.4f} {point.coverage:9.1%} {point.small_exact:12.1%} "
+                   f"{point.cascade_exact:14.1%}{mark}")
 
 
 def _syntax(pairs: list[Any]) -> str:

@@ -153,11 +153,9 @@ def train(pairs: Sequence[Pair], base: Path, out: Path, settings: TrainSettings 
     parameters = list(loop.trainable(model).values())
     optimizer = torch.optim.AdamW(parameters, lr=settings.lr, weight_decay=0.0)
     warmup = max(1, round(settings.warmup * total))
-    scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda s: loop.schedule(s, total, warmup))
     checkpoint = out / "checkpoint.pt"
     start, losses = loop.load_checkpoint(checkpoint, model, optimizer) if checkpoint.exists() else (0, [])
-    for _ in range(start):
-        scheduler.step()
+    scheduler = loop.scheduler(optimizer, start, total, warmup)
     pad = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else tokenizer.eos_token_id
     began = time.perf_counter()
     bar = tqdm(range(start, total), desc="train", unit="step", file=sys.stderr,

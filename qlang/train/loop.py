@@ -52,6 +52,13 @@ def schedule(step: int, total: int, warmup: int) -> float:
     return 0.1 + 0.9 * 0.5 * (1 + math.cos(math.pi * progress))
 
 
+def scheduler(optimizer: Any, start: int, total: int, warmup: int) -> Any:
+    """The learning-rate schedule from step `start` on (create it after loading a checkpoint)."""
+    import torch
+
+    return torch.optim.lr_scheduler.LambdaLR(optimizer, lambda s: schedule(start + s, total, warmup))
+
+
 def trainable(model: Any) -> dict[str, Any]:
     return {name: p for name, p in model.named_parameters() if p.requires_grad}
 

@@ -10,6 +10,7 @@ import sys
 import time
 from collections.abc import Callable
 from contextlib import nullcontext
+from dataclasses import replace
 from typing import Any
 
 import click
@@ -25,6 +26,7 @@ from qlang.translate.translator import (
     GRAMMAR_SYNTAXES,
     TRANSLATORS,
     Settings,
+    Translates,
     Translation,
     Translator,
 )
@@ -34,9 +36,17 @@ SAMPLINGS = ("random", "jaccard", "embedding")
 
 _translation_options = (
     click.option("--translator", type=click.Choice(["auto", *TRANSLATORS]), default="auto",
-                 show_default=True, help="finetuned: the bundled fine-tuned model (or --adapter); "
-                 "fewshot: a general model shown examples; auto: fewshot when --model or "
-                 "--examples is given, else finetuned."),
+                 show_default=True, help="small: the bundled small parser (milliseconds); "
+                 "finetuned: the bundled fine-tuned model (or --adapter); cascade: small where "
+                 "its confidence reaches the threshold, else finetuned; fewshot: a general model "
+                 "shown examples; auto: fewshot when --model or --examples is given, else cascade."),
+    click.option("--small-model", type=click.Path(exists=True, file_okay=False),
+                 help="small/cascade: a small-parser folder (default: the bundled one)."),
+    click.option("--threshold", type=click.FloatRange(0, 1),
+                 help="cascade: the small parser's least probability to answer (default: the "
+                 "model's calibrated one)."),
+    click.option("--beam", type=click.IntRange(1, 64), default=4, show_default=True,
+                 help="small/cascade: beam width of the small parser."),
     click.option("--adapter", type=click.Path(dir_okay=False),
                  help="llama-cpp: a GGUF LoRA adapter for the model (default, finetuned: the bundled one)."),
     click.option("--syntax", type=click.Choice(sorted(SYNTAXES)), default="nested", show_default=True,
@@ -79,11 +89,12 @@ def translation_options(command: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def translator_kind(options: dict[str, Any]) -> str:
-    """`finetuned` or `fewshot`, resolving `auto`: asking for a model or examples means few-shot."""
+    """The translator, resolving `auto`: asking for a model or examples means few-shot, else
+    the cascade."""
     if options["translator"] != "auto":
         return str(options["translator"])
     fewshot = options["model"] is not None or options["n_examples"] is not None
-    return "fewshot" if fewshot else "finetuned"
+    return "fewshot" if fewshot else "cascade"
 
 
 def settings_from(options: dict[str, Any]) -> Settings:
@@ -115,12 +126,37 @@ def backend_from(options: dict[str, Any], backend: str, model: str | None,
     return load_backend(backend, model, **extra)
 
 
-def make_translator(options: dict[str, Any]) -> Translator:
-    """A translator from the shared options (loads the model; raises QlangError)."""
-    from qlang.translate.examples import load_pool
+def make_translator(options: dict[str, Any], settings: Settings | None = None, backend: str | None = None,
+                    model: str | None = None, *, loaded: dict[Any, Any] | None = None) -> Translates:
+    """A translator from the shared options, or for the given settings/backend/model (loads
+    the models, each once per `loaded` cache; raises QlangError)."""
+    from qlang.translate.cascade import Cascade, SmallTranslator
 
-    backend = backend_from(options, options["backend"], options["model"])
-    return Translator(backend, load_pool(options["pool"]), settings_from(options))
+    settings = settings or settings_from(options)
+    backend = backend or options["backend"]
+    model = model if model is not None else options["model"]
+    cache = {} if loaded is None else loaded
+
+    def once(key: tuple[Any, ...], load: Callable[[], Any]) -> Any:
+        if key not in cache:
+            cache[key] = load()
+        return cache[key]
+
+    def llm(kind: str) -> Translator:
+        from qlang.translate.examples import load_pool
+
+        pool = once(("pool", options["pool"]), lambda: load_pool(options["pool"]))
+        loaded_backend = once((backend, model, kind), lambda: backend_from(options, backend, model, kind))
+        return Translator(loaded_backend, pool, replace(settings, translator=kind))
+
+    if settings.translator not in ("small", "cascade"):
+        return llm(settings.translator)
+    from qlang.small.parser import SmallParser
+
+    parser = once(("small", options["small_model"], options["beam"]),
+                  lambda: SmallParser.load(options["small_model"], options["beam"]))
+    small = SmallTranslator(parser, settings)
+    return small if settings.translator == "small" else Cascade(small, llm("finetuned"), options["threshold"])
 
 
 @click.command()
@@ -144,7 +180,7 @@ def translate(question: str | None, questions_file: str | None, output: str | No
         start = time.perf_counter()
         translator = make_translator(options)
         if questions_file is not None:
-            click.echo(f"model {translator.backend.model} loaded in "
+            click.echo(f"{translator.description} loaded in "
                        f"{time.perf_counter() - start:.2f} s", err=True)
             ok = run_batch(translator, questions_file, output, limit)
             sys.exit(0 if ok else 1)
@@ -201,7 +237,11 @@ def _question_record(number: int, entry: object) -> dict[str, Any]:
     return entry if entry.get("id") is not None else {**entry, "input_line": number}
 
 
-def run_batch(translator: Translator, path: str, output: str | None, limit: int | None) -> bool:
+#: questions decoded together in a batch (the small parser decodes a chunk at once)
+CHUNK = 32
+
+
+def run_batch(translator: Translates, path: str, output: str | None, limit: int | None) -> bool:
     """Translate a question file, one result line each; True if every question translated."""
     from tqdm import tqdm
 
@@ -209,26 +249,44 @@ def run_batch(translator: Translator, path: str, output: str | None, limit: int 
     ok = True
     with appending(output, path) if output else nullcontext((sys.stdout, Pending())) as (out, pending):
         todo = [r for r in records if pending(resume_key(r))]
-        for record in tqdm(todo, desc="translate", unit="q", file=sys.stderr, disable=None):
-            result = _translate_record(translator, record)
-            ok = ok and "error" not in result
-            write(out, result)
+        with tqdm(total=len(todo), desc="translate", unit="q", file=sys.stderr, disable=None) as bar:
+            for start in range(0, len(todo), CHUNK):
+                chunk = todo[start:start + CHUNK]
+                for result in _translate_records(translator, chunk):
+                    ok = ok and "error" not in result
+                    write(out, result)
+                bar.update(len(chunk))
     return ok
 
 
-def _translate_record(translator: Translator, record: dict[str, Any]) -> dict[str, Any]:
-    key = {"id": record.get("id")} | ({"input_line": record["input_line"]} if "input_line" in record else {})
-    question = record.get("question")
-    if not isinstance(question, str) or not question.strip():
-        problem = Diagnostic("input", record.get("problem", "the record has no 'question' text"))
-        return {**key, "error": problem.to_json()}
+def _translate_records(translator: Translates, records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """One result per record, in order: the questions translated together, and one by one
+    if that fails, so that a question's failure costs only its own result."""
+    questions = [r.get("question") for r in records]
+    texts = [q for q in questions if isinstance(q, str) and q.strip()]
     try:
-        translation = translator.translate(question)
+        translated = iter(translator.translate_many(texts))
+    except Exception:  # retried one by one below, where each failure is recorded
+        translated = iter([_translate_one(translator, q) for q in texts])
+    results = []
+    for record, question in zip(records, questions, strict=True):
+        key = {"id": record.get("id")}
+        key |= {"input_line": record["input_line"]} if "input_line" in record else {}
+        if not isinstance(question, str) or not question.strip():
+            problem = Diagnostic("input", record.get("problem", "the record has no 'question' text"))
+            results.append({**key, "error": problem.to_json()})
+        else:
+            results.append({**key, **next(translated).to_json()})
+    return results
+
+
+def _translate_one(translator: Translates, question: str) -> Translation:
+    try:
+        return translator.translate(question)
     except QlangError as exc:
-        translation = Translation(question, error=exc)
+        return Translation(question, error=exc)
     except Exception as exc:  # one question's failure (e.g. longer than the context) must not end the batch
-        translation = Translation(question, error=internal_error(exc))
-    return {**key, **translation.to_json()}
+        return Translation(question, error=internal_error(exc))
 
 
 @click.command()

@@ -10,8 +10,10 @@ trained on GQA's pairs (`qlangc train`) only its one-line instruction and the qu
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cache
+from typing import Protocol
 
 from qlang.api import check, parse
 from qlang.errors import QlangError, error
@@ -26,14 +28,16 @@ from qlang.translate.postprocess import clean
 from qlang.translate.prompts import Prompt, build_prompt, with_repair
 
 ENGINES = ("gbnf", "lark")
-TRANSLATORS = ("finetuned", "fewshot")
+#: `small` and `cascade` (the small parser, alone or in front of `finetuned`) live in
+#: `qlang.translate.cascade`
+TRANSLATORS = ("finetuned", "fewshot", "small", "cascade")
 #: The syntaxes with a decoding grammar; GQA's JSON is only ever decoded freely.
 GRAMMAR_SYNTAXES = ("flat", "nested", "code")
 
 
 @dataclass(frozen=True, slots=True)
 class Settings:
-    #: `finetuned` (instruction prompt, no examples) or `fewshot`
+    #: `finetuned` (instruction prompt, no examples), `fewshot`, `small` or `cascade`
     translator: str = "fewshot"
     syntax: str = "nested"
     #: prompt version (None: the default for the syntax)
@@ -66,6 +70,10 @@ class Translation:
     prompt_tokens: int = 0
     completion_tokens: int = 0
     examples: int = 0
+    #: which translator answered (a cascade's `small` or `finetuned`); None: the only one
+    path: str | None = None
+    #: the small parser's probability for its program, where it was asked
+    confidence: float | None = None
 
     @property
     def ok(self) -> bool:
@@ -78,7 +86,21 @@ class Translation:
         result |= {"raw": self.raw[-1] if self.raw else None, "attempts": len(self.raw),
                    "seconds": round(self.seconds, 4), "prompt_tokens": self.prompt_tokens,
                    "completion_tokens": self.completion_tokens, "examples": self.examples}
+        if self.path is not None:
+            result |= {"path": self.path, "confidence": self.confidence}
         return result
+
+
+class Translates(Protocol):
+    """What batch commands and experiments need of any translator."""
+
+    settings: Settings
+    #: what answers, for the log line of a batch
+    description: str
+
+    def translate(self, question: str) -> Translation: ...
+
+    def translate_many(self, questions: Sequence[str]) -> list[Translation]: ...
 
 
 @cache
@@ -96,6 +118,7 @@ class Translator:
         self.backend = backend
         self.pool = pool
         self.settings = settings
+        self.description = f"{settings.translator} {backend.model}"
 
     def prompt(self, question: str) -> tuple[Prompt, int]:
         s = self.settings
@@ -140,6 +163,9 @@ class Translator:
             break
         result.seconds = time.perf_counter() - start
         return result
+
+    def translate_many(self, questions: Sequence[str]) -> list[Translation]:
+        return [self.translate(q) for q in questions]
 
     @staticmethod
     def _count(result: Translation, generation: Generation) -> None:

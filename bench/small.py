@@ -1,0 +1,127 @@
+"""The small parser and the cascade on the dev split: accuracy, latency, batch throughput.
+
+    .venv/bin/python bench/small.py [--model FOLDER] [--no-cascade] [--fallback FILE]
+
+The dev split is `qlangc data`'s over the shared GQA question files (314 questions, images never
+trained on: the fine-tuned model's dev split).  For each translator, one process, models loaded
+first (not timed), then every dev question translated one at a time, end to end (tokenise,
+decode, check, canonicalise, print): valid, exact (order-insensitive) and strict against the
+gold program, median and p90 seconds.  The small parser is also run in batches of 32, as
+`translate --jsonl` does.  The cascade's rows say how often each path answered and how exact
+each was.  `--fallback`: the fine-tuned model's translations of dev (`qlangc translate
+--translator finetuned --jsonl dev.jsonl --output FILE`), for the threshold cross-check: the
+threshold calibrated on one half of dev, the cascade measured on the other, both ways.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import statistics
+import time
+from collections import Counter
+from collections.abc import Sequence
+
+import torch
+
+from qlang.evaluate.programs import score
+from qlang.small import calibrate
+from qlang.small.parser import SmallParser
+from qlang.syntax import gqa
+from qlang.train.cli import SHARED_QUESTIONS
+from qlang.train.pairs import Pair, make_pairs, read_records
+from qlang.translate.cascade import Cascade, SmallTranslator
+from qlang.translate.translator import Settings, Translates, Translation
+
+
+def dev_pairs() -> list[Pair]:
+    pairs, _ = make_pairs(sorted(SHARED_QUESTIONS.glob("*.json")))
+    return [p for p in pairs if p.split == "dev"]
+
+
+def gold(pair: Pair) -> object:
+    return gqa.to_ir(gqa.steps_from_json(pair.record["semantic"]))
+
+
+def report(name: str, pairs: Sequence[Pair], results: Sequence[Translation]) -> None:
+    metrics = [score(r.program if r.raw else None, "nested", gold(p))
+               for p, r in zip(pairs, results, strict=True)]
+    seconds = sorted(r.seconds for r in results)
+    n = len(results)
+    median, p90 = 1000 * statistics.median(seconds), 1000 * seconds[int(0.9 * (n - 1))]
+    print(f"{name:28} valid {sum(m.checked for m in metrics) / n:6.1%}  exact "
+          f"{sum(m.exact for m in metrics) / n:6.1%}  strict {sum(m.strict for m in metrics) / n:6.1%}  "
+          f"median {median:7.1f} ms  p90 {p90:7.1f} ms")
+    paths = Counter(r.path for r in results)
+    if len(paths) > 1:
+        for path, count in paths.most_common():
+            exact = sum(m.exact for m, r in zip(metrics, results, strict=True) if r.path == path)
+            print(f"    path {path:10} answers {count / n:6.1%}  exact there {exact / count:6.1%}")
+
+
+def one_by_one(translator: Translates, pairs: Sequence[Pair]) -> list[Translation]:
+    translator.translate(pairs[0].question)  # warm-up
+    return [translator.translate(p.question) for p in pairs]
+
+
+def batches(translator: SmallTranslator, pairs: Sequence[Pair], size: int = 32) -> None:
+    start = time.perf_counter()
+    for i in range(0, len(pairs), size):
+        translator.translate_many([p.question for p in pairs[i:i + size]])
+    elapsed = time.perf_counter() - start
+    print(f"{'small, batches of ' + str(size):28} {len(pairs) / elapsed:8.0f} questions/s")
+
+
+def cross_check(parser: SmallParser, pairs: Sequence[Pair], fallback_file: str) -> None:
+    programs = {k: v.get("program") for k, v in read_records(fallback_file).items()}
+    golds = [gold(p) for p in pairs]
+    parsed = parser.parse([p.question for p in pairs])
+    right = calibrate.fallback_exact(programs, [p.id for p in pairs], golds)
+    halves = [list(range(0, len(pairs), 2)), list(range(1, len(pairs), 2))]
+    for name, (fit, held) in {"even -> odd": halves, "odd -> even": halves[::-1]}.items():
+        chosen = calibrate.choose(calibrate.curve([parsed[i] for i in fit], [golds[i] for i in fit],
+                                                  [right[i] for i in fit]))
+        small = [parsed[i].probability >= chosen.threshold for i in held]
+        exact = [calibrate.exact(_printed(parsed[i]), golds[i]) if s else right[i]
+                 for i, s in zip(held, small, strict=True)]
+        print(f"threshold {name}: {chosen.threshold:.4f}; held-out half: small answers "
+              f"{sum(small) / len(held):6.1%}, cascade exact {sum(exact) / len(held):6.1%}")
+
+
+def _printed(parsed: object) -> str | None:
+    from qlang.syntax import SYNTAXES
+
+    root = getattr(parsed, "root", None)
+    return None if root is None else SYNTAXES["nested"].print(root)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
+    parser.add_argument("--model", default=None, help="small-parser folder (default: the shipped one)")
+    parser.add_argument("--no-cascade", action="store_true")
+    parser.add_argument("--fallback", help="fine-tuned translations of dev, for the cross-check")
+    args = parser.parse_args()
+    pairs = dev_pairs()
+    small = SmallParser.load(args.model)
+    print(f"{len(pairs)} dev questions; {os.cpu_count()} CPUs ({platform.machine()}), torch "
+          f"{torch.__version__} with {torch.get_num_threads()} thread(s); threshold {small.threshold}")
+    translator = SmallTranslator(small, Settings(translator="small"))
+    report("small", pairs, one_by_one(translator, pairs))
+    batches(translator, pairs)
+    if args.fallback:
+        cross_check(small, pairs, args.fallback)
+    if args.no_cascade:
+        return
+    from qlang.translate.cli import make_translator
+
+    options = {"backend": "llama-cpp", "model": None, "n_gpu_layers": 0, "adapter": None, "pool": None,
+               "small_model": args.model, "beam": small.beam, "threshold": None}
+    for kind in ("finetuned", "cascade"):
+        chosen = make_translator(options, Settings(translator=kind))
+        report(kind, pairs, one_by_one(chosen, pairs))
+        assert kind != "cascade" or isinstance(chosen, Cascade)
+
+
+if __name__ == "__main__":
+    main()
