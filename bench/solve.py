@@ -7,7 +7,7 @@ graphs from scratch; GS-VQA ASP scenes are used as they are) and the question so
 fresh clingo Control (ground + optimise), over the real examples: the 50 GQA yes/no examples,
 the 10 GS-VQA encodings and the 4 emma questions with GQA scene graphs.  Batch mode runs
 `qlangc solve --jsonl`'s engine on the emma questions repeated `--copies` times, with one
-worker and with every core.
+worker and with every core: each process grounds a scene once for all its questions.
 """
 
 from __future__ import annotations
@@ -67,7 +67,8 @@ def per_question(repeat: int) -> list[float]:
 
 
 def batch_rate(copies: int, workers: int) -> float:
-    lines = [json.dumps({**q, "id": f"{n}-{q['imageId']}"}) for n in range(copies) for q in emma_questions()]
+    lines = [json.dumps({**q, "id": f"{n}-{q['imageId']}"}).encode() for n in range(copies)
+             for q in emma_questions()]
     settings = batch.Settings(SceneLibrary(Source((SCENES / "emma_sceneGraphs.json").read_text())))
     out = io.StringIO()
     start = time.perf_counter()

@@ -341,7 +341,7 @@ def test_ctrl_c_ends_a_parallel_batch_quietly(tmp_path: Path) -> None:
             for i, c in enumerate(colours)]} for n in range(80)}}
     scene = write(tmp_path / "hard.json", json.dumps(hard))
     questions = write(tmp_path / "q.jsonl", lines(
-        *({"id": i, "program": "all_same(select(scene(), cup), color)"} for i in range(4))))
+        *({"id": i, "program": "all_different(select(scene(), cup), color)"} for i in range(8))))
     solve = subprocess.Popen([*QLANGC, "solve", "--jsonl", "--program", questions, "--scene", scene,
                               "--workers", "2", "--timeout", "60"],
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)

@@ -6,7 +6,8 @@ Input lines are ``{"id", "program", "image_id"}`` or GQA question records (``sem
 so an interrupted run loses nothing: run again with the same output file and the ids already
 there are skipped (a half-written last line is dropped and redone).  Questions are solved in
 worker processes that are replaced every `RECYCLE` questions, because clingo's symbol table
-only ever grows.
+only ever grows.  Each process keeps the last `SCENES` scenes grounded (`qlang.asp.solve.Scene`),
+so the questions of one image share one grounding of its scene.
 """
 
 from __future__ import annotations
@@ -19,12 +20,14 @@ from typing import Any, TextIO
 
 from qlang.api import lower
 from qlang.asp.scene import SceneLibrary
-from qlang.asp.solve import DEFAULT_LIMITS, Limits, solve
+from qlang.asp.solve import DEFAULT_LIMITS, Limits, Scene
 from qlang.batch import BatchError, Pending, Record, internal_error, read_records, resume_key, write
 from qlang.errors import QlangError, error
 
 #: Questions a worker answers before it is replaced by a fresh process.
 RECYCLE = 500
+#: Scenes a process keeps grounded, the least recently asked dropped first.
+SCENES = 16
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,11 +112,25 @@ def _tasks(records: Iterable[Record], pending: Pending) -> Iterator[Task]:
 
 
 _SETTINGS: Settings | None = None
+#: the scenes grounded in this process, by image id, the most recently asked last
+_SCENES: dict[str | None, Scene] = {}
 
 
 def _init(settings: Settings) -> None:
     global _SETTINGS
     _SETTINGS = settings
+    _SCENES.clear()
+
+
+def _scene(image_id: str | None) -> Scene:
+    assert _SETTINGS is not None
+    scene = _SCENES.pop(image_id, None)
+    if scene is None:
+        if len(_SCENES) >= SCENES:
+            del _SCENES[next(iter(_SCENES))]
+        scene = Scene(_SETTINGS.scenes.facts(image_id), _SETTINGS.limits, _SETTINGS.semantics)
+    _SCENES[image_id] = scene
+    return scene
 
 
 def _worker(settings: Settings) -> None:
@@ -130,9 +147,8 @@ def _answer(task: Task) -> dict[str, Any]:
     if task.id is None:
         result["input_line"] = task.line
     try:
-        answers = solve(task.question, _SETTINGS.scenes.facts(task.image_id), top_k=_SETTINGS.top_k,
-                        distinct=_SETTINGS.distinct, limits=_SETTINGS.limits,
-                        semantics=_SETTINGS.semantics)
+        answers = _scene(task.image_id).solve(task.question, top_k=_SETTINGS.top_k,
+                                              distinct=_SETTINGS.distinct)
         result["answers"] = [a.to_json() for a in answers.answers]
         if not answers.complete:
             result["complete"] = False

@@ -1,29 +1,32 @@
 """Answering a lowered question over a scene with clingo: ranked answers, or a reason why not.
 
-One `clingo.Control` per question, so nothing leaks from one question into the next.  Before
-grounding, the guard estimates from the sizes of the scene and the question what the theory
-would ground to, and refuses blow-ups before they take the machine's memory (clingo cannot
-interrupt grounding).  Solving runs asynchronously against a deadline that covers the whole
-question.  The top k answers come from k optimisations, each assuming the
-answers found so far false, so they are distinct and in cost order.
-"""
+One `clingo.Control` per question (`solve`), with only the theory's rules for the question's
+operations; or one per scene (`Scene`), grounded once, with each question grounded on top of
+it and switched off after (clingo multi-shot), so nothing leaks from one question into the
+next either way.  Before grounding, the guard estimates from the sizes of the scene and the
+question what the theory would ground to, and refuses blow-ups before they take the machine's
+memory (clingo cannot interrupt grounding).  Solving runs asynchronously against a deadline
+that covers the whole question.  The top k answers come from k optimisations, each assuming
+the answers found so far false, so they are distinct and in cost order."""
 
 from __future__ import annotations
 
 import re
 import time
 from dataclasses import dataclass
-from functools import cache
 
 import clingo
 
+from qlang.asp import program
 from qlang.asp.guard import estimate
 from qlang.asp.messages import located
-from qlang.asp.scene import domain
+from qlang.asp.program import SEMANTICS, theory
 from qlang.asp_names import from_term
 from qlang.errors import QlangError, error
 from qlang.signatures import SIGNATURES
-from qlang.syntax._lark import resource_dir
+
+__all__ = ["DEFAULT_LIMITS", "SEMANTICS", "Answer", "Limits", "Result", "Scene", "Session",
+           "SolveError", "solve", "theory"]
 
 
 class SolveError(QlangError):
@@ -39,9 +42,6 @@ class Limits:
 
 
 DEFAULT_LIMITS = Limits()
-#: The theory's choice rules for query, choose_attr, choose_rel and common: qlang's, among the
-#: values the scene has, or the seed thesis's, among the value domain (theory/semantics/).
-SEMANTICS = ("qlang", "thesis")
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,21 +79,14 @@ class Found:
         return ", ".join(sorted(from_term(str(s.arguments[0])) for s in self.shown if s.name == "ans"))
 
 
-@cache
-def theory(semantics: str = "qlang") -> str:
-    """The theory under a semantics (`SEMANTICS`): every ``theory/*.lp`` file, in name order, then
-    the value-valued operations' choice rules of ``theory/semantics/<semantics>.lp`` (the
-    thesis's with the value domain they choose from)."""
-    if semantics not in SEMANTICS:
-        raise ValueError(f"unknown semantics {semantics!r} (one of {', '.join(SEMANTICS)})")
-    folder = resource_dir("theory")
-    parts = [path.read_text(encoding="utf-8") for path in sorted(folder.glob("*.lp"))]
-    parts.append((folder / "semantics" / f"{semantics}.lp").read_text(encoding="utf-8"))
-    return "\n".join([*parts, domain()] if semantics == "thesis" else parts)
-
-
 class Session:
-    """One question grounded over one scene, ready to be solved under a deadline."""
+    """One question grounded over one scene, ready to be solved under a deadline.
+
+    Only the theory's rules for the question's operations go in (`qlang.asp.program.program`):
+    the others would ground to nothing, and preparing them costs more than the rest."""
+
+    #: the external that holds the question's rules, where several questions share a Control
+    active: int | None = None
 
     def __init__(self, question: str, scene: str, limits: Limits = DEFAULT_LIMITS,
                  semantics: str = "qlang") -> None:
@@ -101,14 +94,10 @@ class Session:
         self.limits = limits
         self.messages: list[str] = []
         self.ctl = clingo.Control(["--opt-mode=opt"], logger=self._log, message_limit=5)
-        size = estimate(_counts(scene, _SIZES), _counts(question, tuple(SIGNATURES)))
-        if size > limits.max_ground:
-            raise error(SolveError, "grounding",
-                        f"the question would ground to about {size:,} rules, above the guard of "
-                        f"{limits.max_ground:,}", hint="a smaller scene, or a larger --max-ground")
+        _guard(_counts(scene, _SIZES), question, limits)
         self._add("scene", scene)
         self._add("question", question)
-        self._add("theory", theory(semantics))
+        self._add("theory", program.program(question, scene, semantics))
         try:
             self.ctl.ground([("base", [])])
         except RuntimeError:
@@ -123,7 +112,7 @@ class Session:
 
         def keep(model: clingo.Model) -> None:
             everything = tuple(model.symbols(atoms=True)) if atoms else ()
-            best[:] = [Found(tuple(model.symbols(shown=True)), tuple(model.cost), everything)]
+            best[:] = [Found(tuple(model.symbols(shown=True)), self._cost(model), everything)]
 
         result = self._search(keep, assumptions)
         if result.unsatisfiable or not best:
@@ -136,7 +125,8 @@ class Session:
         self.ctl.configuration.solve.opt_mode = "optN"  # type: ignore[union-attr]
         self.ctl.configuration.solve.models = 0  # type: ignore[union-attr]
         # what tells one model from another, needed only to exclude a tier before the next
-        open_atoms = [a.literal for a in self.ctl.symbolic_atoms if not a.is_fact] if k > 1 else []
+        open_atoms = self._open_atoms() if k > 1 else []
+        guard = [] if self.active is None else [self.active]
         found: list[Found] = []
         tier: list[tuple[Found, list[int]]] = []
 
@@ -144,7 +134,7 @@ class Session:
             if model.cost and not model.optimality_proven:
                 return True  # still converging on this tier's cost
             assignment = [a if model.is_true(a) else -a for a in open_atoms]
-            tier.append((Found(tuple(model.symbols(shown=True)), tuple(model.cost), ()), assignment))
+            tier.append((Found(tuple(model.symbols(shown=True)), self._cost(model), ()), assignment))
             return len(found) + len(tier) < k
 
         while len(found) < k:
@@ -158,10 +148,22 @@ class Session:
             if not tier:
                 break
             found += [model for model, _ in tier]
+            if len(found) >= k:
+                break
             with self.ctl.backend() as backend:  # exclude this tier's models from the next one
                 for _, assignment in tier:
-                    backend.add_rule([], assignment)
+                    backend.add_rule([], guard + assignment)
         return found, True
+
+    def answer_atom(self, shown: clingo.Symbol) -> clingo.Symbol:
+        """The atom behind a shown answer, to assume it false."""
+        return shown
+
+    def _open_atoms(self) -> list[int]:
+        return [a.literal for a in self.ctl.symbolic_atoms if not a.is_fact]
+
+    def _cost(self, model: clingo.Model) -> tuple[int, ...]:
+        return tuple(model.cost)
 
     def _search(self, on_model: object, assumptions: list[tuple[clingo.Symbol, bool]]) -> clingo.SolveResult:
         with self.ctl.solve(assumptions=assumptions, on_model=on_model, async_=True) as handle:  # type: ignore[call-overload]
@@ -193,6 +195,159 @@ class Session:
         return error(SolveError, "asp", f"invalid ASP in the {part}: {message}", span)  # type: ignore[return-value]
 
 
+class Scene:
+    """Many questions over one scene, each answered as `solve` answers it alone, but with the
+    scene grounded once: clingo multi-shot (`qlang.asp.program.Shared`).  A question number k
+    grounds the theory's parts for its operations with k, solves with ``active(k)`` true, then
+    releases it, so nothing of it reaches the next question.  A question that is not plain
+    operation facts, a scene clingo rejects, and the thesis's semantics (whose questions write
+    scene atoms) are solved alone, by `solve`, with the same results and errors.
+
+    >>> scene = Scene("object(1). has_attr(1, class, dog).")
+    >>> [scene.solve(f"scene(0). select(1, 0, {c}). exist(2, 1). end(2).").answers[0].value
+    ...  for c in ("cat", "dog")]
+    ['no', 'yes']
+    """
+
+    #: Questions one Control takes before a fresh one: clingo's symbol table only grows.
+    RENEW = 200
+
+    def __init__(self, scene: str, limits: Limits = DEFAULT_LIMITS, semantics: str = "qlang") -> None:
+        self.scene = scene
+        self.limits = limits
+        self.semantics = semantics
+        self.shared = program.shared(semantics)
+        self._sizes = _counts(scene, _SIZES)
+        self._ctl: _Shared | None = None
+        self._broken = self.shared is None
+
+    def solve(self, question: str, *, top_k: int = 1, distinct: bool = False) -> Result:
+        """The answers `solve(question, scene, ...)` gives, from the shared grounding."""
+        deadline = time.monotonic() + self.limits.timeout
+        _guard(self._sizes, question, self.limits)
+        if not self._broken and (self._ctl is None or self._ctl.asked >= self.RENEW):
+            try:
+                assert self.shared is not None
+                self._ctl = _Shared(self.scene, self.shared)
+            except RuntimeError:  # let `solve` say what is wrong with the scene, every time
+                self._broken, self._ctl = True, None
+        asked = None
+        if self._ctl is not None:
+            try:
+                asked = self._ctl.ask(question, deadline, self.limits)
+            except RuntimeError:
+                self._ctl = None  # clingo refused the question: start afresh next time
+        if asked is None:
+            return solve(question, self.scene, top_k=top_k, distinct=distinct, limits=self.limits,
+                         semantics=self.semantics)
+        try:
+            return _answers(asked, top_k, distinct)
+        except SolveError:
+            self._ctl = None  # a search cut short leaves what it learnt: start afresh
+            raise
+        finally:
+            asked.close()
+
+
+class _Shared:
+    """One Control with the scene grounded, and the theory's question parts added, once."""
+
+    def __init__(self, scene: str, shared: program.Shared) -> None:
+        self.messages: list[str] = []
+        self.ctl = clingo.Control(["--opt-mode=opt"], logger=self._log, message_limit=5)
+        self.models = self.ctl.configuration.solve.models  # type: ignore[union-attr]
+        self.shared = shared
+        self.levels: dict[int, list[tuple[int, int]]] = {}
+        self.base_levels: dict[int, list[tuple[int, int]]] = {}
+        self.ctl.register_observer(self)  # type: ignore[arg-type]  # only minimize() is needed
+        self.ctl.add("base", [], shared.base)
+        self.ctl.add("base", [], scene)
+        self.added: set[str] = set()
+        self.ctl.ground([("base", [])])
+        self.base_levels, self.levels = self.levels, {}
+        self.base_open = {a.literal for a in self.ctl.symbolic_atoms if not a.is_fact}
+        self.asked = 0
+
+    def ask(self, question: str, deadline: float, limits: Limits) -> _Asked | None:
+        """The question grounded on top of the scene; None if it is not plain operation facts."""
+        facts = program.question_facts(question)
+        if facts is None or any((f.name, len(f.arguments)) not in self.shared.facts for f in facts):
+            return None
+        k = self.asked = self.asked + 1
+        self.levels = {}
+        number = clingo.Number(k)
+        operations = {f.name for f in facts}
+        for name, needs, text in self.shared.parts:  # added when first needed: clingo prepares
+            if needs <= operations and name not in self.added:  # every part at each grounding
+                self.ctl.add(name, ["k"], text)  # (a part of facts names itself, with parameters)
+                self.added.add(name)
+        self.ctl.ground([(name, [number]) for name, needs, _ in self.shared.parts
+                         if needs <= operations]
+                        + [(f"fact_{f.name}_{len(f.arguments)}", [number, *f.arguments]) for f in facts])
+        return _Asked(self, k, deadline, limits)
+
+    def minimize(self, priority: int, literals: list[tuple[int, int]]) -> None:
+        """clingo's observer: the weak constraints grounded in this step."""
+        self.levels.setdefault(priority, []).extend(literals)
+
+    def _log(self, code: clingo.MessageCode, message: str) -> None:
+        if code not in (clingo.MessageCode.AtomUndefined, clingo.MessageCode.GlobalVariable):
+            self.messages.append(message.strip())
+
+
+class _Asked(Session):
+    """One question of a `Scene`, grounded on the shared Control, solved like a `Session`."""
+
+    def __init__(self, shared: _Shared, k: int, deadline: float, limits: Limits) -> None:
+        self.shared = shared
+        self.ctl = shared.ctl
+        self.k = k
+        self.deadline = deadline
+        self.limits = limits
+        self.messages = shared.messages
+        external = clingo.Function("active", [clingo.Number(k)])
+        self.external = external
+        self.active = self.ctl.symbolic_atoms[external].literal  # type: ignore[union-attr]
+        self.ctl.assign_external(external, True)
+        self.ctl.configuration.solve.opt_mode = "opt"  # type: ignore[union-attr]
+        self.ctl.configuration.solve.models = shared.models  # type: ignore[union-attr]
+        # Weak constraints of this question and of the scene: a level another question left
+        # behind (all its atoms false now) must not show in this question's cost.
+        levels: dict[int, list[tuple[int, int]]] = {}
+        for source in (shared.base_levels, shared.levels):
+            for priority, literals in source.items():
+                levels.setdefault(priority, []).extend(literals)
+        self.levels = sorted(levels.items(), reverse=True)
+        if time.monotonic() > deadline:
+            self.close()
+            raise self._timeout()
+
+    def close(self) -> None:
+        self.ctl.release_external(self.external)
+
+    def answer_atom(self, shown: clingo.Symbol) -> clingo.Symbol:
+        return clingo.Function(shown.name, [clingo.Number(self.k), *shown.arguments])
+
+    def _open_atoms(self) -> list[int]:
+        """The scene's open atoms and this question's (the earlier questions' are all false)."""
+        base, names, k = self.shared.base_open, self.shared.shared.indexed, clingo.Number(self.k)
+        return [a.literal for a in self.ctl.symbolic_atoms if not a.is_fact and (
+            a.literal in base or (a.symbol.name in names and a.symbol.arguments[0] == k))]
+
+    def _cost(self, model: clingo.Model) -> tuple[int, ...]:
+        return tuple(sum(weight for literal, weight in literals if model.is_true(literal))
+                     for _, literals in self.levels)
+
+
+def _guard(scene: dict[str, int], question: str, limits: Limits) -> None:
+    """The grounding guard: refuse a question whose grounding would be too large."""
+    size = estimate(scene, _counts(question, tuple(SIGNATURES)))
+    if size > limits.max_ground:
+        raise error(SolveError, "grounding",
+                    f"the question would ground to about {size:,} rules, above the guard of "
+                    f"{limits.max_ground:,}", hint="a smaller scene, or a larger --max-ground")
+
+
 _SIZES = ("object", "has_attr", "has_rel")
 
 
@@ -211,7 +366,10 @@ def solve(question: str, scene: str, *, top_k: int = 1, distinct: bool = False,
     >>> solve("scene(0). select(1, 0, cat). exist(2, 1). end(2).", "object(1). has_attr(1, class, dog).")
     Result(answers=(Answer(value='no', cost=(), rank=1),), complete=True)
     """
-    session = Session(question, scene, limits, semantics)
+    return _answers(Session(question, scene, limits, semantics), top_k, distinct)
+
+
+def _answers(session: Session, top_k: int, distinct: bool) -> Result:
     if not distinct:
         models, complete = session.best_models(top_k)
         rank: dict[tuple[int, ...], int] = {}
@@ -230,5 +388,5 @@ def solve(question: str, scene: str, *, top_k: int = 1, distinct: bool = False,
         if best is None:
             break
         answers.append(Answer(best.answer, best.cost, len(answers) + 1))
-        found += [(s, False) for s in best.shown if s.name == "ans"]
+        found += [(session.answer_atom(s), False) for s in best.shown if s.name == "ans"]
     return Result(tuple(answers))

@@ -1,0 +1,236 @@
+"""The theory as clingo reads it: cut to what a question needs, and indexed for many questions.
+
+Every rule of the theory but a few reads one operation's facts in its positive body
+(``state(T, O) :- select(T, TI, C), ...``), and operations' facts come only from the question,
+so a rule for an operation the question does not use grounds to nothing.  Leaving such rules out
+gives the same ground program, at a fraction of the cost: clingo spends most of a small
+question's time parsing and preparing the theory's ~80 rules, not grounding them.  (`needs`)
+
+For many questions over one scene (`Shared`), the scene and the rules that read only the scene
+are grounded once, and each question is grounded on top of them, clingo multi-shot.  A question's
+atoms must not meet the next question's, so every predicate a question brings or derives takes
+the question's number first (``state(K, T, O)``), and every rule of a question holds only while
+its external ``active(K)`` does: assigned true while the question is solved, released (false for
+good) after.  The theory files stay as they are written; this module rewrites them.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import cache
+
+import clingo
+import clingo.ast as ast
+from clingo.ast import ASTType
+
+from qlang.asp.scene import domain
+from qlang.signatures import SIGNATURES
+from qlang.syntax._lark import resource_dir
+
+#: The theory's choice rules for query, choose_attr, choose_rel and common: qlang's, among the
+#: values the scene has, or the seed thesis's, among the value domain (theory/semantics/).
+SEMANTICS = ("qlang", "thesis")
+#: What a question is made of: one predicate per operation, and `end`.
+INPUTS = frozenset(SIGNATURES) | {"end"}
+#: What a scene (and the thesis's value domain) is made of.
+SCENE = frozenset({"object", "has_attr", "has_rel", "has_obj_weight", "uncertain", "is_attr",
+                   "is_attr_value"})
+_DOMAIN = frozenset({"is_attr", "is_attr_value"})
+_WORD = re.compile(r"[a-z_][A-Za-z0-9_']*")
+
+
+def files(semantics: str) -> list[str]:
+    """The theory's files under a semantics: ``theory/*.lp`` in name order, then the
+    value-valued operations' choice rules of ``theory/semantics/<semantics>.lp``."""
+    if semantics not in SEMANTICS:
+        raise ValueError(f"unknown semantics {semantics!r} (one of {', '.join(SEMANTICS)})")
+    folder = resource_dir("theory")
+    parts = [path.read_text(encoding="utf-8") for path in sorted(folder.glob("*.lp"))]
+    return [*parts, (folder / "semantics" / f"{semantics}.lp").read_text(encoding="utf-8")]
+
+
+@cache
+def theory(semantics: str = "qlang") -> str:
+    """The whole theory under a semantics (`SEMANTICS`), with the thesis's value domain."""
+    parts = files(semantics)
+    return "\n".join([*parts, domain()] if semantics == "thesis" else parts)
+
+
+@dataclass(frozen=True, slots=True)
+class Statement:
+    text: str
+    #: operations it reads in its positive body: without their facts it grounds to nothing
+    needs: frozenset[str]
+    #: predicates it mentions, and those it defines
+    reads: frozenset[str]
+    writes: frozenset[str] = frozenset()
+
+
+@dataclass(frozen=True, slots=True)
+class Theory:
+    statements: tuple[Statement, ...]
+    #: the thesis's value domain (facts), needed only by a statement that reads it
+    domain: str
+
+
+@cache
+def parsed(semantics: str = "qlang") -> Theory:
+    """The theory's statements, each with the operations it needs; parsed once."""
+    statements = [_statement(s) for s in _parse("\n".join(files(semantics)))]
+    return Theory(tuple(statements), domain() if semantics == "thesis" else "")
+
+
+def program(question: str, scene: str, semantics: str = "qlang") -> str:
+    """The theory cut to the statements that can ground anything with this question and scene.
+
+    Any word of the texts that names an operation keeps its rules (a word in a comment keeps
+    them too, harmlessly), so a scene that brings operation facts of its own is served as well.
+    """
+    words = (set(_WORD.findall(question)) | set(_WORD.findall(scene))) & INPUTS
+    theory = parsed(semantics)
+    kept = [s for s in theory.statements if s.needs <= words]
+    if theory.domain and any(s.reads & _DOMAIN for s in kept if not s.writes & _DOMAIN):
+        kept.append(Statement(theory.domain, frozenset(), frozenset()))
+    return "\n".join(s.text for s in kept)
+
+
+@dataclass(frozen=True, slots=True)
+class Shared:
+    """The theory split for multi-shot solving: `base` is grounded once with the scene; each of
+    `parts` (name, operations it needs, text under ``#program name(k).``) with the question."""
+
+    base: str
+    parts: tuple[tuple[str, frozenset[str], str], ...]
+    #: the predicates that carry the question's number
+    indexed: frozenset[str]
+    #: per operation and arity, a part ``fact_<op>_<arity>(k, x1, ..., xn)`` that states
+    #: ``op(k, x1, ..., xn)``: a question's facts are grounded as parameters, since clingo
+    #: prepares every statement it was ever given again at each grounding
+    facts: frozenset[tuple[str, int]]
+
+
+@cache
+def shared(semantics: str = "qlang") -> Shared | None:
+    """The theory split for multi-shot solving; None where questions write scene predicates (the
+    thesis's choice rules choose `has_attr`/`has_rel` atoms, so its questions cannot share them)."""
+    statements = _parse("\n".join(files(semantics)))
+    rules = [s for s in statements if s.ast_type in (ASTType.Rule, ASTType.Minimize)]
+    indexed = {p for s in rules for p in _atoms(s)} - SCENE
+    written = {p for s in rules if _atoms(s).keys() & indexed for p in _atoms(s, heads=True)}
+    if written & SCENE:
+        return None
+    k = ast.SymbolicTerm(statements[0].location, clingo.Function("k"))
+    active = ast.Literal(k.location, ast.Sign.NoSign,
+                         ast.SymbolicAtom(ast.Function(k.location, "active", [k], False)))
+    index = _Index(indexed, k)
+    inputs: set[tuple[str, int]] = set()
+    base: list[str] = ["#show."]  # the answer is shown per question, as ans(V)
+    parts: dict[frozenset[str], list[str]] = {frozenset(): ["#external active(k)."]}
+    for s in statements:
+        needs = _statement(s).needs
+        if s.ast_type in (ASTType.Rule, ASTType.Minimize) and _atoms(s).keys() & indexed:
+            s = index(s)
+            if s.ast_type == ASTType.Minimize:  # one question's costs never merge with another's
+                s = s.update(terms=[k, *s.terms])
+            parts.setdefault(needs, []).append(str(s.update(body=[active, *s.body])))
+        elif s.ast_type == ASTType.Defined and s.name in indexed:
+            if s.name in INPUTS:
+                inputs.add((s.name, s.arity))
+        elif s.ast_type == ASTType.ShowSignature and s.name in indexed:
+            xs = ",".join(f"X{i}" for i in range(s.arity))
+            parts[frozenset()].append(f"#show {s.name}({xs}) : {s.name}(k,{xs}).")
+        else:
+            base.append(str(s))
+    for name, arity in sorted(inputs):
+        xs = ", ".join(f"x{i}" for i in range(arity))
+        parts.setdefault(frozenset([name]), []).append(
+            f"#program fact_{name}_{arity}(k, {xs}).\n{name}(k, {xs}).")
+    named = tuple((f"question_{'_'.join(sorted(needs))}", needs, "\n".join(texts))
+                  for needs, texts in parts.items())
+    return Shared("\n".join(base), named, frozenset(indexed), frozenset(inputs))
+
+
+_FACT = re.compile(r"\s*([a-z][A-Za-z0-9_]*)\((\s*(?:-?[0-9]+|[a-z][A-Za-z0-9_]*|\"(?:[^\"\\\n]|\\.)*\")"
+                   r"(?:\s*,\s*(?:-?[0-9]+|[a-z][A-Za-z0-9_]*|\"(?:[^\"\\\n]|\\.)*\"))*\s*)\)\s*\.")
+_SPACE = re.compile(r"\s*")
+
+
+def question_facts(question: str) -> list[clingo.Symbol] | None:
+    """The facts of a question of ground operation facts; None for anything else (a rule, a
+    comment, another predicate), which is solved alone."""
+    found: list[clingo.Symbol] = []
+    position = 0
+    while True:
+        fact = _FACT.match(question, position)
+        if fact is None:
+            break
+        if fact[1] not in INPUTS:
+            return None
+        found.append(clingo.parse_term(f"{fact[1]}({fact[2]})"))
+        position = fact.end()
+    if _SPACE.match(question, position).end() != len(question):  # type: ignore[union-attr]
+        return None
+    return found
+
+
+def _parse(text: str) -> list[ast.AST]:
+    statements: list[ast.AST] = []
+    ast.parse_string(text, statements.append)
+    return [s for s in statements if s.ast_type not in (ASTType.Program, ASTType.Comment)]
+
+
+def _statement(s: ast.AST) -> Statement:
+    needs: frozenset[str] = frozenset()
+    if s.ast_type in (ASTType.Rule, ASTType.Minimize):
+        needs = frozenset(
+            lit.atom.symbol.name for lit in s.body
+            if lit.ast_type == ASTType.Literal and lit.sign == ast.Sign.NoSign
+            and lit.atom.ast_type == ASTType.SymbolicAtom
+            and lit.atom.symbol.ast_type == ASTType.Function and lit.atom.symbol.name in INPUTS)
+    elif s.ast_type == ASTType.Defined and s.name in INPUTS:
+        needs = frozenset([s.name])
+    return Statement(str(s), needs, frozenset(_atoms(s)), frozenset(_atoms(s, heads=True)))
+
+
+class _Atoms(ast.Transformer):
+    """The predicates (name -> arity) a statement mentions, or only those its head defines."""
+
+    def __init__(self, heads: bool) -> None:
+        self.found: dict[str, int] = {}
+        self.heads = heads
+
+    def visit_SymbolicAtom(self, node: ast.AST) -> ast.AST:
+        if node.symbol.ast_type == ASTType.Function:
+            self.found[node.symbol.name] = len(node.symbol.arguments)
+        return node
+
+    def visit_ConditionalLiteral(self, node: ast.AST) -> ast.AST:
+        self(node.literal)
+        if not self.heads:
+            self.visit_sequence(node.condition)
+        return node
+
+
+def _atoms(s: ast.AST, *, heads: bool = False) -> dict[str, int]:
+    visitor = _Atoms(heads)
+    if heads:
+        if s.ast_type == ASTType.Rule:
+            visitor(s.head)
+    else:
+        visitor(s)
+    return visitor.found
+
+
+class _Index(ast.Transformer):
+    """Puts the question's number first in every atom of a question predicate."""
+
+    def __init__(self, names: set[str], k: ast.AST) -> None:
+        self.names = names
+        self.k = k
+
+    def visit_SymbolicAtom(self, node: ast.AST) -> ast.AST:
+        symbol = node.symbol
+        if symbol.ast_type == ASTType.Function and symbol.name in self.names:
+            return node.update(symbol=symbol.update(arguments=[self.k, *symbol.arguments]))
+        return node

@@ -1,0 +1,148 @@
+"""Many questions over one scene (`Scene`, clingo multi-shot) answer as each alone does.
+
+Every real question is asked over every kind of real scene, one Control per scene, and compared
+with `solve` on its own: the k best models with their ranks and costs, and the k best distinct
+answers; on uncertain scenes too, where costs and ties decide the ranking.  The same means: the
+same ranks and costs in the same order, and the same answers, except which of tied models (or
+tied distinct answers) come first, which clingo leaves to the order it grounded atoms in: where
+k cuts a tie, each path shows some of the tied models, always models of that tie.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import qlang
+from qlang.asp import program
+from qlang.asp.scene import SceneLibrary
+from qlang.asp.solve import Limits, Result, Scene, SolveError, solve
+from qlang.errors import Source
+from qlang.passes.lower import facts
+from tests.test_asp_scene import SCENES, emma_questions
+from tests.test_asp_theory import ASP, encoded_question, yesno_examples
+from tests.test_asp_weighted import SCENE as WEIGHTED
+from tests.test_differential import cases
+from tests.test_top_k import TIE
+
+
+def real_questions() -> list[str]:
+    """The lowered programs of the 64 real examples (bench/solve.py's)."""
+    programs = [qlang.lower(qlang.parse(p, "flat")) for _, p, _ in yesno_examples()]
+    programs += [qlang.lower(qlang.parse(encoded_question(path)[1], "flat"))
+                 for path in sorted((ASP / "encoded_questions").glob("*.lp"))]
+    programs += [qlang.lower(qlang.parse(q["semanticStr"], "gqa-str")) for q in emma_questions()]
+    return programs
+
+
+def real_scenes() -> dict[str, str]:
+    """Scenes of each kind: the emma GQA graphs, some yes/no examples', two GS-VQA encodings,
+    and two uncertain ones (weights, a tie)."""
+    library = SceneLibrary(Source((SCENES / "emma_sceneGraphs.json").read_text()))
+    images = sorted({q["imageId"] for q in emma_questions()})
+    scenes = {f"emma {image}": library.facts(image) for image in images}
+    scenes |= {f"yesno {n}": yesno_examples()[n][2] for n in (0, 7, 21, 42)}
+    paths = sorted((ASP / "encoded_questions").glob("*.lp"))
+    scenes |= {path.stem: encoded_question(path)[0] for path in paths[:2]}
+    for name, graph in (("weighted", WEIGHTED), ("tie", TIE)):
+        scenes[name] = SceneLibrary(Source(json.dumps(graph))).facts()
+    return scenes
+
+
+def outcome(run: Any) -> Result | str:
+    try:
+        result: Result = run()
+        return result
+    except SolveError as exc:
+        return str(exc.diagnostics[0].to_json())
+
+
+def same(scene: str, questions: list[str], **options: Any) -> None:
+    grouped = Scene(scene)
+    for question in questions:
+        alone = outcome(lambda: solve(question, scene, **options))  # noqa: B023
+        together = outcome(lambda: grouped.solve(question, **options))  # noqa: B023
+        if together == alone or not isinstance(alone, Result) or not isinstance(together, Result):
+            assert together == alone, question
+            continue
+        every = solve(question, scene, **{**options, "top_k": 100})  # the ties in full
+        assert [(a.rank, a.cost) for a in together.answers] == [(a.rank, a.cost) for a in alone.answers]
+        assert together.complete == alone.complete
+        for cost in {a.cost for a in alone.answers}:  # a tie: the answers of one cost
+            shown = Counter(a.value for a in together.answers if a.cost == cost)
+            assert shown <= Counter(a.value for a in every.answers if a.cost == cost), question
+
+
+@pytest.mark.parametrize("name", list(real_scenes()))
+@pytest.mark.parametrize("options", [{"top_k": 1}, {"top_k": 3}, {"top_k": 3, "distinct": True}],
+                         ids=["top-1", "top-3 models", "top-3 distinct"])
+def test_every_real_question_over_a_shared_scene_answers_as_alone(name: str, options: dict[str, Any]) -> None:
+    same(real_scenes()[name], real_questions(), **options)
+
+
+def test_the_emma_questions_repeated_answer_as_alone_across_a_fresh_control() -> None:
+    library = SceneLibrary(Source((SCENES / "emma_sceneGraphs.json").read_text()))
+    for q in emma_questions():
+        scene = Scene(library.facts(q["imageId"]))
+        scene.RENEW = 3
+        question = qlang.lower(qlang.parse(q["semanticStr"], "gqa-str"))
+        for _ in range(7):
+            assert [a.value for a in scene.solve(question).answers] == [q["answer"]]
+
+
+def test_a_question_leaves_nothing_behind_for_the_next() -> None:
+    scene = Scene("object(1). has_attr(1, class, dog). has_obj_weight(1, 0).")
+    unique = "scene(0). select(1, 0, dog). unique(2, 1). exist(3, 2). end(3)."
+    impossible = "scene(0). select(1, 0, cat). unique(2, 1). exist(3, 2). end(3)."
+    assert scene.solve(impossible).answers == ()  # its `unique` must not hold for later questions
+    assert [a.value for a in scene.solve(unique).answers] == ["yes"]
+    assert scene.solve(unique, top_k=3).answers == solve(unique, scene.scene, top_k=3).answers
+
+
+def test_what_is_not_plain_operation_facts_is_solved_alone_with_the_same_errors() -> None:
+    scene = Scene("object(1). has_attr(1, class, dog).")
+    for question in ("scene(0). select(1, 0, dog). exist(2, 1). end(2). ans(banana).",
+                     "scene(0). select(1, 0, dog). exist(2, 1). end(2",
+                     "% a comment\nscene(0). select(1, 0, dog). exist(2, 1). end(2)."):
+        assert program.question_facts(question) is None
+        assert outcome(lambda: scene.solve(question, top_k=3)) == outcome(  # noqa: B023
+            lambda: solve(question, scene.scene, top_k=3))  # noqa: B023
+
+
+def test_a_scene_clingo_rejects_gives_each_question_the_error_it_gives_alone() -> None:
+    question = "scene(0). exist(1, 0). end(1)."
+    broken = Scene("object(1). has_attr(1, class")
+    for _ in range(2):
+        assert outcome(lambda: broken.solve(question)) == outcome(lambda: solve(question, broken.scene))
+
+
+def test_the_grounding_guard_holds_for_every_question() -> None:
+    scene = "\n".join(f"object({i}). has_attr({i}, class, dog)." for i in range(200))
+    question = "scene(0). all_different(1, 0, color). end(1)."
+    shared = Scene(scene, Limits(max_ground=1000))
+    assert outcome(lambda: shared.solve(question)) == outcome(
+        lambda: solve(question, scene, limits=Limits(max_ground=1000)))
+
+
+def test_the_thesis_semantics_is_solved_question_by_question() -> None:
+    assert program.shared("thesis") is None
+    scene = real_scenes()["yesno 0"]
+    same_thesis = Scene(scene, semantics="thesis")
+    for question in real_questions()[:10]:
+        assert same_thesis.solve(question, top_k=3) == solve(question, scene, top_k=3, semantics="thesis")
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(cases=st.lists(cases(), min_size=3, max_size=6))
+def test_random_questions_over_one_random_scene_answer_as_alone(
+        cases: list[tuple[dict[str, Any], Any]]) -> None:
+    graph = cases[0][0]  # every question over the first case's scene
+    scene = SceneLibrary(Source(json.dumps(graph))).facts()
+    questions = ["\n".join(str(fact) for fact in facts(root)) for _, root in cases]
+    same(scene, questions, top_k=3)
+    same(scene, questions, top_k=2, distinct=True)
