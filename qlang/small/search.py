@@ -72,14 +72,12 @@ def beam_search(model: Seq2Seq, automaton: Automaton, questions: Sequence[str],
     last = torch.full((n * beam,), model.target.id(BOS), dtype=torch.long)
     history = torch.empty((n * beam, 0), dtype=torch.long)
     eos = model.target.id(EOS)
+    masks, only_end = _Masks(vocabulary), [eos]
     while not all(f or s is None for f, s in zip(finished, states, strict=True)):
         scored, (h, c) = model.decode(last[:, None], memory, mask, copy, (h, c))
-        allowed = torch.full((n * beam, vocabulary), _NO)
-        for row, state in enumerate(states):
-            if finished[row] or state is None:  # (a dead row's score is -inf: it never wins)
-                allowed[row, eos] = 0.0
-            else:
-                allowed[row, automaton.allowed(state)] = 0.0
+        allowed = torch.stack([masks.of(automaton.allowed(state) if state is not None and not done
+                                        else only_end)  # a dead row's score is -inf: it never wins
+                               for state, done in zip(states, finished, strict=True)])
         logprobs = torch.log_softmax(scored[:, 0] + allowed, dim=-1)
         logprobs = torch.where(torch.tensor(finished)[:, None], allowed, logprobs)
         totals = (scores.view(-1, 1) + logprobs).view(n, beam * vocabulary)
@@ -93,6 +91,22 @@ def beam_search(model: Seq2Seq, automaton: Automaton, questions: Sequence[str],
                                     live.tolist(), eos)
         last = tokens
     return [_candidates(model, history[q * beam:(q + 1) * beam], scores[q], eos) for q in range(n)]
+
+
+class _Masks:
+    """Additive masks (0 where allowed, -inf elsewhere), one per distinct list of token ids:
+    the automaton returns the same list object for the same situation."""
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self.made: dict[int, tuple[list[int], torch.Tensor]] = {}
+
+    def of(self, ids: list[int]) -> torch.Tensor:
+        if id(ids) not in self.made:
+            mask = torch.full((self.size,), _NO)
+            mask[ids] = 0.0
+            self.made[id(ids)] = (ids, mask)  # the list is kept, so its id stays its own
+        return self.made[id(ids)][1]
 
 
 def _advance(automaton: Automaton, states: list[State | None], finished: list[bool],

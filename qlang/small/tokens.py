@@ -13,11 +13,12 @@ tokens end in ``(`` so that no word can be mistaken for one.
 >>> from_prefix(prefix(program)) == program
 True
 
-A question is lower-cased words and punctuation; a plural the ontology knows is split into its
-singular and a plural mark, so "cars" and "car" share what the model learns about the word:
+A question is lower-cased words and punctuation; the plural of a class is split into its
+singular and a plural mark, so "poles" and "pole" share what the model learns about the word,
+unless GQA has the plural as a class of its own (`cars`, `buses`):
 
->>> question_tokens("Are there cars or buses?")
-['are', 'there', 'car', '<pl>', 'or', 'bus', '<pl>', '?']
+>>> question_tokens("Are there poles or cars?")
+['are', 'there', 'pole', '<pl>', 'or', 'cars', '?']
 """
 
 from __future__ import annotations
