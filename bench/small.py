@@ -149,7 +149,7 @@ def main() -> None:
     from qlang.translate.cli import make_translator
 
     options = {"backend": "llama-cpp", "model": None, "n_gpu_layers": 0, "adapter": None, "pool": None,
-               "small_model": args.model, "beam": small.beam, "threshold": None}
+               "small_model": args.model, "beam": small.beam, "cascade_threshold": None}
     for kind in ("finetuned", "cascade"):
         chosen = make_translator(options, Settings(translator=kind))
         report(kind, pairs, one_by_one(chosen, pairs))

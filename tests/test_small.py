@@ -221,7 +221,7 @@ def test_the_cascade_takes_each_path(tmp_path) -> None:
     path = tmp_path / "q.jsonl"
     path.write_text("".join(json.dumps({"id": k, "question": v}) + "\n" for k, v in source.items()))
     runner = CliRunner()
-    low = runner.invoke(cli, ["translate", "--jsonl", str(path), "--threshold", "0"])
+    low = runner.invoke(cli, ["translate", "--jsonl", str(path), "--cascade-threshold", "0"])
     default = runner.invoke(cli, ["translate", "--jsonl", str(path)])
     assert low.exit_code == 0 and default.exit_code == 0, low.output + default.output
     low_paths = [json.loads(line)["path"] for line in low.stdout.splitlines()]

@@ -55,7 +55,7 @@ class Cascade:
         chosen = small.parser.threshold if threshold is None else threshold
         if chosen is None:
             raise error(QlangError, "usage", "the small model has no calibrated threshold: run "
-                        "`qlangc calibrate`, or give --threshold")
+                        "`qlangc calibrate`, or give --cascade-threshold")
         self.small, self.fallback, self.threshold = small, fallback, chosen
         self.settings = replace(fallback.settings, translator="cascade")
         self.description = f"small parser (p >= {chosen:g}), else {fallback.description}"

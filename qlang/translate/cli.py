@@ -42,7 +42,7 @@ _translation_options = (
                  "shown examples; auto: fewshot when --model or --examples is given, else cascade."),
     click.option("--small-model", type=click.Path(exists=True, file_okay=False),
                  help="small/cascade: a small-parser folder (default: the bundled one)."),
-    click.option("--threshold", type=click.FloatRange(0, 1),
+    click.option("--cascade-threshold", type=click.FloatRange(0, 1),
                  help="cascade: the small parser's least probability to answer (default: the "
                  "model's calibrated one)."),
     click.option("--beam", type=click.IntRange(1, 64), default=4, show_default=True,
@@ -156,7 +156,9 @@ def make_translator(options: dict[str, Any], settings: Settings | None = None, b
     parser = once(("small", options["small_model"], options["beam"]),
                   lambda: SmallParser.load(options["small_model"], options["beam"]))
     small = SmallTranslator(parser, settings)
-    return small if settings.translator == "small" else Cascade(small, llm("finetuned"), options["threshold"])
+    if settings.translator == "small":
+        return small
+    return Cascade(small, llm("finetuned"), options["cascade_threshold"])
 
 
 @click.command()
