@@ -1,11 +1,13 @@
-"""Export a LoRA adapter (PEFT's safetensors) as a GGUF adapter that llama.cpp applies at run time.
+"""LoRA adapters between PEFT (safetensors) and GGUF: llama.cpp applies GGUF ones at run time,
+vLLM and transformers read PEFT ones.
 
 This is what llama.cpp's `convert_lora_to_gguf.py` does for Llama models, written against the
 `gguf` package so that no llama.cpp checkout is needed: rename each PEFT tensor to llama.cpp's
 name, keep A and B as they are (ggml's shapes are numpy's reversed: A is [in, rank], B is
 [rank, out]), and apply to B the row permutation llama.cpp's converter applies to the query and
 key projections (it reorders rotary halves; `W = B A` permutes with B's rows).  The scale
-`alpha / rank` travels as `adapter.lora.alpha`.
+`alpha / rank` travels as `adapter.lora.alpha`.  `import_lora` undoes all of it, so the shipped
+GGUF adapter also serves engines that read PEFT folders (vLLM's LoRA).
 """
 
 from __future__ import annotations
@@ -30,6 +32,18 @@ def permute(weights: Any, heads: int) -> Any:
             .swapaxes(1, 2).reshape(weights.shape))
 
 
+def unpermute(weights: Any, heads: int) -> Any:
+    """The inverse of `permute`."""
+    return (weights.reshape(heads, weights.shape[0] // heads // 2, 2, *weights.shape[1:])
+            .swapaxes(1, 2).reshape(weights.shape))
+
+
+def _heads(base: Path) -> dict[str, int]:
+    config = json.loads((base / "config.json").read_text())
+    return {"attn_q": config["num_attention_heads"],
+            "attn_k": config.get("num_key_value_heads", config["num_attention_heads"])}
+
+
 def export_lora(adapter: Path, target: Path, *, architecture: str = "llama",
                 metadata: dict[str, str] | None = None) -> Path:
     """Write the PEFT adapter in directory `adapter` as the GGUF file `target` (float16)."""
@@ -39,13 +53,11 @@ def export_lora(adapter: Path, target: Path, *, architecture: str = "llama",
 
     try:
         config = json.loads((adapter / "adapter_config.json").read_text())
-        base = json.loads((Path(config["base_model_name_or_path"]) / "config.json").read_text())
+        heads = _heads(Path(config["base_model_name_or_path"]))
         tensors = load_file(str(adapter / "adapter_model.safetensors"))
     except (OSError, KeyError, ValueError) as exc:
         raise error(QlangError, "input", f"{adapter}: not a PEFT LoRA adapter of a local base "
                     f"model: {exc}") from None
-    heads = {"attn_q": base["num_attention_heads"],
-             "attn_k": base.get("num_key_value_heads", base["num_attention_heads"])}
     writer = gguf.GGUFWriter(str(target), architecture)
     writer.add_type(gguf.GGUFType.ADAPTER)
     writer.add_string(gguf.Keys.Adapter.TYPE, "lora")
@@ -65,4 +77,42 @@ def export_lora(adapter: Path, target: Path, *, architecture: str = "llama",
     writer.write_kv_data_to_file()
     writer.write_tensors_to_file()
     writer.close()
+    return target
+
+
+_GGUF_TENSOR = re.compile(r"blk\.(\d+)\.(\w+)\.weight\.lora_([ab])$")
+
+
+def import_lora(source: Path, target: Path, base: Path) -> Path:
+    """Write the GGUF LoRA adapter `source` as a PEFT adapter folder `target` for the
+    transformers model directory `base` (its dequantised base model); returns `target`."""
+    import gguf
+    import numpy as np
+    from safetensors.numpy import save_file
+
+    try:
+        reader = gguf.GGUFReader(str(source))
+        alpha = float(reader.fields[gguf.Keys.Adapter.LORA_ALPHA].contents())
+        heads = _heads(base)
+    except (OSError, KeyError, ValueError) as exc:
+        raise error(QlangError, "input", f"{source}: not a GGUF LoRA adapter of {base}: {exc}") from None
+    modules = {gguf_name: peft_name for peft_name, gguf_name in _NAMES.items()}
+    tensors, rank, targets = {}, 0, set()
+    for tensor in reader.tensors:
+        match = _GGUF_TENSOR.match(tensor.name)
+        if match is None or match[2] not in modules:
+            raise error(QlangError, "input", f"{source}: unexpected tensor {tensor.name}")
+        layer, module, side = int(match[1]), match[2], match[3]
+        data = np.array(tensor.data, dtype=np.float32)
+        if side == "b" and module in heads:
+            data = unpermute(data, heads[module])
+        rank = data.shape[0] if side == "a" else rank
+        targets.add(modules[module].rpartition(".")[2])
+        tensors[f"base_model.model.model.layers.{layer}.{modules[module]}.lora_{side.upper()}.weight"] = data
+    target.mkdir(parents=True, exist_ok=True)
+    save_file(tensors, str(target / "adapter_model.safetensors"))
+    config = {"peft_type": "LORA", "task_type": "CAUSAL_LM", "base_model_name_or_path": str(base),
+              "r": rank, "lora_alpha": alpha, "lora_dropout": 0.0, "bias": "none",
+              "target_modules": sorted(targets), "fan_in_fan_out": False, "inference_mode": True}
+    (target / "adapter_config.json").write_text(json.dumps(config, indent=2) + "\n")
     return target

@@ -148,24 +148,53 @@ class Translator:
             except QlangError as exc:  # the backend failed: record it, the batch goes on
                 result.error = exc
                 break
-            self._count(result, generation)
-            text = clean(generation.text, self.settings.syntax)
-            result.program = text
-            try:
-                root = parse(text, self.settings.syntax, name="<model output>")
-                check(root, open_vocabulary=self.settings.open_vocabulary)
-            except QlangError as exc:
-                result.error = exc
-                prompt = with_repair(prompt, text, exc.render())
-                continue
-            result.root, result.error = canonicalize(root), None
-            result.program = SYNTAXES[self.settings.syntax].print(result.root)
-            break
+            if self._accept(result, generation):
+                break
+            assert result.error is not None and result.program is not None
+            prompt = with_repair(prompt, result.program, result.error.render())
         result.seconds = time.perf_counter() - start
         return result
 
     def translate_many(self, questions: Sequence[str]) -> list[Translation]:
-        return [self.translate(q) for q in questions]
+        """The questions in one batch where the backend generates batches (vLLM) and no
+        repair is asked for; else one by one."""
+        generate_many = getattr(self.backend, "generate_many", None)
+        if generate_many is None or self.settings.repair:
+            return [self.translate(q) for q in questions]
+        start = time.perf_counter()
+        results, requests = [], []
+        for question in questions:
+            result = Translation(question)
+            prompt, result.examples = self.prompt(question)
+            results.append(result)
+            requests.append(self.request(prompt))
+        try:
+            generations = generate_many(requests)
+        except QlangError as exc:  # the backend failed: every question of the batch records it
+            generations = []
+            for result in results:
+                result.error = exc
+        for result, generation in zip(results, generations, strict=False):
+            self._accept(result, generation)
+        share = (time.perf_counter() - start) / max(1, len(results))
+        for result in results:
+            result.seconds = share
+        return results
+
+    def _accept(self, result: Translation, generation: Generation) -> bool:
+        """Clean, parse and check a generation into `result`; whether it was a program."""
+        self._count(result, generation)
+        text = clean(generation.text, self.settings.syntax)
+        result.program = text
+        try:
+            root = parse(text, self.settings.syntax, name="<model output>")
+            check(root, open_vocabulary=self.settings.open_vocabulary)
+        except QlangError as exc:
+            result.error = exc
+            return False
+        result.root, result.error = canonicalize(root), None
+        result.program = SYNTAXES[self.settings.syntax].print(result.root)
+        return True
 
     @staticmethod
     def _count(result: Translation, generation: Generation) -> None:

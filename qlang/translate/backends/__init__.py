@@ -58,6 +58,7 @@ BACKENDS = {
     "llama-cpp": ("qlang.translate.backends.llama", "LlamaCppBackend"),
     "openai": ("qlang.translate.backends.openai_compat", "OpenAIBackend"),
     "transformers": ("qlang.translate.backends.hf", "TransformersBackend"),
+    "vllm": ("qlang.translate.backends.vllm_engine", "VllmBackend"),
 }
 
 
