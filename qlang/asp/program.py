@@ -16,9 +16,14 @@ good) after.  The theory files stay as they are written; this module rewrites th
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
+import json
+import os
 import re
 from dataclasses import dataclass
 from functools import cache
+from pathlib import Path
 
 import clingo
 import clingo.ast as ast
@@ -74,10 +79,27 @@ class Theory:
     domain: str
 
 
+#: where the analysed theory is kept between processes (reading clingo's AST costs ~35 ms)
+CACHE = Path(__file__).resolve().parents[2] / ".cache" / "theory"
+
+
 @cache
 def parsed(semantics: str = "qlang") -> Theory:
-    """The theory's statements, each with the operations it needs; parsed once."""
-    statements = [_statement(s) for s in _parse("\n".join(files(semantics)))]
+    """The theory's statements, each with the operations it needs; analysed once per theory
+    text, then read from the cache (a missing or unwritable cache only costs the time)."""
+    text = "\n".join(files(semantics))
+    path = CACHE / f"{hashlib.sha256(text.encode()).hexdigest()[:32]}.json"
+    try:
+        rows = json.loads(path.read_text(encoding="utf-8"))
+        statements = [Statement(t, frozenset(n), frozenset(r), frozenset(w)) for t, n, r, w in rows]
+    except (OSError, ValueError, TypeError):
+        statements = [_statement(s) for s in _parse(text)]
+        rows = [[s.text, sorted(s.needs), sorted(s.reads), sorted(s.writes)] for s in statements]
+        with contextlib.suppress(OSError):
+            CACHE.mkdir(parents=True, exist_ok=True)
+            partial = path.with_suffix(f".{os.getpid()}.partial")
+            partial.write_text(json.dumps(rows), encoding="utf-8")
+            partial.replace(path)
     return Theory(tuple(statements), domain() if semantics == "thesis" else "")
 
 
