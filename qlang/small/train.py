@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 import math
-import sys
 import time
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
@@ -86,7 +85,6 @@ def train(pairs: Sequence[Pair], out: Path, settings: SmallSettings = SmallSetti
     """Train on `pairs`, resuming from `out` if it holds this run's checkpoint; the model is
     written to `out/model`.  Returns the run's summary (also `out/train.json`)."""
     import torch
-    from tqdm import tqdm
 
     from qlang.small.model import Config, Seq2Seq, save
 
@@ -110,23 +108,17 @@ def train(pairs: Sequence[Pair], out: Path, settings: SmallSettings = SmallSetti
     scheduler = loop.scheduler(optimizer, start, total, warmup)
     criterion = torch.nn.NLLLoss(ignore_index=target.id(PAD))
     began = time.perf_counter()
-    bar = tqdm(range(start, total), desc="train", unit="step", file=sys.stderr, initial=start,
-               total=total, disable=None if progress else True)
-    for step in bar:
+
+    def loss_at(step: int) -> Any:
         torch.manual_seed(settings.seed * 1_000_003 + step)  # dropout, the same after a resume
         source_ids, lengths, copy, target_in, target_out = _collate(
             [examples[i] for i in order[step]], source.id(PAD), target.id(PAD))
         logprobs = model(source_ids, lengths, copy, target_in)
-        loss = criterion(logprobs.reshape(-1, logprobs.shape[-1]), target_out.reshape(-1))
-        loss.backward()
-        torch.nn.utils.clip_grad_norm_(model.parameters(), 5.0)
-        optimizer.step()
-        scheduler.step()
-        optimizer.zero_grad(set_to_none=True)
-        losses.append(float(loss.detach()))
-        bar.set_postfix(loss=f"{sum(losses[-50:]) / len(losses[-50:]):.3f}")
-        if (step + 1) % settings.checkpoint_every == 0 or step + 1 == total:
-            loop.save_checkpoint(checkpoint, model, optimizer, step + 1, losses)
+        return criterion(logprobs.reshape(-1, logprobs.shape[-1]), target_out.reshape(-1))
+
+    loop.optimise(loss_at, model, optimizer, scheduler, start=start, total=total, clip=5.0,
+                  checkpoint=checkpoint, every=settings.checkpoint_every, losses=losses,
+                  progress=progress)
     model.eval()
     summary = {"arch": "seq2seq", "settings": asdict(settings), "pairs": len(pairs), "steps": total,
                "steps_per_epoch": steps_per_epoch, "parameters": sum(p.numel() for p in model.parameters()),

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import json
 import math
-import sys
 import time
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
@@ -131,7 +130,6 @@ def train(pairs: Sequence[Pair], base: Path, out: Path, settings: TrainSettings 
     """Fine-tune the model in directory `base` on `pairs`; resumes from `out` if it holds a
     checkpoint of the same run.  Returns the run's summary (also written to `out/train.json`)."""
     import torch
-    from tqdm import tqdm
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
     if settings.method not in METHODS:
@@ -158,20 +156,14 @@ def train(pairs: Sequence[Pair], base: Path, out: Path, settings: TrainSettings 
     scheduler = loop.scheduler(optimizer, start, total, warmup)
     pad = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else tokenizer.eos_token_id
     began = time.perf_counter()
-    bar = tqdm(range(start, total), desc="train", unit="step", file=sys.stderr,
-               initial=start, total=total, disable=None if progress else True)
-    for step in bar:
-        batch = {k: v.to(device) for k, v in _collate([examples[i] for i in order[step]], pad).items()}
-        loss = model(**batch).loss
-        loss.backward()
-        torch.nn.utils.clip_grad_norm_(parameters, 1.0)
-        optimizer.step()
-        scheduler.step()
-        optimizer.zero_grad(set_to_none=True)
-        losses.append(float(loss.detach()))
-        bar.set_postfix(loss=f"{sum(losses[-20:]) / len(losses[-20:]):.3f}")
-        if (step + 1) % settings.checkpoint_every == 0 or step + 1 == total:
-            loop.save_checkpoint(checkpoint, model, optimizer, step + 1, losses)
+
+    def loss_at(step: int) -> Any:
+        batch = _collate([examples[i] for i in order[step]], pad)
+        return model(**{k: v.to(device) for k, v in batch.items()}).loss
+
+    loop.optimise(loss_at, model, optimizer, scheduler, start=start, total=total, clip=1.0,
+                  checkpoint=checkpoint, every=settings.checkpoint_every, losses=losses,
+                  progress=progress, window=20)
     final = out / FINAL[settings.method]
     model.save_pretrained(final)
     tokenizer.save_pretrained(final)

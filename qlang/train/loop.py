@@ -11,7 +11,8 @@ import json
 import math
 import os
 import random
-from collections.abc import Sequence
+import sys
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -50,6 +51,31 @@ def schedule(step: int, total: int, warmup: int) -> float:
         return (step + 1) / warmup
     progress = (step - warmup) / max(1, total - warmup)
     return 0.1 + 0.9 * 0.5 * (1 + math.cos(math.pi * progress))
+
+
+def optimise(loss_at: Callable[[int], Any], model: Any, optimizer: Any, scheduler: Any, *,
+             start: int, total: int, clip: float, checkpoint: Path, every: int, losses: list[float],
+             progress: bool = True, window: int = 50) -> None:
+    """Steps `start` to `total`: each step's loss (`loss_at(step)`) back-propagated, gradients
+    clipped, the optimiser and schedule stepped; the loss appended to `losses`, shown as a
+    running mean on a progress bar; a checkpoint every `every` steps and after the last."""
+    import torch
+    from tqdm import tqdm
+
+    parameters = list(trainable(model).values())
+    bar = tqdm(range(start, total), desc="train", unit="step", file=sys.stderr, initial=start,
+               total=total, disable=None if progress else True)
+    for step in bar:
+        loss = loss_at(step)
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(parameters, clip)
+        optimizer.step()
+        scheduler.step()
+        optimizer.zero_grad(set_to_none=True)
+        losses.append(float(loss.detach()))
+        bar.set_postfix(loss=f"{sum(losses[-window:]) / len(losses[-window:]):.3f}")
+        if (step + 1) % every == 0 or step + 1 == total:
+            save_checkpoint(checkpoint, model, optimizer, step + 1, losses)
 
 
 def scheduler(optimizer: Any, start: int, total: int, warmup: int) -> Any:
