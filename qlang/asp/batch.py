@@ -2,32 +2,38 @@
 
 Input lines are ``{"id", "program", "image_id"}`` or GQA question records (``semantic``,
 ``imageId``).  Each line gets one output line, ``{"id", "answers": [...]}`` or
-``{"id", "error": {kind, message, line, column}}``, written and flushed as soon as it is known,
-so an interrupted run loses nothing: run again with the same output file and the ids already
-there are skipped (a half-written last line is dropped and redone).  Questions are solved in
-worker processes that are replaced every `RECYCLE` questions, because clingo's symbol table
-only ever grows.  Each process keeps the last `SCENES` scenes grounded (`qlang.asp.solve.Scene`),
-so the questions of one image share one grounding of its scene.
+``{"id", "error": {kind, message, line, column}}``, written in input order and flushed as soon
+as it and the lines before it are known, so an interrupted run loses nothing: run again with the
+same output file and the ids already there are skipped (a half-written last line is dropped and
+redone).  The questions are solved on an executor (`qlang.executors`): by default in worker
+processes of this machine that are replaced every `RECYCLE` questions, because clingo's symbol
+table only ever grows, or by the actors of a Ray cluster.  Each worker keeps the last `SCENES`
+scenes grounded (`qlang.asp.solve.Scene`), so the questions of one image share one grounding of
+its scene.
 """
 
 from __future__ import annotations
 
-import multiprocessing
-import signal
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any, TextIO
 
 from qlang.api import lower
 from qlang.asp.scene import SceneLibrary
 from qlang.asp.solve import DEFAULT_LIMITS, Limits, Scene
-from qlang.batch import BatchError, Pending, Record, internal_error, read_records, resume_key, write
-from qlang.errors import QlangError, error
+from qlang.batch import Pending, Record, internal_error, read_records, resume_key, write
+from qlang.errors import QlangError
+from qlang.executors import Executor, Local
+from qlang.executors import watched as _watched
 
 #: Questions a worker answers before it is replaced by a fresh process.
 RECYCLE = 500
 #: Scenes a process keeps grounded, the least recently asked dropped first.
 SCENES = 16
+#: Questions a task of a local worker process answers (one: a stuck question holds up no other).
+LOCAL_BATCH = 1
+#: Questions a batch of a Ray actor answers: enough that scheduling costs little next to solving.
+RAY_BATCH = 64
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,18 +59,15 @@ class Settings:
 
 
 def run(lines: Iterable[bytes], settings: Settings, out: TextIO, *, syntax: str | None = None,
-        workers: int = 1, pending: Pending | None = None) -> bool:
-    """Answer every line still `pending`, writing results to `out`; True if every line succeeded."""
+        workers: int = 1, pending: Pending | None = None, executor: Executor | None = None) -> bool:
+    """Answer every line still `pending`, writing results to `out` in input order; True if every
+    line succeeded.  `executor`: where the questions are solved (default: `workers` local
+    processes)."""
     tasks = _tasks(read_records(lines, syntax), pending or Pending())
-    if workers == 1:
-        _init(settings)
-        return _write(map(_answer, tasks), out)
-    pool = multiprocessing.get_context("fork").Pool(workers, _worker, (settings,), RECYCLE)
-    try:
-        return _write(watched(pool.imap_unordered(_answer, tasks), settings.limits), out)
-    finally:
-        pool.terminate()  # every result is in, or the pool is stuck
-        pool.join()
+    if executor is None:
+        executor = Local(workers, RECYCLE, settings.limits.timeout + 60)
+    batch = LOCAL_BATCH if isinstance(executor, Local) else RAY_BATCH
+    return _write(executor.map(Solving(settings), tasks, batch=batch), out)
 
 
 def _write(results: Iterable[dict[str, Any]], out: TextIO) -> bool:
@@ -76,19 +79,20 @@ def _write(results: Iterable[dict[str, Any]], out: TextIO) -> bool:
 
 
 def watched(results: Any, limits: Limits) -> Iterator[dict[str, Any]]:
-    """The pool's results as they come.  A worker that dies takes its task with it and the pool
-    would wait for it forever, so a silence longer than any question can take ends the batch.
-    (One task at a time: only then does the pool's iterator take a timeout.)"""
-    patience = limits.timeout + 60
-    while True:
-        try:
-            yield results.next(patience)
-        except StopIteration:
-            return
-        except multiprocessing.TimeoutError:
-            raise error(BatchError, "batch", f"no result for {patience:g} s: a worker has probably "
-                        "died", hint="the results so far are kept; run again with --output to go on"
-                        ) from None
+    """The pool's results as they come; a silence longer than any question can take (a worker
+    died holding one) ends the batch (`qlang.executors.watched`)."""
+    return _watched(results, limits.timeout + 60)
+
+
+@dataclass(frozen=True, slots=True)
+class Solving:
+    """The job of a batch: its settings travel to each worker, which answers tasks with them."""
+
+    settings: Settings
+
+    def setup(self) -> Callable[[list[Task]], list[dict[str, Any]]]:
+        _init(self.settings)
+        return lambda tasks: [_answer(task) for task in tasks]
 
 
 def _tasks(records: Iterable[Record], pending: Pending) -> Iterator[Task]:
@@ -131,12 +135,6 @@ def _scene(image_id: str | None) -> Scene:
         scene = Scene(_SETTINGS.scenes.facts(image_id), _SETTINGS.limits, _SETTINGS.semantics)
     _SCENES[image_id] = scene
     return scene
-
-
-def _worker(settings: Settings) -> None:
-    """A worker leaves Ctrl-C to the parent, which ends the pool quietly."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    _init(settings)
 
 
 def _answer(task: Task) -> dict[str, Any]:

@@ -14,7 +14,7 @@ from typing import NoReturn
 
 import click
 
-from qlang import api
+from qlang import api, executors
 from qlang.asp import batch
 from qlang.asp.explain import explain as explain_answer
 from qlang.asp.scene import SceneLibrary
@@ -65,20 +65,23 @@ def _common(command: click.decorators.FC) -> click.decorators.FC:
 @click.option("--output", type=click.Path(dir_okay=False),
               help="Batch: append results here, skipping ids it already has (resumable).")
 @click.option("--workers", type=click.IntRange(min=1, max=MAX_WORKERS), default=1, show_default=True,
-              help="Batch: worker processes.")
+              help="Batch: worker processes (Ray actors with --executor ray).")
+@executors.options
 def solve(program: str, scene: str, image_id: str | None, from_: str | None, timeout: float,
           max_ground: int, semantics: str, top_k: int, distinct: bool, jsonl: bool,
-          output: str | None, workers: int) -> None:
+          output: str | None, workers: int, executor: str, address: str | None) -> None:
     """Answer a question program over a scene: one model a line, best first, as its answer and
     cost, after its rank when --top-k is above 1 (tied models share a rank); --distinct: one
     answer a line."""
-    if not jsonl and (output is not None or workers != 1):
-        raise click.UsageError("--output and --workers are for batch mode (--jsonl)")
+    if not jsonl and (output is not None or workers != 1 or executor != "local" or address):
+        raise click.UsageError("--output and --workers are for batch mode (--jsonl), as are "
+                               "--executor and --address")
+    runner = executors.from_options(executor, workers, address)
     limits = Limits(timeout, max_ground)
     scenes = _scenes(scene)
     if jsonl:
         _batch(program, batch.Settings(scenes, top_k, limits, distinct, semantics), from_, output,
-               workers)
+               workers, runner)
     question, source = _question(program, from_)
     try:
         result = solve_question(question, scenes.facts(image_id), top_k=top_k,
@@ -136,14 +139,15 @@ def _question(path: str, syntax: str | None) -> tuple[str, Source]:
 
 
 def _batch(path: str, settings: batch.Settings, syntax: str | None, output: str | None,
-           workers: int) -> NoReturn:
+           workers: int, executor: executors.Executor | None) -> NoReturn:
     lines = read_lines(path)
     try:
         if output is None:
-            ok = batch.run(lines, settings, sys.stdout, syntax=syntax, workers=workers)
+            ok = batch.run(lines, settings, sys.stdout, syntax=syntax, workers=workers, executor=executor)
         else:
             with appending(output, path) as (out, pending):
-                ok = batch.run(lines, settings, out, syntax=syntax, workers=workers, pending=pending)
+                ok = batch.run(lines, settings, out, syntax=syntax, workers=workers, pending=pending,
+                               executor=executor)
     except QlangError as exc:
         fail(exc)
     except OSError as exc:

@@ -10,11 +10,12 @@ import sys
 import time
 from collections.abc import Callable
 from contextlib import nullcontext
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 import click
 
+from qlang import executors
 from qlang.batch import Pending, appending, internal_error, resume_key, write
 from qlang.console import Bounded, fail, read_bytes, read_source
 from qlang.errors import Diagnostic, QlangError, error
@@ -170,15 +171,28 @@ def make_translator(options: dict[str, Any], settings: Settings | None = None, b
 @click.option("--output", type=click.Path(dir_okay=False),
               help="Batch: append results here, skipping questions it already has (resumable).")
 @click.option("--limit", type=click.IntRange(min=1), help="Batch: only the first N questions.")
+@click.option("--workers", type=click.IntRange(min=1, max=256), default=1, show_default=True,
+              help="Batch, --executor ray: actors, each with its own translator (locally the "
+              "questions are translated in this process).")
+@executors.options
 @click.option("--verbose", "-v", is_flag=True, help="Also print the raw output, latency and tokens.")
 def translate(question: str | None, questions_file: str | None, output: str | None,
-              limit: int | None, verbose: bool, **options: Any) -> None:
+              limit: int | None, workers: int, executor: str, address: str | None, verbose: bool,
+              **options: Any) -> None:
     """Translate a natural-language QUESTION into a program."""
     if (question is None) == (questions_file is None):
         raise click.UsageError("give a QUESTION or --jsonl FILE (not both)")
     if question is not None and not question.strip():
         raise click.UsageError("the QUESTION is empty")
+    if question is not None and (workers != 1 or executor != "local" or address):
+        raise click.UsageError("--workers, --executor and --address are for batch mode (--jsonl)")
+    if executor == "local" and workers != 1:
+        raise click.UsageError("--workers is for --executor ray: locally the questions are "
+                               "translated in this process")
+    runner = executors.from_options(executor, workers, address)
     try:
+        if questions_file is not None and runner is not None:  # each actor loads its own translator
+            sys.exit(0 if run_batch(Translating(options), questions_file, output, limit, runner) else 1)
         start = time.perf_counter()
         translator = make_translator(options)
         if questions_file is not None:
@@ -243,21 +257,35 @@ def _question_record(number: int, entry: object) -> dict[str, Any]:
 CHUNK = 32
 
 
-def run_batch(translator: Translates, path: str, output: str | None, limit: int | None) -> bool:
-    """Translate a question file, one result line each; True if every question translated."""
+@dataclass(frozen=True)
+class Translating:
+    """The job of a batch (`qlang.executors`): the command's options travel to each worker,
+    which makes its translator from them once; `translator` is one already made here."""
+
+    options: dict[str, Any]
+    translator: Translates | None = None
+
+    def setup(self) -> Callable[[list[dict[str, Any]]], list[dict[str, Any]]]:
+        translator = self.translator or make_translator(self.options)
+        return lambda records: _translate_records(translator, records)
+
+
+def run_batch(translator: Translates | Translating, path: str, output: str | None, limit: int | None,
+              executor: executors.Executor | None = None) -> bool:
+    """Translate a question file, one result line each, in input order; True if every question
+    translated.  `executor`: where (default: in this process, `CHUNK` questions at a time)."""
     from tqdm import tqdm
 
+    job = translator if isinstance(translator, Translating) else Translating({}, translator)
     records = read_questions(path, limit)
     ok = True
     with appending(output, path) if output else nullcontext((sys.stdout, Pending())) as (out, pending):
         todo = [r for r in records if pending(resume_key(r))]
         with tqdm(total=len(todo), desc="translate", unit="q", file=sys.stderr, disable=None) as bar:
-            for start in range(0, len(todo), CHUNK):
-                chunk = todo[start:start + CHUNK]
-                for result in _translate_records(translator, chunk):
-                    ok = ok and "error" not in result
-                    write(out, result)
-                bar.update(len(chunk))
+            for result in (executor or executors.Local()).map(job, todo, batch=CHUNK):
+                ok = ok and "error" not in result
+                write(out, result)
+                bar.update(1)
     return ok
 
 

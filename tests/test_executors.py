@@ -1,0 +1,230 @@
+"""Executors (`qlang.executors`): batches on this machine's processes or on Ray, same results.
+
+The Ray tests start one Ray instance on this machine, on the loopback interface only, for the
+whole module (about 5 s), and run `solve --jsonl` on 1,000+ lines built from the real examples
+(the emma questions x 250, and lines that fail) through it: the output file must equal the
+local executor's byte for byte, also after an actor is killed mid-run or the driver is, and a
+resumed run must add every missing line exactly once.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+
+from qlang.asp import batch
+from qlang.asp.scene import SceneLibrary
+from qlang.batch import BatchError, Pending, read_records
+from qlang.cli import cli
+from qlang.errors import Source
+from qlang.executors import Doubling, Local, Ray, chunks
+from tests.test_asp_cli import batch_lines
+from tests.test_asp_scene import SCENES, emma_questions
+
+EMMA = str(SCENES / "emma_sceneGraphs.json")
+# read when Ray is first imported: every address of a Ray instance started here is the loopback
+# one (Ray otherwise takes the machine's own, for a cluster); Ray's processes inherit it
+os.environ["RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"] = "0"
+#: Ray Data reads its own deprecated settings, and says so
+pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning:ray.data.context")
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def run(*args: str) -> tuple[int, str, str]:
+    result = CliRunner().invoke(cli, list(args))
+    assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
+    return result.exit_code, result.stdout, result.stderr
+
+
+def questions(path: Path, copies: int = 250) -> str:
+    """The four emma questions `copies` times, then lines that fail (bad JSON, a typo, no scene)."""
+    lines = [json.dumps({**q, "id": f"{n}-{q['imageId']}-{k}"})
+             for n in range(copies) for k, q in enumerate(emma_questions())]
+    path.write_text("\n".join(lines + batch_lines()[-4:]) + "\n")
+    return str(path)
+
+
+def ids(path: Path) -> list[object]:
+    return [json.loads(line)["id"] for line in path.read_text().splitlines()]
+
+
+# ----- local ------------------------------------------------------------------------------------
+
+def test_chunks_and_local_map_keep_input_order() -> None:
+    assert list(chunks([], 3)) == []
+    assert list(Local().map(Doubling(), range(10), batch=3)) == [2 * n for n in range(10)]
+    assert list(Local(workers=2, recycle=2).map(Doubling(), range(50), batch=3)) == [2 * n for n in range(50)]
+
+
+@pytest.fixture(scope="module")
+def local_output(tmp_path_factory: pytest.TempPathFactory) -> tuple[str, Path]:
+    """1,004 lines and what the local executor (2 worker processes) writes for them."""
+    folder = tmp_path_factory.mktemp("local")
+    lines = questions(folder / "q.jsonl")
+    output = folder / "local.jsonl"
+    code, _, _ = run("solve", "--jsonl", "--program", lines, "--scene", EMMA, "--output", str(output),
+                     "--workers", "2")
+    assert code == 1  # the failing lines
+    assert len(ids(output)) == 1004
+    return lines, output
+
+
+def test_local_output_is_in_input_order(local_output: tuple[str, Path]) -> None:
+    lines, output = local_output
+    expected = [json.loads(line).get("id") for line in Path(lines).read_text().splitlines()
+                if line.startswith("{")]
+    got = ids(output)
+    assert [i for i in got if i is not None] == expected
+    one = run("solve", "--jsonl", "--program", lines, "--scene", EMMA)[1]
+    assert one == output.read_text()  # one process and two write the same file
+
+
+def test_executor_options_are_checked() -> None:
+    code, _, err = run("solve", "--scene", EMMA, "--executor", "ray", "--program", "-")
+    assert code == 2 and "are for batch mode" in err
+    code, _, err = run("solve", "--jsonl", "--scene", EMMA, "--address", "auto")
+    assert code == 2 and "--address is for --executor ray" in err
+    code, _, err = run("translate", "--jsonl", str(SCENES / "emma_questions.json"), "--workers", "2")
+    assert code == 2 and "--workers is for --executor ray" in err
+
+
+# ----- Ray --------------------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def ray_instance() -> Iterator[str]:
+    """A Ray instance on this machine, reachable on the loopback interface only; its address."""
+    ray = pytest.importorskip("ray")
+    context = ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, logging_level="warning")
+    assert context.address_info["node_ip_address"] == "127.0.0.1"
+    yield context.address_info["address"]
+    ray.shutdown()
+
+
+@pytest.mark.ray
+def test_solve_on_ray_writes_what_the_local_executor_writes(
+        ray_instance: str, local_output: tuple[str, Path], tmp_path: Path) -> None:
+    lines, expected = local_output
+    output = tmp_path / "ray.jsonl"
+    code, out, _ = run("solve", "--jsonl", "--program", lines, "--scene", EMMA, "--output", str(output),
+                       "--executor", "ray", "--workers", "2")
+    assert (code, out) == (1, "")
+    assert output.read_text() == expected.read_text()
+    # resumed: nothing left to do, nothing written twice
+    code, _, _ = run("solve", "--jsonl", "--program", lines, "--scene", EMMA, "--output", str(output),
+                     "--executor", "ray")
+    assert output.read_text() == expected.read_text()
+
+
+@dataclass(frozen=True, slots=True)
+class Dying:
+    """A job that kills the process running it once, at its `at`-th batch (the `flag` file
+    remembers that it has): an actor lost mid-run, with the batch it held."""
+
+    job: batch.Solving
+    flag: str
+    at: int
+
+    def setup(self) -> Callable[[list[Any]], list[Any]]:
+        answer = self.job.setup()
+        calls = [0]
+
+        def dying(items: list[Any]) -> list[Any]:
+            calls[0] += 1
+            if calls[0] == self.at and not os.path.exists(self.flag):
+                Path(self.flag).write_text(str(os.getpid()))
+                os.kill(os.getpid(), signal.SIGKILL)
+            return answer(items)
+
+        return dying
+
+
+@pytest.mark.ray
+def test_an_actor_killed_mid_run_loses_and_repeats_nothing(
+        ray_instance: str, local_output: tuple[str, Path], tmp_path: Path) -> None:
+    from ray import cloudpickle
+
+    cloudpickle.register_pickle_by_value(sys.modules[__name__])  # the actors need not import tests
+    lines, expected = local_output
+    settings = batch.Settings(SceneLibrary(Source(Path(EMMA).read_text())))
+    tasks = batch._tasks(read_records(Path(lines).read_bytes().split(b"\n")), Pending())
+    flag = tmp_path / "killed"
+    job = Dying(batch.Solving(settings), str(flag), at=3)
+    results = Ray(workers=2).map(job, tasks, batch=batch.RAY_BATCH)
+    text = "".join(json.dumps(result) + "\n" for result in results)
+    assert flag.exists() and int(flag.read_text()) != os.getpid()  # an actor died, not us
+    assert text == expected.read_text()
+
+
+@pytest.mark.ray
+def test_a_killed_driver_resumes_from_its_output_file(
+        ray_instance: str, local_output: tuple[str, Path], tmp_path: Path) -> None:
+    lines, expected = local_output
+    output = tmp_path / "ray.jsonl"
+    qlangc = str(Path(sys.executable).parent / "qlangc")
+    command = [qlangc, "solve", "--jsonl", "--program", lines, "--scene", EMMA, "--output", str(output),
+               "--executor", "ray", "--address", ray_instance, "--workers", "2"]
+    driver = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 120
+        while not (output.exists() and output.read_bytes().count(b"\n") >= 150) and driver.poll() is None:
+            assert time.monotonic() < deadline, "the driver wrote nothing"
+            time.sleep(0.01)
+        assert driver.poll() is None, "the run ended before it could be killed"
+        driver.send_signal(signal.SIGKILL)
+    finally:
+        driver.wait()
+    written = ids(output)
+    assert 150 <= len(written) < 1004
+    code, _, _ = run("solve", "--jsonl", "--program", lines, "--scene", EMMA, "--output", str(output),
+                     "--executor", "ray", "--workers", "2")
+    assert code == 1
+    assert output.read_text() == expected.read_text()  # every line once, in input order
+
+
+@pytest.mark.ray
+def test_a_worker_that_cannot_start_ends_the_batch_with_its_reason(ray_instance: str, tmp_path: Path) -> None:
+    empty = tmp_path / "no-model"
+    empty.mkdir()
+    code, _, err = run("translate", "--jsonl", str(SCENES / "emma_questions.json"), "--translator", "small",
+                       "--small-model", str(empty), "--executor", "ray")
+    assert code == 1
+    assert f"a Ray worker failed to start: {empty}: not a small-parser model folder" in err
+
+
+@pytest.mark.ray
+def test_translate_on_ray_writes_what_translating_here_writes(ray_instance: str, tmp_path: Path) -> None:
+    source = str(SCENES / "emma_questions.json")
+    here, there = tmp_path / "here.jsonl", tmp_path / "there.jsonl"
+    assert run("translate", "--jsonl", source, "--translator", "small", "--output", str(here))[0] == 0
+    assert run("translate", "--jsonl", source, "--translator", "small", "--output", str(there),
+               "--executor", "ray", "--workers", "2")[0] == 0
+
+    def timeless(path: Path) -> list[dict[str, Any]]:
+        return [{k: v for k, v in json.loads(line).items() if k != "seconds"}
+                for line in path.read_text().splitlines()]
+
+    assert timeless(here) == timeless(there) and len(timeless(here)) > 4
+
+
+def test_a_missing_ray_is_a_usage_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "ray", None)  # import ray fails
+    code, _, err = run("solve", "--jsonl", "--scene", EMMA, "--executor", "ray", "--program", "-")
+    assert code == 2 and "pip install 'qlang[distributed]'" in err
+
+
+def test_ray_failures_are_batch_errors() -> None:
+    from qlang.executors import _failed
+
+    assert isinstance(_failed(RuntimeError("boom\nmore")), BatchError)
+    assert "the Ray job failed: RuntimeError: boom" in str(_failed(RuntimeError("boom\nmore")))
