@@ -49,7 +49,8 @@ _translation_options = (
     click.option("--beam", type=click.IntRange(1, 64), default=4, show_default=True,
                  help="small/cascade: beam width of the small parser."),
     click.option("--adapter", type=click.Path(dir_okay=False),
-                 help="llama-cpp: a GGUF LoRA adapter for the model (default, finetuned: the bundled one)."),
+                 help="llama-cpp, vllm: a LoRA adapter for the model, GGUF (vllm: or a PEFT folder); "
+                 "default, finetuned: the bundled one."),
     click.option("--syntax", type=click.Choice(sorted(SYNTAXES)), default="nested", show_default=True,
                  help="The program syntax to translate into."),
     click.option("--backend", type=click.Choice(sorted(BACKENDS)), default="llama-cpp",
@@ -113,10 +114,11 @@ def settings_from(options: dict[str, Any]) -> Settings:
 def backend_from(options: dict[str, Any], backend: str, model: str | None,
                  translator: str | None = None) -> Backend:
     """Load a backend with the options that concern it (raises QlangError); a `finetuned`
-    translator on llama.cpp gets the bundled adapter unless `--adapter` names another."""
+    translator on llama.cpp or vLLM gets the bundled adapter unless `--adapter` names another."""
     extra: dict[str, Any] = {}
     if backend == "llama-cpp":
         extra["n_gpu_layers"] = options["n_gpu_layers"]
+    if backend in ("llama-cpp", "vllm"):
         adapter = options["adapter"]
         if adapter is None and (translator or translator_kind(options)) == "finetuned":
             adapter = str(ADAPTER)
