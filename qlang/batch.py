@@ -11,9 +11,13 @@ from __future__ import annotations
 
 import fcntl
 import json
+import multiprocessing
 import os
-from collections import Counter
-from collections.abc import Callable, Iterable, Iterator
+import signal
+from collections import Counter, deque
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, TextIO
@@ -21,7 +25,7 @@ from typing import Any, TextIO
 from qlang.api import parse
 from qlang.errors import Diagnostic, QlangError, Source, error
 from qlang.ir import Node
-from qlang.syntax import gqa
+from qlang.syntax import SYNTAXES, gqa, load
 
 
 @dataclass
@@ -55,8 +59,9 @@ def internal_error(exc: Exception) -> QlangError:
     return QlangError([Diagnostic("internal", f"internal error: {type(exc).__name__}: {exc}")])
 
 
-def read_records(lines: Iterable[bytes], syntax: str | None = None) -> Iterator[Record]:
-    for number, raw in enumerate(lines, start=1):
+def read_records(lines: Iterable[bytes], syntax: str | None = None, start: int = 1) -> Iterator[Record]:
+    """The records of input lines, numbered from `start`."""
+    for number, raw in enumerate(lines, start=start):
         try:
             line = raw.decode("utf-8")
         except UnicodeDecodeError as exc:
@@ -102,6 +107,103 @@ def write(out: Any, obj: dict[str, object]) -> None:
 class BatchError(QlangError):
     """The batch cannot go on (a worker died, or the output file is not ours); what was written
     stays, for a resumed run."""
+
+
+# ----- answering lines in parallel (compile, check) --------------------------------------------
+
+#: What a batch does with one well-read line: its result object.
+Handler = Callable[[Record], dict[str, object]]
+
+#: Lines one worker task answers: enough that handing them over costs little next to parsing
+#: them, few enough that results stream out and the cores stay evenly busy.
+CHUNK = 200
+
+
+def cores() -> int:
+    """The cores this process may run on (the default number of jobs)."""
+    return len(os.sched_getaffinity(0))
+
+
+def answer(record: Record, handle: Handler) -> dict[str, object]:
+    """A line's result: its reading error, or what `handle` makes of it, or the error it raised."""
+    if record.error:
+        return record.error_json()
+    try:
+        return handle(record)
+    except QlangError as exc:
+        return record.error_json(exc)
+    except Exception as exc:  # one line's failure must not end the batch
+        return record.error_json(internal_error(exc))
+
+
+def answer_chunk(lines: Sequence[bytes], handle: Handler, syntax: str | None = None,
+                 start: int = 1) -> tuple[str, bool]:
+    """The result lines of input lines numbered from `start`, as one text, and whether all
+    succeeded."""
+    results, ok = [], True
+    for record in read_records(lines, syntax, start):
+        result = answer(record, handle)
+        ok = ok and "error" not in result and not result.get("errors")
+        results.append(json.dumps(result) + "\n")
+    return "".join(results), ok
+
+
+def run(lines: Sequence[bytes], handle: Handler, out: TextIO, *, syntax: str | None = None,
+        jobs: int = 1, chunk: int | None = None) -> bool:
+    """Answer every line, results written to `out` in input order, chunk by chunk as they come;
+    True if every line succeeded.  With `jobs` > 1 chunks are answered by that many forked
+    worker processes (`handle` need not pickle: they inherit it), `chunk` (default `CHUNK`) lines
+    a task."""
+    chunk = chunk or CHUNK
+    tasks = ((start, lines[start - 1:start - 1 + chunk]) for start in range(1, len(lines) + 1, chunk))
+    ok = True
+    for text, chunk_ok in _answered(tasks, handle, syntax, min(jobs, -(-len(lines) // chunk))):
+        ok = ok and chunk_ok
+        out.write(text)
+        out.flush()
+    return ok
+
+
+_Task = tuple[int, Sequence[bytes]]
+#: The handler and syntax of the batch being run, set before the workers fork.
+_JOB: tuple[Handler, str | None] | None = None
+
+
+def _answered(tasks: Iterable[_Task], handle: Handler, syntax: str | None,
+              jobs: int) -> Iterator[tuple[str, bool]]:
+    if jobs <= 1:
+        for start, lines in tasks:
+            yield answer_chunk(lines, handle, syntax, start)
+        return
+    global _JOB
+    _JOB = (handle, syntax)
+    load([syntax] if syntax else SYNTAXES)
+    pool = ProcessPoolExecutor(jobs, multiprocessing.get_context("fork"), _quiet_worker)
+    try:
+        window: deque[Future[tuple[str, bool]]] = deque()
+        for task in tasks:
+            window.append(pool.submit(_answer_task, task))
+            if len(window) > 2 * jobs:  # a few tasks ahead per worker, results in input order
+                yield window.popleft().result()
+        while window:
+            yield window.popleft().result()
+    except BrokenProcessPool:
+        raise error(BatchError, "batch", "a worker process died", hint="the results so far are "
+                    "written; run the remaining lines again, or with --jobs 1") from None
+    finally:
+        pool.shutdown(wait=False, cancel_futures=True)
+        _JOB = None
+
+
+def _quiet_worker() -> None:
+    """A worker leaves Ctrl-C to the parent, which ends the pool quietly."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def _answer_task(task: _Task) -> tuple[str, bool]:
+    assert _JOB is not None, "workers are forked after the job is set"
+    start, lines = task
+    return answer_chunk(lines, _JOB[0], _JOB[1], start)
 
 
 def resume_key(result: dict[str, Any]) -> str:

@@ -7,13 +7,12 @@ source line and a caret), 2 the command was used wrongly.  No input makes it pri
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable
-from typing import Any, TextIO
+from typing import Any, NoReturn
 
 import click
 
-from qlang import api
-from qlang.batch import Record, internal_error, read_records, write
+from qlang import api, batch
+from qlang.batch import Record
 from qlang.console import fail, read_lines, read_source
 from qlang.errors import Diagnostic, QlangError
 from qlang.passes.canonical import canonicalize
@@ -21,11 +20,15 @@ from qlang.signatures import markdown_table
 from qlang.syntax import SYNTAXES, detect
 
 SYNTAX_NAMES = click.Choice(sorted(SYNTAXES))
+#: More jobs than any machine has cores.
+MAX_JOBS = 256
 _from = click.option("--from", "from_", type=SYNTAX_NAMES, help="Input syntax (guessed if omitted).")
 _open = click.option("--open-vocabulary", is_flag=True,
                      help="Report unknown classes, attributes and relations as warnings, not errors.")
 _jsonl = click.option("--jsonl", is_flag=True,
                       help='Batch: each input line is {"id", "program" | "semantic"}; one result line each.')
+_jobs = click.option("--jobs", type=click.IntRange(min=1, max=MAX_JOBS), default=None,
+                     help="Batch: processes answering lines (default: all cores); output keeps input order.")
 _input = click.argument("file", type=click.Path(allow_dash=True, dir_okay=False), default="-")
 
 
@@ -35,41 +38,38 @@ def cli() -> None:
     """qlang: compile, check and solve GQA question programs."""
 
 
-def run_batch(file: str, syntax: str | None, handle: Callable[[Record], dict[str, object]]) -> None:
-    """Answer every line of a JSON-lines input; exit 1 if any line failed."""
-    failed = False
-    out: TextIO = sys.stdout
-    for record in read_records(read_lines(file), syntax):
-        result = record.error_json() if record.error else _guarded(record, handle)
-        failed = failed or "error" in result or bool(result.get("errors"))
-        write(out, result)
-    sys.exit(1 if failed else 0)
-
-
-def _guarded(record: Record, handle: Callable[[Record], dict[str, object]]) -> dict[str, object]:
+def run_batch(file: str, syntax: str | None, handle: batch.Handler, jobs: int | None) -> NoReturn:
+    """Answer every line of a JSON-lines input, in order, on `jobs` cores (default: all); exit 1
+    if any line failed."""
     try:
-        return handle(record)
+        ok = batch.run(read_lines(file), handle, sys.stdout, syntax=syntax, jobs=jobs or batch.cores())
     except QlangError as exc:
-        return record.error_json(exc)
-    except Exception as exc:  # one line's failure must not end the batch
-        return record.error_json(internal_error(exc))
+        fail(exc)
+    sys.exit(0 if ok else 1)
 
 
 @cli.command()
 @_from
 @click.option("--to", "to", type=SYNTAX_NAMES, required=True, help="Output syntax.")
 @_jsonl
+@_jobs
 @_input
-def compile(from_: str | None, to: str, jsonl: bool, file: str) -> None:
+def compile(from_: str | None, to: str, jsonl: bool, jobs: int | None, file: str) -> None:
     """Convert a program from one syntax to another."""
     printer = SYNTAXES[to].print
+    _batch_only(jsonl, jobs)
     if jsonl:
-        run_batch(file, from_, lambda r: {"id": r.id, "program": printer(canonicalize(_root(r)))})
+        run_batch(file, from_, lambda r: {"id": r.id, "program": printer(canonicalize(_root(r)))}, jobs)
     source = read_source(file)
     try:
         click.echo(printer(canonicalize(api.parse(source.text, from_, name=source.name))))
     except QlangError as exc:
         fail(exc, source)
+
+
+def _batch_only(jsonl: bool, jobs: int | None) -> None:
+    if jobs is not None and not jsonl:
+        raise click.UsageError("--jobs is for batch mode (--jsonl)")
 
 
 def _root(record: Record) -> Any:
@@ -81,11 +81,13 @@ def _root(record: Record) -> Any:
 @_from
 @_open
 @_jsonl
+@_jobs
 @_input
-def check(from_: str | None, open_vocabulary: bool, jsonl: bool, file: str) -> None:
+def check(from_: str | None, open_vocabulary: bool, jsonl: bool, jobs: int | None, file: str) -> None:
     """Check that a program is well formed and well typed (exit 0), else list every error."""
+    _batch_only(jsonl, jobs)
     if jsonl:
-        run_batch(file, from_, lambda r: _check_record(r, open_vocabulary))
+        run_batch(file, from_, lambda r: _check_record(r, open_vocabulary), jobs)
     source = read_source(file)
     try:
         root = api.parse(source.text, from_, name=source.name)

@@ -6,11 +6,11 @@ Converting is "parse with one, print with another"; `detect` guesses a text's sy
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from qlang.errors import Source
-from qlang.ir import Node
+from qlang.ir import Node, op
 from qlang.syntax import code, flat, gqa, nested
 
 
@@ -36,6 +36,14 @@ SYNTAXES: dict[str, Syntax] = {
                "var1 = unique(select(scene(), dish))\nquery(var1, name)"),
     )
 }
+
+def load(names: Iterable[str]) -> None:
+    """Build these syntaxes' parsers now: before worker processes fork, so that they share them."""
+    probe = op("exist", op("scene"))
+    for name in names:
+        syntax = SYNTAXES[name]
+        syntax.parse(Source(syntax.print(probe)))
+
 
 _GQA_STR = re.compile(r"^\s*[A-Za-z][A-Za-z ]*:")
 _FACT_END = re.compile(r"\)\s*\.")

@@ -1,22 +1,42 @@
 """What the Lark-based syntaxes share: grammar loading, error translation, call building.
 
 Parsers are LALR with the transformer inlined, so no parse tree is ever built: a call is turned
-into a `Node` the moment it is reduced.
+into a `Node` the moment it is reduced.  The grammars in `grammars/` are the only definition of
+each syntax; every text is read by two parsers built from the same grammar:
+
+* the fast one, Lark's LALR tables run by the compiled `lark_cython` loop and lexer, without
+  `propagate_positions` (spans come from the tokens' own positions, which the lexer keeps
+  anyway; no node ever reads Lark's `meta`);
+* the reference, Lark's pure-Python parser as it always was.  It reads only texts the fast one
+  refused, so every error is found, described and located by one code path, the reference's:
+  an error is the same whichever parser saw the text first (tests/test_fast_parse.py holds the
+  two to the same IR, spans included, on generated and fuzzed programs).
 """
 
 from __future__ import annotations
 
+import re
+from collections.abc import Callable
 from functools import cache
 from pathlib import Path
 from typing import Any
 
 from lark import Lark, Token, Transformer
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
-from lark.lexer import PatternStr
+from lark.lexer import LexerThread, PatternStr
 
 from qlang.asp_names import from_term
 from qlang.errors import Diagnostic, ParseError, Source, Span, shown
 from qlang.ir import MAX_DEPTH, Lit, Node
+from qlang.syntax import _descent
+
+try:
+    import lark_cython  # type: ignore[import-untyped]
+
+    #: Lark's plugin hooks for the compiled lexer and LALR loop, or none where it is missing.
+    PLUGINS: dict[str, Any] = dict(lark_cython.plugins)
+except ImportError:  # pragma: no cover - a dependency; without it the fast path is plain Lark
+    PLUGINS = {}
 
 
 def resource_dir(name: str) -> Path:
@@ -26,12 +46,15 @@ def resource_dir(name: str) -> Path:
     return installed if installed.is_dir() else package.parent / name
 
 
-#: The Lark transformers our grammars use; what they build varies per syntax.
+#: The Lark transformers our grammars use; what they build varies per syntax.  Their methods
+#: read tokens only through `.value`, `.type` and the four position fields, which Lark's
+#: `Token` and lark_cython's share (the latter is no `str`).
 Builder = Transformer[Token, Any]
 
 
 @cache
 def parser(grammar: str, transformer: type[Builder]) -> Lark:
+    """The reference parser: Lark's own, pure Python, positions propagated."""
     return Lark.open(
         str(resource_dir("grammars") / f"{grammar}.lark"),
         parser="lalr",
@@ -39,6 +62,43 @@ def parser(grammar: str, transformer: type[Builder]) -> Lark:
         propagate_positions=True,
         maybe_placeholders=False,
     )
+
+
+@cache
+def fast_parser(grammar: str, transformer: type[Builder]) -> Lark:
+    """The same grammar and transformer, run by lark_cython, no positions propagated."""
+    return Lark.open(
+        str(resource_dir("grammars") / f"{grammar}.lark"),
+        parser="lalr",
+        transformer=transformer(),
+        propagate_positions=False,
+        maybe_placeholders=False,
+        _plugins=PLUGINS,
+    )
+
+
+@cache
+def _fast_parse(grammar: str, transformer: type[Builder]) -> Callable[[str], Any]:
+    """The fast reader of a grammar: the recursive descent of `_descent` for the call-shaped
+    ones, else `cython_parse`."""
+    if grammar in DESCENT:
+        return _descent.reader(fast_parser(grammar, transformer), grammar)
+    return cython_parse(grammar, transformer)
+
+
+#: The grammars `_descent` reads.
+DESCENT = ("nested", "code", "flat")
+
+
+@cache
+def cython_parse(grammar: str, transformer: type[Builder]) -> Callable[[str], Any]:
+    """`fast_parser(...).parse`, what it does per call that does not depend on the text done
+    once: the lexer, the LALR loop and the start symbol looked up and bound."""
+    lark = fast_parser(grammar, transformer)
+    frontend = lark.parser
+    thread = PLUGINS.get("LexerThread", LexerThread).from_text
+    lexer, run, (start,) = frontend.lexer, frontend.parser.parse, lark.options.start
+    return lambda text: run(thread(lexer, text), start)
 
 
 def span(first: Token, last: Token | None = None) -> Span:
@@ -49,7 +109,27 @@ def span(first: Token, last: Token | None = None) -> Span:
 
 
 def parse(grammar: str, transformer: type[Builder], source: Source) -> Any:
-    """Parse `source`, turning every Lark or nesting failure into a located `ParseError`."""
+    """Parse `source`, turning every Lark or nesting failure into a located `ParseError`.
+
+    The fast parser reads it first; whatever it refuses (or fails on in any way) is read again
+    by the reference parser, which raises the error.
+    """
+    try:
+        return parse_fast(grammar, transformer, source)
+    except Exception:  # the reference says what is wrong, and where
+        return parse_reference(grammar, transformer, source)
+
+
+def parse_fast(grammar: str, transformer: type[Builder], source: Source) -> Any:
+    """The fast parser alone: its result, or any exception where the text is not well formed."""
+    text = source.text
+    if text.count("(") > MAX_DEPTH:  # only then can the nesting be too deep
+        _check_nesting(source)
+    return _fast_parse(grammar, transformer)(text)
+
+
+def parse_reference(grammar: str, transformer: type[Builder], source: Source) -> Any:
+    """Lark's pure-Python parser: the result or the located `ParseError` that defines them."""
     lark = parser(grammar, transformer)
     _check_nesting(source)
     try:
@@ -60,15 +140,17 @@ def parse(grammar: str, transformer: type[Builder], source: Source) -> Any:
         raise ParseError(exc.diagnostics, source) from None
 
 
+_PARENS = re.compile(r"[()]")
+
+
 def _check_nesting(source: Source) -> None:
-    depth = 0
-    line, column = 1, 0
-    for char in source.text:
-        column += 1
-        if char == "\n":
-            line, column = line + 1, 0
-        depth += (char == "(") - (char == ")")
+    """Every parenthesis counts, quoted or not: a cheap guard that runs before any parser."""
+    text, depth = source.text, 0
+    for paren in _PARENS.finditer(text):
+        depth += 1 if paren.group() == "(" else -1
         if depth > MAX_DEPTH:
+            start = paren.start()
+            line, column = text.count("\n", 0, start) + 1, start - text.rfind("\n", 0, start)
             at = Span(line, column, line, column + 1)
             raise ParseError([Diagnostic("syntax", f"nesting deeper than {MAX_DEPTH}", at)], source)
 
@@ -114,7 +196,7 @@ def _end_of(text: str) -> tuple[int, int]:
 
 def literal(token: Token) -> Lit:
     """A NAME or STRING token as the word it spells."""
-    return Lit(from_term(str(token)), span(token))
+    return Lit(from_term(token.value), span(token))
 
 
 class CallBuilder(Builder):
@@ -122,7 +204,7 @@ class CallBuilder(Builder):
 
     def call(self, children: list[Any]) -> Node:
         name, *args, close = children
-        return Node(str(name), tuple(args), span(name, close))
+        return Node(name.value, tuple(args), span(name, close))
 
     def atom(self, children: list[Token]) -> Lit:
         return literal(children[0])

@@ -12,8 +12,7 @@ end(2).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from lark import Token
 
@@ -24,14 +23,18 @@ from qlang.signatures import END
 from qlang.syntax import _lark
 
 
-@dataclass(frozen=True, slots=True)
-class _Ref:
+class _Ref(NamedTuple):
+    """A step number as read: a tuple, built cheaply for every one; located only for an error."""
+
     step: int
-    span: Span
+    token: Token
+
+    @property
+    def span(self) -> Span:
+        return _lark.span(self.token)
 
 
-@dataclass(frozen=True, slots=True)
-class _Fact:
+class _Fact(NamedTuple):
     name: str
     args: list[_Ref | Lit]
     span: Span
@@ -39,14 +42,14 @@ class _Fact:
 
 class _Builder(_lark.Builder):
     def ref(self, children: list[Token]) -> _Ref:
-        return _Ref(int(children[0]), _lark.span(children[0]))
+        return _Ref(int(children[0].value), children[0])
 
     def atom(self, children: list[Token]) -> Lit:
         return _lark.literal(children[0])
 
     def fact(self, children: list[Any]) -> _Fact:
         name, *args, close = children
-        return _Fact(str(name), args, _lark.span(name, close))
+        return _Fact(name.value, args, _lark.span(name, close))
 
     def start(self, children: list[_Fact]) -> Node:
         return _Graph(children).build()

@@ -50,12 +50,12 @@ class Step:
 class _StrBuilder(_lark.Builder):
     def step(self, children: list[Any]) -> Step:
         operation, *rest = children
-        argument = next((str(c) for c in rest if isinstance(c, Token)), "")
+        argument = next((c.value for c in rest if not isinstance(c, tuple)), "")
         deps = next((c for c in rest if isinstance(c, tuple)), ())
-        return Step(str(operation).strip(), argument.strip(), deps, _lark.span(operation))
+        return Step(operation.value.strip(), argument.strip(), deps, _lark.span(operation))
 
     def deps(self, children: list[Token]) -> tuple[int, ...]:
-        return tuple(int(c) for c in children)
+        return tuple(int(c.value) for c in children)
 
     def start(self, steps: list[Step]) -> list[Step]:
         return steps

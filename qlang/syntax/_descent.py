@@ -1,0 +1,228 @@
+"""The fast path for the call-shaped grammars (nested, code, flat): one regular expression built
+from the grammar's own terminals, and a recursive descent over the few rules those grammars have,
+calling the very transformer methods Lark's parser calls, with the children Lark would pass.
+
+It reads well-formed programs only: on anything else (a character no terminal matches, a token
+the rule does not allow, a builder's error) it raises, and `_lark.parse` hands the text to
+Lark's parser, which finds, describes and locates the error.  So the grammar stays the one
+definition of each syntax: the tokens come from it, and tests/test_fast_parse.py holds this
+reader to Lark's on generated, mutated and real programs (same results, spans included; it
+accepts exactly what Lark accepts).
+
+>>> root = read("nested", "exist(select(scene(),\\n  cat))")
+>>> print(root, root.span, root.args[0].args[1].span, sep="\\n")
+exist(select(scene(), cat))
+Span(line=1, column=1, end_line=2, end_column=8)
+Span(line=2, column=3, end_line=2, end_column=6)
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from functools import cache
+from typing import Any, NamedTuple
+
+from lark import Lark
+from lark.lexer import PatternStr
+
+
+class Tok(NamedTuple):
+    """A token with the fields the transformers read (Lark's `Token` has them too)."""
+
+    type: str
+    value: str
+    line: int
+    column: int
+    end_line: int
+    end_column: int
+
+
+class Refused(Exception):
+    """Not a well-formed program of the grammar (Lark's parser will say why)."""
+
+
+_new = tuple.__new__
+
+
+#: The name of any character no terminal matches: every character is in some token.
+_STRAY = "_STRAY"
+#: The most distinct token texts a grammar's lexer remembers the terminal of.
+_KNOWN = 50_000
+
+
+class _Lexer:
+    """A grammar's terminals as one pattern, in the order Lark's lexer tries them, then any other
+    character.  `findall` cuts a text into tokens in C; each token's terminal is the first whose
+    pattern matches all of it (so the one the alternation chose; none of these grammars' patterns
+    looks around), remembered by the token's text."""
+
+    def __init__(self, lark: Lark) -> None:
+        terminals = sorted(lark.terminals, key=lambda t: (-t.priority, -t.pattern.max_width,
+                                                          -len(t.pattern.value), t.name))
+        regexps = [t.pattern.to_regexp() for t in terminals]
+        assert not any(look in r for r in regexps for look in ("(?=", "(?!", "(?<")), regexps
+        pattern = re.compile("|".join([*(f"(?:{r})" for r in regexps), "(?s:.)"]))
+        assert pattern.groups == 0, "findall gives whole tokens only without groups"
+        self.findall = pattern.findall
+        self.terminals = [(t.name, re.compile(r).fullmatch) for t, r in zip(terminals, regexps, strict=True)]
+        self.skipped = frozenset([*lark.ignore_tokens, _STRAY])
+        self.literals = {t.pattern.value: t.name for t in terminals if isinstance(t.pattern, PatternStr)}
+        self.kinds: dict[str, str] = {}
+
+    def kind(self, value: str) -> str:
+        if len(self.kinds) > _KNOWN:
+            self.kinds.clear()
+        kind = self.kinds[value] = next((name for name, fullmatch in self.terminals if fullmatch(value)),
+                                        _STRAY)
+        return kind
+
+
+_lexer = cache(_Lexer)
+
+
+def tokens(lark: Lark, text: str) -> list[Tok]:
+    """The tokens of `text` with Lark's positions, ending in ``$END``; `Refused` where a
+    character matches no terminal."""
+    lexer = _lexer(lark)
+    kinds, kind_of, skipped = lexer.kinds, lexer.kind, lexer.skipped
+    result: list[Tok] = []
+    append = result.append
+    position, line, line_start = 0, 1, 0
+    for value in lexer.findall(text):
+        kind = kinds.get(value) or kind_of(value)
+        end = position + len(value)
+        if kind in skipped:
+            if kind == _STRAY:
+                raise Refused
+            if "\n" in value:
+                line += value.count("\n")
+                line_start = position + value.rfind("\n") + 1
+        else:
+            if "\n" in value:
+                raise Refused  # no terminal of these grammars spans lines
+            append(_new(Tok, (kind, value, line, position - line_start + 1, line, end - line_start + 1)))
+        position = end
+    append(_new(Tok, ("$END", "", line, 0, line, 0)))
+    return result
+
+
+def atom_only(children: list[Any]) -> Any:
+    """The `call` of a grammar without calls (flat): never reached."""
+    raise Refused
+
+
+def reader(lark: Lark, grammar: str) -> Callable[[str], Any]:
+    """The fast reader of a text of `grammar`, building with `lark`'s transformer."""
+    builder: Any = lark.options.transformer
+    literals = _lexer(lark).literals
+    open_, comma, close = literals["("], literals[","], "CLOSE"
+    call_, atom = getattr(builder, "call", atom_only), builder.atom
+
+    def call(toks: list[Tok], i: int) -> tuple[Any, int]:
+        """A call at `i` (a NAME before "("); the node and the index after it."""
+        children: list[Any] = [toks[i]]
+        i += 2
+        if toks[i].type != close:
+            while True:
+                tok = toks[i]
+                if tok.type == "NAME" and toks[i + 1].type == open_:
+                    node, i = call(toks, i)
+                    children.append(node)
+                elif tok.type == "NAME" or tok.type == "STRING":
+                    children.append(atom([tok]))
+                    i += 1
+                else:
+                    raise Refused
+                if toks[i].type != comma:
+                    break
+                i += 1
+        if toks[i].type != close:
+            raise Refused
+        children.append(toks[i])
+        return call_(children), i + 1
+
+    def nested(text: str) -> Any:
+        toks = tokens(lark, text)
+        if toks[0].type != "NAME" or toks[1].type != open_:
+            raise Refused
+        root, i = call(toks, 0)
+        if toks[i].type != "$END":
+            raise Refused
+        return builder.start([root])
+
+    if grammar == "nested":
+        return nested
+
+    if grammar == "code":
+        equal, assign, answer_var = literals["="], builder.assign, builder.answer_var
+
+        def code(text: str) -> Any:
+            toks = tokens(lark, text)
+            statements, i = [], 0
+            while True:
+                tok = toks[i]
+                if tok.type != "NAME":
+                    raise Refused
+                after = toks[i + 1].type
+                if after == equal:
+                    if toks[i + 2].type != "NAME" or toks[i + 3].type != open_:
+                        raise Refused
+                    node, i = call(toks, i + 2)
+                    statements.append(assign([tok, node]))
+                elif after == open_:
+                    node, i = call(toks, i)
+                    statements.append(node)
+                else:
+                    statements.append(answer_var([tok]))
+                    i += 1
+                if toks[i].type == "$END":
+                    return builder.start(statements)
+
+        return code
+
+    if grammar == "flat":
+        dot, ref = literals["."], builder.ref
+
+        def flat(text: str) -> Any:
+            toks = tokens(lark, text)
+            facts, i = [], 0
+            while toks[i].type != "$END":
+                name = toks[i]
+                if name.type != "NAME" or toks[i + 1].type != open_:
+                    raise Refused
+                children: list[Any] = [name]
+                i += 2
+                if toks[i].type != close:
+                    while True:
+                        tok = toks[i]
+                        kind = tok.type
+                        if kind == "INT":
+                            children.append(ref([tok]))
+                        elif kind == "NAME" or kind == "STRING":
+                            children.append(atom([tok]))
+                        else:
+                            raise Refused
+                        i += 1
+                        if toks[i].type != comma:
+                            break
+                        i += 1
+                if toks[i].type != close or toks[i + 1].type != dot:
+                    raise Refused
+                children.append(toks[i])
+                facts.append(builder.fact(children))
+                i += 2
+            return builder.start(facts)
+
+        return flat
+
+    raise KeyError(grammar)
+
+
+def read(grammar: str, text: str) -> Any:
+    """`text` read by the fast reader of one of our grammars (a doctest helper)."""
+    from qlang.syntax import code, flat, nested
+    from qlang.syntax._lark import fast_parser
+
+    builders = {"nested": nested._Builder, "code": code._Builder, "flat": flat._Builder}
+    return reader(fast_parser(grammar, builders[grammar]), grammar)(text)
