@@ -52,3 +52,25 @@ def programs(max_depth: int = 5) -> st.SearchStrategy[Node]:
     """Whole programs: their root yields an answer."""
     return st.tuples(st.sampled_from([Type.BOOL, Type.VALUE]), st.integers(1, max_depth)).flatmap(
         lambda spec: nodes(spec[0], spec[1]))
+
+
+#: characters mutations insert: the punctuation of every syntax, and a few letters and digits
+MUTATION_ALPHABET = "()[],.:=->_ \n\"'%|?\\abcdez019"
+
+
+@st.composite
+def mutated(draw: st.DrawFn, text: str) -> str:
+    """`text` with a few characters deleted, inserted, duplicated or swapped."""
+    for _ in range(draw(st.integers(1, 4))):
+        i = draw(st.integers(0, len(text)))
+        j = draw(st.integers(i, min(len(text), i + 12)))
+        match draw(st.sampled_from(["delete", "insert", "duplicate", "swap"])):
+            case "delete":
+                text = text[:i] + text[j:]
+            case "insert":
+                text = text[:i] + draw(st.text(MUTATION_ALPHABET, max_size=4)) + text[i:]
+            case "duplicate":
+                text = text[:j] + text[i:j] + text[j:]
+            case "swap":
+                text = text[:i] + text[j:] + text[i:j]
+    return text

@@ -31,7 +31,7 @@ from qlang.errors import QlangError, Source, Span
 from qlang.ir import MAX_DEPTH, Lit, Node
 from qlang.syntax import SYNTAXES, _lark, code, flat, gqa, nested
 from tests.conftest import all_questions
-from tests.strategies import programs
+from tests.strategies import MUTATION_ALPHABET, mutated, programs
 
 #: Each Lark reading: syntax name (for printing), grammar, builder.
 READERS: dict[str, tuple[str, str, type[_lark.Builder]]] = {
@@ -41,7 +41,6 @@ READERS: dict[str, tuple[str, str, type[_lark.Builder]]] = {
     "code": ("code", "code", code._Builder),
     "gqa-str": ("gqa-str", "gqa", gqa._StrBuilder),
 }
-_ALPHABET = "()[],.:=->_ \n\"'%|?\\abcdez019"
 
 
 def located(value: Any) -> Any:
@@ -91,21 +90,6 @@ def printed(root: Node, reader: str) -> str | None:
         return None
 
 
-@st.composite
-def mutated(draw: st.DrawFn, text: str) -> str:
-    for _ in range(draw(st.integers(1, 4))):
-        i = draw(st.integers(0, len(text)))
-        j = draw(st.integers(i, min(len(text), i + 12)))
-        match draw(st.sampled_from(["delete", "insert", "duplicate", "swap"])):
-            case "delete":
-                text = text[:i] + text[j:]
-            case "insert":
-                text = text[:i] + draw(st.text(_ALPHABET, max_size=4)) + text[i:]
-            case "duplicate":
-                text = text[:j] + text[i:j] + text[j:]
-            case "swap":
-                text = text[:i] + text[j:] + text[i:j]
-    return text
 
 
 def test_the_fast_parser_is_compiled() -> None:
@@ -141,7 +125,7 @@ def test_mutated_real_programs_read_the_same(data: st.DataObject, real: str, rea
 
 
 @settings(max_examples=400, deadline=None)
-@given(st.text(_ALPHABET, max_size=120) | st.text(max_size=60), st.sampled_from(sorted(READERS)))
+@given(st.text(MUTATION_ALPHABET, max_size=120) | st.text(max_size=60), st.sampled_from(sorted(READERS)))
 def test_token_soup_reads_the_same(text: str, reader: str) -> None:
     assert_same_reading(reader, text)
 

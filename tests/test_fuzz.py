@@ -16,11 +16,11 @@ from qlang.cli import cli
 from qlang.errors import QlangError
 from qlang.syntax import SYNTAXES
 from tests.conftest import DATA, all_questions
+from tests.strategies import MUTATION_ALPHABET, mutated
 
 _REAL = [q["semanticStr"] for q in list(all_questions().values())[:300]]
 _SEEDS = [qlang.convert(text, syntax) for text in _REAL[:100] for syntax in ("flat", "nested", "code")]
 _SEEDS += _REAL[:100]
-_ALPHABET = "()[],.:=->_ \n\"'%|?\\abcdez019"
 
 
 def _survives(text: str, syntax: str | None) -> None:
@@ -33,20 +33,7 @@ def _survives(text: str, syntax: str | None) -> None:
 @st.composite
 def mutants(draw: st.DrawFn) -> str:
     """A real program with a few characters deleted, inserted, duplicated or swapped."""
-    text = draw(st.sampled_from(_SEEDS))
-    for _ in range(draw(st.integers(1, 4))):
-        i = draw(st.integers(0, len(text)))
-        j = draw(st.integers(i, min(len(text), i + 12)))
-        match draw(st.sampled_from(["delete", "insert", "duplicate", "swap"])):
-            case "delete":
-                text = text[:i] + text[j:]
-            case "insert":
-                text = text[:i] + draw(st.text(_ALPHABET, max_size=4)) + text[i:]
-            case "duplicate":
-                text = text[:j] + text[i:j] + text[j:]
-            case "swap":
-                text = text[:i] + text[j:] + text[i:j]
-    return text
+    return draw(mutated(draw(st.sampled_from(_SEEDS))))
 
 
 @settings(max_examples=600, deadline=None)
@@ -62,7 +49,7 @@ def test_random_bytes_never_crash(data: bytes, syntax: str | None) -> None:
 
 
 @settings(max_examples=200, deadline=None)
-@given(st.text(_ALPHABET, max_size=120), st.sampled_from([None, *SYNTAXES]))
+@given(st.text(MUTATION_ALPHABET, max_size=120), st.sampled_from([None, *SYNTAXES]))
 def test_random_token_soup_never_crashes(text: str, syntax: str | None) -> None:
     _survives(text, syntax)
 

@@ -53,28 +53,22 @@ Builder = Transformer[Token, Any]
 
 
 @cache
-def parser(grammar: str, transformer: type[Builder]) -> Lark:
-    """The reference parser: Lark's own, pure Python, positions propagated."""
+def parser(grammar: str, transformer: type[Builder], fast: bool = False) -> Lark:
+    """The reference parser (Lark's own, pure Python, positions propagated), or with `fast` the
+    same grammar and transformer run by lark_cython, no positions propagated."""
+    plugins: dict[str, Any] = {"_plugins": PLUGINS} if fast else {}
     return Lark.open(
         str(resource_dir("grammars") / f"{grammar}.lark"),
         parser="lalr",
         transformer=transformer(),
-        propagate_positions=True,
+        propagate_positions=not fast,
         maybe_placeholders=False,
+        **plugins,
     )
 
 
-@cache
 def fast_parser(grammar: str, transformer: type[Builder]) -> Lark:
-    """The same grammar and transformer, run by lark_cython, no positions propagated."""
-    return Lark.open(
-        str(resource_dir("grammars") / f"{grammar}.lark"),
-        parser="lalr",
-        transformer=transformer(),
-        propagate_positions=False,
-        maybe_placeholders=False,
-        _plugins=PLUGINS,
-    )
+    return parser(grammar, transformer, fast=True)
 
 
 @cache
