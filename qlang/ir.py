@@ -42,10 +42,13 @@ class Node:
     depth: int = field(init=False, repr=False, compare=False)
     #: operations in the tree the DAG unfolds to (what the nested form writes out)
     size: int = field(init=False, repr=False, compare=False)
+    #: the arguments that are operations, in order (kept: every pass walks them)
+    operands: tuple[Node, ...] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "_hash", hash((self.op, self.args)))
-        operands = self.operands
+        operands = tuple(a for a in self.args if isinstance(a, Node))
+        object.__setattr__(self, "operands", operands)
         object.__setattr__(self, "depth", 1 + max((a.depth for a in operands), default=0))
         object.__setattr__(self, "size", 1 + sum(a.size for a in operands))
 
@@ -62,10 +65,6 @@ class Node:
     @property
     def signature(self) -> Signature | None:
         return SIGNATURES.get(self.op)
-
-    @property
-    def operands(self) -> tuple[Node, ...]:
-        return tuple(a for a in self.args if isinstance(a, Node))
 
     @property
     def literals(self) -> tuple[str, ...]:
