@@ -341,11 +341,12 @@ def test_ctrl_c_ends_a_parallel_batch_quietly(tmp_path: Path) -> None:
             for i, c in enumerate(colours)]} for n in range(80)}}
     scene = write(tmp_path / "hard.json", json.dumps(hard))
     questions = write(tmp_path / "q.jsonl", lines(
-        *({"id": i, "program": "all_different(select(scene(), cup), color)"} for i in range(8))))
+        *({"id": i, "program": "all_different(select(scene(), cup), color)"} for i in range(40))))
     solve = subprocess.Popen([*QLANGC, "solve", "--jsonl", "--program", questions, "--scene", scene,
                               "--workers", "2", "--timeout", "60"],
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
-    time.sleep(5)
+    assert solve.stdout is not None
+    assert solve.stdout.readline()  # the workers are answering, and most of the batch is left
     os.killpg(solve.pid, signal.SIGINT)  # what Ctrl-C does: the whole process group
     _, err = solve.communicate(timeout=60)
     assert "Traceback" not in err.decode() and "KeyboardInterrupt" not in err.decode()
