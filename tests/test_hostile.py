@@ -342,9 +342,12 @@ def test_ctrl_c_ends_a_parallel_batch_quietly(tmp_path: Path) -> None:
     scene = write(tmp_path / "hard.json", json.dumps(hard))
     questions = write(tmp_path / "q.jsonl", lines(
         *({"id": i, "program": "all_different(select(scene(), cup), color)"} for i in range(40))))
+    # as from a terminal: a harness started in the background (`make test &`) ignores SIGINT,
+    # and its children would inherit that
     solve = subprocess.Popen([*QLANGC, "solve", "--jsonl", "--program", questions, "--scene", scene,
                               "--workers", "2", "--timeout", "60"],
-                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True,
+                             preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     assert solve.stdout is not None
     assert solve.stdout.readline()  # the workers are answering, and most of the batch is left
     os.killpg(solve.pid, signal.SIGINT)  # what Ctrl-C does: the whole process group
