@@ -26,6 +26,7 @@ from collections.abc import Sequence
 import torch
 
 from qlang.evaluate.programs import score
+from qlang.ir import Node
 from qlang.small import calibrate
 from qlang.small.parser import SmallParser
 from qlang.syntax import gqa
@@ -40,7 +41,7 @@ def dev_pairs() -> list[Pair]:
     return [p for p in pairs if p.split == "dev"]
 
 
-def gold(pair: Pair) -> object:
+def gold(pair: Pair) -> Node:
     return gqa.to_ir(gqa.steps_from_json(pair.record["semantic"]))
 
 
@@ -110,22 +111,16 @@ def cross_check(parser: SmallParser, pairs: Sequence[Pair], fallback_file: str) 
     golds = [gold(p) for p in pairs]
     parsed = parser.parse([p.question for p in pairs])
     right = calibrate.fallback_exact(programs, [p.id for p in pairs], golds)
+    small_right = calibrate.small_exact(parsed, golds)
     halves = [list(range(0, len(pairs), 2)), list(range(1, len(pairs), 2))]
     for name, (fit, held) in {"even -> odd": halves, "odd -> even": halves[::-1]}.items():
         chosen = calibrate.choose(calibrate.curve([parsed[i] for i in fit], [golds[i] for i in fit],
                                                   [right[i] for i in fit]))
         small = [parsed[i].probability >= chosen.threshold for i in held]
-        exact = [calibrate.exact(_printed(parsed[i]), golds[i]) if s else right[i]
+        exact = [small_right[i] if s else right[i]
                  for i, s in zip(held, small, strict=True)]
         print(f"threshold {name}: {chosen.threshold:.4f}; held-out half: small answers "
               f"{sum(small) / len(held):6.1%}, cascade exact {sum(exact) / len(held):6.1%}")
-
-
-def _printed(parsed: object) -> str | None:
-    from qlang.syntax import SYNTAXES
-
-    root = getattr(parsed, "root", None)
-    return None if root is None else SYNTAXES["nested"].print(root)
 
 
 def main() -> None:

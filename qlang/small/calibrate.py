@@ -42,7 +42,7 @@ def exact(program: str | None, gold: Node) -> bool:
 
 def curve(parsed: Sequence[Parsed], golds: Sequence[Node], fallback: Sequence[bool]) -> list[Point]:
     """The cascade at every threshold the dev confidences suggest, highest first."""
-    small = [p.root is not None and equivalent(p.root, g) for p, g in zip(parsed, golds, strict=True)]
+    small = small_exact(parsed, golds)
     order = sorted(range(len(parsed)), key=lambda i: -parsed[i].probability)
     n, points = len(parsed), []
     accepted_right, rejected_right = 0, sum(fallback)
@@ -54,6 +54,11 @@ def curve(parsed: Sequence[Parsed], golds: Sequence[Node], fallback: Sequence[bo
         points.append(Point(parsed[i].probability, k / n, accepted_right / k,
                             (accepted_right + rejected_right) / n))
     return points
+
+
+def small_exact(parsed: Sequence[Parsed], golds: Sequence[Node]) -> list[bool]:
+    """Whether the small parser's program for each question is exact."""
+    return [p.root is not None and equivalent(p.root, g) for p, g in zip(parsed, golds, strict=True)]
 
 
 def choose(points: Sequence[Point], slack: float = 0.005) -> Point:

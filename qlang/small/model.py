@@ -22,7 +22,7 @@ import torch
 from torch import Tensor, nn
 
 from qlang.errors import QlangError, error
-from qlang.small.tokens import PAD, Vocabulary, copy_words
+from qlang.small.tokens import PAD, SPECIAL, Vocabulary, copy_words
 
 WEIGHTS, CONFIG = "model.safetensors", "config.json"
 
@@ -61,7 +61,7 @@ class Seq2Seq(nn.Module):
         self.switch = nn.Linear(2 * h + e, 1)
         self.dropout = nn.Dropout(config.dropout)
         #: the words a program may copy from a question: every literal of the target side
-        self.words = frozenset(t for t in config.target[4:] if not t.endswith("("))
+        self.words = frozenset(t for t in config.target if t not in SPECIAL and not t.endswith("("))
 
     def copy_ids(self, question: str) -> list[int]:
         """Per question token, the target id of the literal it offers (padding: none)."""

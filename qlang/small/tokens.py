@@ -35,7 +35,7 @@ from qlang.ontology import load
 from qlang.signatures import CLOSED_KINDS, SIGNATURES
 
 PAD, BOS, EOS, UNK, PLURAL = "<pad>", "<s>", "</s>", "<unk>", "<pl>"
-_SPECIAL = (PAD, BOS, EOS, UNK)
+SPECIAL = (PAD, BOS, EOS, UNK)
 _WORD = re.compile(r"[a-z0-9]+(?:['-][a-z0-9]+)*|[^\sa-z0-9]")
 
 
@@ -166,7 +166,7 @@ class Vocabulary:
 
     @classmethod
     def of(cls, tokens: Iterable[str]) -> Vocabulary:
-        return cls(tuple(dict.fromkeys((*_SPECIAL, *tokens))))
+        return cls(tuple(dict.fromkeys((*SPECIAL, *tokens))))
 
 
 def source_vocabulary(questions: Iterable[str], min_count: int = 1) -> Vocabulary:
