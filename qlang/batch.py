@@ -11,19 +11,20 @@ from __future__ import annotations
 
 import fcntl
 import json
-import multiprocessing
 import os
-import signal
-from collections import Counter, deque
+import sys
+from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from concurrent.futures import Future, ProcessPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any, TextIO
+from typing import Any, NoReturn, TextIO
+
+import click
 
 from qlang.api import parse
+from qlang.console import fail
 from qlang.errors import Diagnostic, QlangError, Source, error
+from qlang.executors import BatchError, Executor, Local
 from qlang.ir import Node
 from qlang.syntax import SYNTAXES, gqa, load
 
@@ -59,25 +60,14 @@ def internal_error(exc: Exception) -> QlangError:
     return QlangError([Diagnostic("internal", f"internal error: {type(exc).__name__}: {exc}")])
 
 
-def read_records(lines: Iterable[bytes], syntax: str | None = None, start: int = 1) -> Iterator[Record]:
-    """The records of input lines, numbered from `start`."""
-    for number, raw in enumerate(lines, start=start):
-        try:
-            line = raw.decode("utf-8")
-        except UnicodeDecodeError as exc:
-            reason = f"{exc.reason} at byte {exc.start}"
-            yield Record(None, number, error=_bad_line(f"line {number} is not UTF-8 text ({reason})"))
+def read_records(lines: Iterable[tuple[int, bytes]], syntax: str | None = None) -> Iterator[Record]:
+    """The records of numbered input lines (a blank line has none)."""
+    for number, raw in lines:
+        data = _read(number, raw)
+        if data is None:
             continue
-        if not line.strip():
-            continue
-        try:
-            data = json.loads(line)
-        except (json.JSONDecodeError, RecursionError) as exc:
-            reason = exc.msg if isinstance(exc, json.JSONDecodeError) else "nested too deeply"
-            yield Record(None, number, error=_bad_line(f"line {number} is not JSON: {reason}"))
-            continue
-        if not isinstance(data, dict):
-            yield Record(None, number, error=_bad_line(f"line {number} is not a JSON object"))
+        if isinstance(data, QlangError):
+            yield Record(None, number, error=data)
             continue
         record = Record(data.get("id", data.get("question_id")), number, data)
         try:
@@ -87,6 +77,24 @@ def read_records(lines: Iterable[bytes], syntax: str | None = None, start: int =
         except Exception as exc:  # one line's failure must not end the batch
             record.error = internal_error(exc)
         yield record
+
+
+def _read(number: int, raw: bytes) -> dict[str, Any] | QlangError | None:
+    """A line's JSON object, or why it has none; None for a blank line."""
+    try:
+        line = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return _bad_line(f"line {number} is not UTF-8 text ({exc.reason} at byte {exc.start})")
+    if not line.strip():
+        return None
+    try:
+        data = json.loads(line)
+    except (json.JSONDecodeError, RecursionError) as exc:
+        reason = exc.msg if isinstance(exc, json.JSONDecodeError) else "nested too deeply"
+        return _bad_line(f"line {number} is not JSON: {reason}")
+    if not isinstance(data, dict):
+        return _bad_line(f"line {number} is not a JSON object")
+    return data
 
 
 def _program(data: dict[str, Any], syntax: str | None, number: int) -> tuple[Node, Source | None]:
@@ -104,23 +112,21 @@ def write(out: Any, obj: dict[str, object]) -> None:
     out.flush()
 
 
-class BatchError(QlangError):
-    """The batch cannot go on (a worker died, or the output file is not ours); what was written
-    stays, for a resumed run."""
+# ----- answering lines (compile, check) --------------------------------------------------------
 
-
-# ----- answering lines in parallel (compile, check) --------------------------------------------
-
-#: What a batch does with one well-read line: its result object.
+#: What a batch does with one well-read line: its result object.  It travels to Ray actors
+#: pickled (a forked local worker inherits it).
 Handler = Callable[[Record], dict[str, object]]
 
-#: Lines one worker task answers: enough that handing them over costs little next to parsing
-#: them, few enough that results stream out and the cores stay evenly busy.
+#: Lines one task answers: enough that handing them over costs little next to parsing them, few
+#: enough that results stream out and the cores stay evenly busy.
 CHUNK = 200
+#: Numbered input lines, as a task carries them.
+Lines = list[tuple[int, bytes]]
 
 
 def cores() -> int:
-    """The cores this process may run on (the default number of jobs)."""
+    """The cores this process may run on (the default number of local workers)."""
     return len(os.sched_getaffinity(0))
 
 
@@ -136,74 +142,59 @@ def answer(record: Record, handle: Handler) -> dict[str, object]:
         return record.error_json(internal_error(exc))
 
 
-def answer_chunk(lines: Sequence[bytes], handle: Handler, syntax: str | None = None,
-                 start: int = 1) -> tuple[str, bool]:
-    """The result lines of input lines numbered from `start`, as one text, and whether all
-    succeeded."""
-    results, ok = [], True
-    for record in read_records(lines, syntax, start):
-        result = answer(record, handle)
-        ok = ok and "error" not in result and not result.get("errors")
-        results.append(json.dumps(result) + "\n")
-    return "".join(results), ok
+@dataclass(frozen=True, slots=True)
+class Answering:
+    """The job of a `compile`/`check` batch (`qlang.executors`): raw numbered lines in, their
+    result lines out as one text with whether all succeeded, so that the parent only writes."""
+
+    handle: Handler
+    syntax: str | None = None
+
+    def setup(self) -> Callable[[list[Lines]], list[tuple[str, bool]]]:
+        load([self.syntax] if self.syntax else SYNTAXES)
+        return lambda tasks: [self.answer(lines) for lines in tasks]
+
+    def answer(self, lines: Lines) -> tuple[str, bool]:
+        results, ok = [], True
+        for record in read_records(lines, self.syntax):
+            result = answer(record, self.handle)
+            ok = ok and "error" not in result and not result.get("errors")
+            results.append(json.dumps(result) + "\n")
+        return "".join(results), ok
 
 
 def run(lines: Sequence[bytes], handle: Handler, out: TextIO, *, syntax: str | None = None,
-        jobs: int = 1, chunk: int | None = None) -> bool:
-    """Answer every line, results written to `out` in input order, chunk by chunk as they come;
-    True if every line succeeded.  With `jobs` > 1 chunks are answered by that many forked
-    worker processes (`handle` need not pickle: they inherit it), `chunk` (default `CHUNK`) lines
-    a task."""
+        jobs: int = 1, chunk: int | None = None, pending: Pending | None = None,
+        executor: Executor | None = None) -> bool:
+    """Answer every line still `pending`, results written to `out` in input order, task by task
+    as they come; True if every line succeeded.  A task is `chunk` (default `CHUNK`) lines;
+    `executor`: where they are answered (default: `jobs` local worker processes, no more than
+    there are tasks)."""
     chunk = chunk or CHUNK
-    tasks = ((start, lines[start - 1:start - 1 + chunk]) for start in range(1, len(lines) + 1, chunk))
+    todo = _todo(lines, pending or Pending())
+    tasks = [todo[start:start + chunk] for start in range(0, len(todo), chunk)]
+    executor = executor or Local(max(1, min(jobs, len(tasks))))
     ok = True
-    for text, chunk_ok in _answered(tasks, handle, syntax, min(jobs, -(-len(lines) // chunk))):
-        ok = ok and chunk_ok
+    for text, task_ok in executor.map(Answering(handle, syntax), tasks, batch=1):
+        ok = ok and task_ok
         out.write(text)
         out.flush()
     return ok
 
 
-_Task = tuple[int, Sequence[bytes]]
-#: The handler and syntax of the batch being run, set before the workers fork.
-_JOB: tuple[Handler, str | None] | None = None
+def _todo(lines: Sequence[bytes], pending: Pending) -> Lines:
+    """The numbered lines still `pending`; a line is read for its id only when an earlier run
+    has written results."""
+    numbered = list(enumerate(lines, start=1))
+    if not pending.done:
+        return numbered
+    return [(number, raw) for number, raw in numbered if pending(_key(number, raw))]
 
 
-def _answered(tasks: Iterable[_Task], handle: Handler, syntax: str | None,
-              jobs: int) -> Iterator[tuple[str, bool]]:
-    if jobs <= 1:
-        for start, lines in tasks:
-            yield answer_chunk(lines, handle, syntax, start)
-        return
-    global _JOB
-    _JOB = (handle, syntax)
-    load([syntax] if syntax else SYNTAXES)
-    pool = ProcessPoolExecutor(jobs, multiprocessing.get_context("fork"), _quiet_worker)
-    try:
-        window: deque[Future[tuple[str, bool]]] = deque()
-        for task in tasks:
-            window.append(pool.submit(_answer_task, task))
-            if len(window) > 2 * jobs:  # a few tasks ahead per worker, results in input order
-                yield window.popleft().result()
-        while window:
-            yield window.popleft().result()
-    except BrokenProcessPool:
-        raise error(BatchError, "batch", "a worker process died", hint="the results so far are "
-                    "written; run the remaining lines again, or with --jobs 1") from None
-    finally:
-        pool.shutdown(wait=False, cancel_futures=True)
-        _JOB = None
-
-
-def _quiet_worker() -> None:
-    """A worker leaves Ctrl-C to the parent, which ends the pool quietly."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-
-
-def _answer_task(task: _Task) -> tuple[str, bool]:
-    assert _JOB is not None, "workers are forked after the job is set"
-    start, lines = task
-    return answer_chunk(lines, _JOB[0], _JOB[1], start)
+def _key(number: int, raw: bytes) -> str:
+    data = _read(number, raw)
+    line_id = data.get("id", data.get("question_id")) if isinstance(data, dict) else None
+    return resume_key({"id": line_id, "input_line": number})
 
 
 def resume_key(result: dict[str, Any]) -> str:
@@ -269,3 +260,36 @@ def appending(path: str, inputs: str) -> Iterator[tuple[TextIO, Pending]]:
             raise error(BatchError, "batch", f"{path}: another run is writing to it",
                         hint="wait for it to end, or write elsewhere") from None
         yield out, Pending(Counter(key for key, _ in _results(path, resume_key)))
+
+
+# ----- the command line -------------------------------------------------------------------------
+
+output_option = click.option("--output", type=click.Path(dir_okay=False),
+                             help="Batch: append results here, skipping the input lines it already "
+                             "has results for (resumable).")
+
+
+@contextmanager
+def output(path: str | None, inputs: str) -> Iterator[tuple[TextIO, Pending]]:
+    """Where a batch writes its results: the file `path`, resumed (`appending`), or standard
+    output."""
+    if path is None:
+        yield sys.stdout, Pending()
+        return
+    with appending(path, inputs) as opened:
+        yield opened
+
+
+def run_and_exit(work: Callable[[TextIO, Pending], bool], path: str | None, inputs: str) -> NoReturn:
+    """Run a batch command's `work` into its output (`output`) and exit: 0 if every line
+    succeeded, 1 if not or the batch could not go on, 2 if the output file cannot be written."""
+    try:
+        with output(path, inputs) as (out, pending):
+            ok = work(out, pending)
+    except QlangError as exc:
+        fail(exc)
+    except OSError as exc:
+        if path is None:
+            raise  # standard output was closed (`| head`): click ends quietly
+        raise click.UsageError(f"{path}: {exc.strerror}") from None
+    sys.exit(0 if ok else 1)

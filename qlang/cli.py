@@ -7,11 +7,12 @@ source line and a caret), 2 the command was used wrongly.  No input makes it pri
 from __future__ import annotations
 
 import sys
+from dataclasses import dataclass
 from typing import Any, NoReturn
 
 import click
 
-from qlang import api, batch
+from qlang import api, batch, executors
 from qlang.batch import Record
 from qlang.console import fail, read_lines, read_source
 from qlang.errors import Diagnostic, QlangError
@@ -20,56 +21,67 @@ from qlang.signatures import markdown_table
 from qlang.syntax import SYNTAXES, detect
 
 SYNTAX_NAMES = click.Choice(sorted(SYNTAXES))
-#: More jobs than any machine has cores.
-MAX_JOBS = 256
 _from = click.option("--from", "from_", type=SYNTAX_NAMES, help="Input syntax (guessed if omitted).")
 _open = click.option("--open-vocabulary", is_flag=True,
                      help="Report unknown classes, attributes and relations as warnings, not errors.")
 _jsonl = click.option("--jsonl", is_flag=True,
                       help='Batch: each input line is {"id", "program" | "semantic"}; one result line each.')
-_jobs = click.option("--jobs", type=click.IntRange(min=1, max=MAX_JOBS), default=None,
-                     help="Batch: processes answering lines (default: all cores); output keeps input order.")
+_workers = executors.options("Batch: worker processes (default: all cores), or Ray actors with "
+                             "--executor ray (default 1); the output keeps input order.",
+                             default=None, jobs=True)
 _input = click.argument("file", type=click.Path(allow_dash=True, dir_okay=False), default="-")
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="qlang")
 def cli() -> None:
-    """qlang: compile, check and solve GQA question programs."""
+    """qlang: compile, check and solve GQA question programs.
+
+    Batches (compile, check, solve and translate with --jsonl; eval; experiment) run on
+    --executor local (this machine, the default) or ray (a Ray cluster's actors), with
+    --workers of them; with --output a killed batch resumes where it stopped.
+    """
 
 
-def run_batch(file: str, syntax: str | None, handle: batch.Handler, jobs: int | None) -> NoReturn:
-    """Answer every line of a JSON-lines input, in order, on `jobs` cores (default: all); exit 1
-    if any line failed."""
-    try:
-        ok = batch.run(read_lines(file), handle, sys.stdout, syntax=syntax, jobs=jobs or batch.cores())
-    except QlangError as exc:
-        fail(exc)
-    sys.exit(0 if ok else 1)
+def run_batch(file: str, syntax: str | None, handle: batch.Handler, output: str | None,
+              workers: int | None, executor: executors.Executor | None) -> NoReturn:
+    """Answer every line of a JSON-lines input still missing from `output` (default: standard
+    output), in order, on `executor` (default: `workers` local processes, default all cores);
+    exit 1 if any line failed."""
+    lines = read_lines(file)
+    batch.run_and_exit(lambda out, pending: batch.run(
+        lines, handle, out, syntax=syntax, jobs=workers or batch.cores(), pending=pending,
+        executor=executor), output, file)
 
 
 @cli.command()
 @_from
 @click.option("--to", "to", type=SYNTAX_NAMES, required=True, help="Output syntax.")
 @_jsonl
-@_jobs
+@batch.output_option
+@_workers
 @_input
-def compile(from_: str | None, to: str, jsonl: bool, jobs: int | None, file: str) -> None:
+def compile(from_: str | None, to: str, jsonl: bool, output: str | None, workers: int | None,
+            executor: str, address: str | None, file: str) -> None:
     """Convert a program from one syntax to another."""
-    printer = SYNTAXES[to].print
-    _batch_only(jsonl, jobs)
+    runner = executors.from_options(executor, workers, address, batch=jsonl)
     if jsonl:
-        run_batch(file, from_, lambda r: {"id": r.id, "program": printer(canonicalize(_root(r)))}, jobs)
+        run_batch(file, from_, Converting(to), output, workers, runner)
     source = read_source(file)
     try:
-        click.echo(printer(canonicalize(api.parse(source.text, from_, name=source.name))))
+        click.echo(SYNTAXES[to].print(canonicalize(api.parse(source.text, from_, name=source.name))))
     except QlangError as exc:
         fail(exc, source)
 
 
-def _batch_only(jsonl: bool, jobs: int | None) -> None:
-    if jobs is not None and not jsonl:
-        raise click.UsageError("--jobs is for batch mode (--jsonl)")
+@dataclass(frozen=True, slots=True)
+class Converting:
+    """What `compile --jsonl` makes of a line: its program in syntax `to`."""
+
+    to: str
+
+    def __call__(self, record: Record) -> dict[str, object]:
+        return {"id": record.id, "program": SYNTAXES[self.to].print(canonicalize(_root(record)))}
 
 
 def _root(record: Record) -> Any:
@@ -81,13 +93,15 @@ def _root(record: Record) -> Any:
 @_from
 @_open
 @_jsonl
-@_jobs
+@batch.output_option
+@_workers
 @_input
-def check(from_: str | None, open_vocabulary: bool, jsonl: bool, jobs: int | None, file: str) -> None:
+def check(from_: str | None, open_vocabulary: bool, jsonl: bool, output: str | None,
+          workers: int | None, executor: str, address: str | None, file: str) -> None:
     """Check that a program is well formed and well typed (exit 0), else list every error."""
-    _batch_only(jsonl, jobs)
+    runner = executors.from_options(executor, workers, address, batch=jsonl)
     if jsonl:
-        run_batch(file, from_, lambda r: _check_record(r, open_vocabulary), jobs)
+        run_batch(file, from_, Checking(open_vocabulary), output, workers, runner)
     source = read_source(file)
     try:
         root = api.parse(source.text, from_, name=source.name)
@@ -98,12 +112,18 @@ def check(from_: str | None, open_vocabulary: bool, jsonl: bool, jobs: int | Non
         click.echo(warning.render(source), err=True)
 
 
-def _check_record(record: Record, open_vocabulary: bool) -> dict[str, object]:
-    warnings = api.check(_root(record), open_vocabulary=open_vocabulary, source=record.source)
-    result: dict[str, object] = {"id": record.id, "ok": True}
-    if warnings:
-        result["warnings"] = [w.to_json() for w in warnings]
-    return result
+@dataclass(frozen=True, slots=True)
+class Checking:
+    """What `check --jsonl` makes of a line: ok, with the warnings it has."""
+
+    open_vocabulary: bool
+
+    def __call__(self, record: Record) -> dict[str, object]:
+        warnings = api.check(_root(record), open_vocabulary=self.open_vocabulary, source=record.source)
+        result: dict[str, object] = {"id": record.id, "ok": True}
+        if warnings:
+            result["warnings"] = [w.to_json() for w in warnings]
+        return result
 
 
 @cli.command()

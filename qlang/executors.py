@@ -1,21 +1,23 @@
 """Where a batch's work runs: in this machine's worker processes, or on a Ray cluster.
 
-A batch (`solve --jsonl`, `translate --jsonl`) describes its work as a `Job`: a picklable value
-whose `setup()` builds, once per worker, what answering needs (the grounded theory and scenes,
-a loaded translator) and returns a function from a list of items to their results.  An
-`Executor` maps a job over the items and yields every result **in input order**, so the
-caller writes and flushes each line as soon as it is known, from one process: output files,
-resuming (the ids already written are skipped) and exactly-once lines stay the caller's, the
-same for every executor.
+Every batch command (`compile`, `check`, `solve` and `translate --jsonl`, `eval`, `experiment`)
+describes its work as a `Job`: a picklable value whose `setup()` builds what answering needs
+(the grammars; the grounded theory and scenes; a loaded translator) and returns a function from
+a list of items to their results.  An `Executor` maps a job over the items and yields every
+result **in input order**, so the caller writes and flushes each line as soon as it is known,
+from one process: output files, resuming (the ids already written are skipped) and
+exactly-once lines stay the caller's, the same for every executor.
 
-- `Local` (the default, nothing to install): the job in this process, or in forked worker
-  processes that are replaced every `recycle` tasks (clingo's symbol table only grows).
+- `Local` (the default, nothing to install): the job set up once in this process, then run
+  here or in forked worker processes (`Pool`) that inherit it.
 - `Ray`: Ray Data's `map_batches` over an actor pool: each actor runs `setup()` once in its
   constructor, Ray schedules the batches over the cluster's cores, restarts a dead actor and
   retries its batch (`max_restarts` / `max_task_retries`, Ray Data's defaults for actors).
   Needs ``pip install 'qlang[distributed]'``; imported only when used.
 
 >>> list(Local().map(Doubling(), range(5), batch=2))
+[0, 2, 4, 6, 8]
+>>> list(Local(workers=2).map(Doubling(), range(5), batch=2))
 [0, 2, 4, 6, 8]
 """
 
@@ -25,18 +27,21 @@ import logging
 import multiprocessing
 import pickle
 import signal
+import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from itertools import islice
+from multiprocessing.connection import Connection, wait
 from typing import Any, Protocol, TypeVar
 
 import click
+from click.core import ParameterSource
 
-from qlang.batch import BatchError
 from qlang.errors import QlangError, error
 
 T = TypeVar("T")
 R = TypeVar("R")
+F = TypeVar("F", bound=Callable[..., Any])
 
 #: What `setup()` returns: the results of a list of items, one each, in order.
 Answer = Callable[[list[Any]], list[Any]]
@@ -48,8 +53,14 @@ class Job(Protocol[T, R]):
     """The work of a batch, as a value that can travel to another process or machine."""
 
     def setup(self) -> Callable[[list[T]], list[R]]:
-        """Build the worker's state (once per worker) and return its answering function."""
+        """Build what answering needs and return the answering function: once per batch on
+        this machine (forked workers inherit it), once per actor on Ray."""
         ...
+
+
+class BatchError(QlangError):
+    """The batch cannot go on (a worker died, or the output file is not ours); what was written
+    stays, for a resumed run."""
 
 
 class Executor(Protocol):
@@ -79,60 +90,171 @@ def chunks(items: Iterable[T], size: int) -> Iterator[list[T]]:
 
 # ----- local: this process, or forked worker processes ----------------------------------------
 
+#: Tasks handed out ahead of the first unanswered one, per worker: enough that a slow task does not
+#: idle the other workers at once, few enough that the results waiting for it stay small.
+AHEAD = 16
+
+
 @dataclass(frozen=True, slots=True)
 class Local:
-    """This machine.  One worker: the job runs in this process.  More: forked processes (the job
-    is inherited, not pickled), each replaced after `recycle` tasks; a silence of `patience`
-    seconds (a worker died holding a task) ends the batch with a `BatchError`."""
+    """This machine.  The job is set up once, here; with one worker it runs here too, with more
+    in forked worker processes (`Pool`) that inherit it set up, each replaced by a fresh fork
+    after `recycle` tasks.  A task that takes longer than `patience` seconds (a stuck worker)
+    or a worker that dies ends the batch with a `BatchError`."""
 
     workers: int = 1
     recycle: int | None = None
     patience: float | None = None
 
     def map(self, job: Job[T, R], items: Iterable[T], *, batch: int) -> Iterator[R]:
+        answer = job.setup()
         if self.workers == 1:
-            answer = job.setup()
             for chunk in chunks(items, batch):
                 yield from answer(chunk)
             return
-        pool = multiprocessing.get_context("fork").Pool(self.workers, _local_worker, (job,), self.recycle)
+        for results in Pool(answer, self.workers, self.recycle, self.patience).map(chunks(items, batch)):
+            yield from results
+
+
+class Pool:
+    """Forked worker processes answering tasks, one at a time each, results in input order.
+
+    Neither pool of the standard library fits: `multiprocessing.Pool` loses the task of a worker
+    that dies and waits for it forever, `concurrent.futures.ProcessPoolExecutor` can neither
+    replace a forked worker after some tasks nor stop a stuck one.  Here each worker has its own
+    pipe and one task at a time, so the parent knows what each holds: a worker that dies (its
+    pipe closes) or holds a task past `patience` ends the batch at once, and however the batch
+    ends (done, failed, Ctrl-C, its reader gone) every worker is ended with it.
+    """
+
+    def __init__(self, answer: Answer, workers: int, recycle: int | None = None,
+                 patience: float | None = None) -> None:
+        self.answer, self.recycle, self.patience = answer, recycle, patience
+        self.workers: list[_Worker] = []
+        for _ in range(workers):
+            self.workers.append(_Worker(answer, [w.connection for w in self.workers]))
+
+    def map(self, tasks: Iterable[list[Any]]) -> Iterator[list[Any]]:
+        """Each task's results, in input order, as soon as it and those before it are answered."""
+        queue = enumerate(tasks)
+        answered: dict[int, list[Any]] = {}
+        handed = following = 0  # tasks handed out; the next one to yield
         try:
-            for results in watched(pool.imap(_local_answer, chunks(items, batch)), self.patience):
-                yield from results
+            while True:
+                for index, worker in enumerate(self.workers):
+                    if worker.task is None and handed - following < AHEAD * len(self.workers):
+                        if (task := next(queue, None)) is None:
+                            break
+                        self.workers[index] = worker = self._fresh(worker)
+                        worker.give(*task)
+                        handed += 1
+                busy = [worker for worker in self.workers if worker.task is not None]
+                if not busy:
+                    return
+                for worker in self._ready(busy):
+                    index, results = worker.take()
+                    answered[index] = results
+                while following in answered:
+                    yield answered.pop(following)
+                    following += 1
         finally:
-            pool.terminate()  # every result is in, or the pool is stuck
-            pool.join()
+            for worker in self.workers:
+                worker.end()
+
+    def _fresh(self, worker: _Worker) -> _Worker:
+        """The worker, or a fresh fork in its place once it has answered `recycle` tasks
+        (clingo's symbol table only grows)."""
+        if self.recycle is None or worker.answered < self.recycle:
+            return worker
+        worker.end()
+        return _Worker(self.answer, [w.connection for w in self.workers if w is not worker])
+
+    def _ready(self, busy: list[_Worker]) -> list[_Worker]:
+        """The busy workers with an answer (or that died); a silence past `patience` ends the batch."""
+        timeout = None
+        if self.patience is not None:
+            timeout = max(0.0, min(w.since for w in busy) + self.patience - time.monotonic())
+        ready = wait([w.connection for w in busy], timeout)
+        if not ready:
+            raise error(BatchError, "batch", f"a worker has answered nothing for {self.patience:g} s",
+                        hint="the results so far are kept; run again with --output to go on")
+        return [w for w in busy if w.connection in ready]
 
 
-#: the answering function of this worker process
-_ANSWER: Answer | None = None
+class _Worker:
+    """A forked process answering the tasks it is sent over its pipe, one at a time."""
+
+    def __init__(self, answer: Answer, others: list[Connection]) -> None:
+        """`others`: the parent's ends of the other workers' pipes."""
+        self.connection, theirs = _FORK.Pipe()
+        self.process = _FORK.Process(target=_serve, args=(answer, theirs, [*others, self.connection]),
+                                     daemon=True)
+        # no Ctrl-C reaches it before it ignores it: Ctrl-C is the parent's to handle
+        mask = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+        try:
+            self.process.start()
+        finally:
+            signal.pthread_sigmask(signal.SIG_SETMASK, mask)
+        theirs.close()  # the worker's end is the worker's alone: it closes when the worker dies
+        self.answered = 0
+        #: the index of the task it holds, and since when
+        self.task: int | None = None
+        self.since = 0.0
+
+    def give(self, index: int, items: list[Any]) -> None:
+        self.task, self.since = index, time.monotonic()
+        try:
+            self.connection.send(items)
+        except OSError:
+            raise _died() from None
+
+    def take(self) -> tuple[int, list[Any]]:
+        """The index and results of its task (raising what the task raised)."""
+        assert self.task is not None
+        try:
+            results = self.connection.recv()
+        except (EOFError, OSError):
+            raise _died() from None
+        if isinstance(results, BaseException):
+            raise results
+        index, self.task = self.task, None
+        self.answered += 1
+        return index, results
+
+    def end(self) -> None:
+        """Close its pipe (an idle worker then ends by itself) and make sure it has ended."""
+        self.connection.close()
+        if self.task is not None:
+            self.process.kill()
+        self.process.join()
 
 
-def _local_worker(job: Job[Any, Any]) -> None:
-    """A worker leaves Ctrl-C to the parent, which ends the pool quietly."""
-    global _ANSWER
+_FORK = multiprocessing.get_context("fork")
+
+
+def _died() -> QlangError:
+    return error(BatchError, "batch", "a worker process died",
+                 hint="the results so far are kept; run again with --output to go on")
+
+
+def _serve(answer: Answer, connection: Connection, parents: list[Connection]) -> None:
+    """A worker's life: answer tasks until the parent closes the pipe or dies.  It leaves Ctrl-C
+    to the parent, which ends it, and closes its copies of the parent's ends of the pipes, so
+    that the parent's end of its own pipe is the parent's alone (and closes when it dies)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    _ANSWER = job.setup()
-
-
-def _local_answer(items: list[Any]) -> list[Any]:
-    assert _ANSWER is not None, "the worker's initializer sets it"
-    return _ANSWER(items)
-
-
-def watched(results: Any, patience: float | None) -> Iterator[Any]:
-    """The pool's results as they come.  A worker that dies takes its task with it and the pool
-    would wait for it forever, so a silence longer than any task can take ends the batch.
-    (One task at a time: only then does the pool's iterator take a timeout.)"""
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+    for parent in parents:
+        parent.close()
     while True:
         try:
-            yield results.next(patience)
-        except StopIteration:
+            items = connection.recv()
+        except EOFError:
             return
-        except multiprocessing.TimeoutError:
-            raise error(BatchError, "batch", f"no result for {patience:g} s: a worker has probably "
-                        "died", hint="the results so far are kept; run again with --output to go on"
-                        ) from None
+        try:
+            results: list[Any] | Exception = answer(items)
+        except Exception as exc:  # the parent raises it
+            results = exc
+        connection.send(results)
 
 
 # ----- Ray --------------------------------------------------------------------------------------
@@ -215,19 +337,46 @@ def _ray() -> Any:
 
 # ----- the command line -------------------------------------------------------------------------
 
-def options(command: Callable[..., Any]) -> Callable[..., Any]:
-    """`--executor` and `--address`, for a batch command that also has `--workers`."""
-    command = click.option("--address", help="Batch, --executor ray: the cluster, as ray.init "
-                           "takes it (host:port of `ray start --head`, or 'auto'); default: "
-                           "$RAY_ADDRESS, else a Ray instance on this machine.")(command)
-    return click.option("--executor", type=click.Choice(EXECUTORS), default="local", show_default=True,
-                        help="Batch: where the work runs: this machine's worker processes, or Ray "
-                        "actors (--workers of them; pip install 'qlang[distributed]').")(command)
+#: More workers than any machine has cores.
+MAX_WORKERS = 256
+#: The options that only a batch takes (`--output`, the resumable output file, among them).
+BATCH_ONLY = ("output", "workers", "executor", "address")
 
 
-def from_options(name: str, workers: int, address: str | None) -> Ray | None:
-    """The executor the options name; None for the local one, whose settings (recycling,
-    patience) are the batch's own.  Raises click.UsageError for options that do not fit."""
+def options(workers: str, *, default: int | None = 1, jobs: bool = False) -> Callable[[F], F]:
+    """`--workers`, `--executor` and `--address`, for a batch command; `workers`: the help of
+    `--workers`, `default` its default (None: the command's own), `jobs`: also named `--jobs`."""
+    names = ("--workers", "--jobs") if jobs else ("--workers",)
+    attached = (
+        click.option(*names, "workers", type=click.IntRange(min=1, max=MAX_WORKERS), default=default,
+                     show_default=default is not None, help=workers),
+        click.option("--executor", type=click.Choice(EXECUTORS), default="local", show_default=True,
+                     help="Batch: where the work runs: this machine (local), or the actors of a "
+                     "Ray cluster, --workers of them (ray; pip install 'qlang[distributed]')."),
+        click.option("--address", help="Batch, --executor ray: the cluster, as ray.init takes it "
+                     "(host:port of `ray start --head`, or 'auto'); default: $RAY_ADDRESS, else a "
+                     "Ray instance on this machine."),
+    )
+
+    def attach(command: F) -> F:
+        for option in reversed(attached):
+            command = option(command)
+        return command
+
+    return attach
+
+
+def from_options(name: str, workers: int | None, address: str | None, *, batch: bool = True) -> Ray | None:
+    """The executor the options name; None for the local one, whose settings (how many workers,
+    recycling, patience) are the batch's own.  Raises click.UsageError for options that do not
+    fit: a batch's options outside batch mode, `--address` without Ray, Ray not installed."""
+    if not batch:
+        context = click.get_current_context()
+        given = ["/".join(p.opts) for p in context.command.params if p.name in BATCH_ONLY
+                 and context.get_parameter_source(p.name) not in (None, ParameterSource.DEFAULT)]
+        if given:
+            verb = "is" if len(given) == 1 else "are"
+            raise click.UsageError(f"{' and '.join(given)} {verb} for batch mode (--jsonl)")
     if name != "ray":
         if address is not None:
             raise click.UsageError("--address is for --executor ray")
@@ -236,4 +385,4 @@ def from_options(name: str, workers: int, address: str | None) -> Ray | None:
         _ray()
     except QlangError as exc:
         raise click.UsageError(exc.diagnostics[0].message) from None
-    return Ray(address, workers)
+    return Ray(address, workers or 1)

@@ -10,11 +10,13 @@ resumed run must add every missing line exactly once.
 from __future__ import annotations
 
 import json
+import multiprocessing
 import os
 import signal
 import subprocess
 import sys
 import time
+from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -67,6 +69,56 @@ def test_chunks_and_local_map_keep_input_order() -> None:
     assert list(Local(workers=2, recycle=2).map(Doubling(), range(50), batch=3)) == [2 * n for n in range(50)]
 
 
+@dataclass(frozen=True, slots=True)
+class Pids:
+    """A job answering each item with the process that answered it, except item `at`, where the
+    process dies ("exit"), hangs ("hang") or the job raises ("raise")."""
+
+    at: int = -1
+    how: str = ""
+
+    def setup(self) -> Callable[[list[int]], list[int]]:
+        def answer(items: list[int]) -> list[int]:
+            if self.at in items and self.how == "exit":
+                os._exit(9)
+            if self.at in items and self.how == "hang":
+                time.sleep(600)
+            if self.at in items:
+                raise ValueError(f"item {self.at}")
+            return [os.getpid() for _ in items]
+
+        return answer
+
+
+def test_local_workers_are_forks_replaced_after_recycle_tasks() -> None:
+    pids = list(Local(workers=2, recycle=3).map(Pids(), range(30), batch=1))
+    assert os.getpid() not in pids and max(Counter(pids).values()) == 3
+    assert set(Local().map(Pids(), range(5), batch=2)) == {os.getpid()}  # one worker: this process
+
+
+@pytest.mark.parametrize(("how", "patience", "message"), [
+    ("exit", 600, "a worker process died"), ("hang", 1, "a worker has answered nothing for 1 s")])
+def test_a_dead_or_stuck_worker_ends_the_batch_with_what_came_before(
+        how: str, patience: float, message: str) -> None:
+    start, got = time.monotonic(), []
+    with pytest.raises(BatchError, match=message):
+        for pid in Local(workers=2, patience=patience).map(Pids(at=7, how=how), range(40), batch=2):
+            got.append(pid)
+    assert time.monotonic() - start < 60  # at once, or after `patience`
+    assert len(got) in (0, 2, 4, 6)  # the tasks before item 7's, in order
+    assert not multiprocessing.active_children()  # every worker is gone
+
+
+def test_a_failing_job_raises_here_and_a_batch_left_early_ends_its_workers() -> None:
+    with pytest.raises(ValueError, match="item 7"):
+        list(Local(workers=2).map(Pids(at=7, how="raise"), range(40), batch=2))
+    assert not multiprocessing.active_children()
+    results = Local(workers=2).map(Pids(at=1, how="hang"), range(40), batch=1)
+    next(results)
+    results.close()  # the reader is gone (a closed pipe), one worker hangs
+    assert not multiprocessing.active_children()
+
+
 @pytest.fixture(scope="module")
 def local_output(tmp_path_factory: pytest.TempPathFactory) -> tuple[str, Path]:
     """1,004 lines and what the local executor (2 worker processes) writes for them."""
@@ -92,7 +144,7 @@ def test_local_output_is_in_input_order(local_output: tuple[str, Path]) -> None:
 
 def test_executor_options_are_checked() -> None:
     code, _, err = run("solve", "--scene", EMMA, "--executor", "ray", "--program", "-")
-    assert code == 2 and "are for batch mode" in err
+    assert code == 2 and "--executor is for batch mode" in err
     code, _, err = run("solve", "--jsonl", "--scene", EMMA, "--address", "auto")
     assert code == 2 and "--address is for --executor ray" in err
     code, _, err = run("translate", "--jsonl", str(SCENES / "emma_questions.json"), "--workers", "2")
@@ -157,7 +209,7 @@ def test_an_actor_killed_mid_run_loses_and_repeats_nothing(
     cloudpickle.register_pickle_by_value(sys.modules[__name__])  # the actors need not import tests
     lines, expected = local_output
     settings = batch.Settings(SceneLibrary(Source(Path(EMMA).read_text())))
-    tasks = batch._tasks(read_records(Path(lines).read_bytes().split(b"\n")), Pending())
+    tasks = batch._tasks(read_records(enumerate(Path(lines).read_bytes().split(b"\n"), start=1)), Pending())
     flag = tmp_path / "killed"
     job = Dying(batch.Solving(settings), str(flag), at=3)
     results = Ray(workers=2).map(job, tasks, batch=batch.RAY_BATCH)

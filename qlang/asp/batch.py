@@ -24,7 +24,6 @@ from qlang.asp.solve import DEFAULT_LIMITS, Limits, Scene
 from qlang.batch import Pending, Record, internal_error, read_records, resume_key, write
 from qlang.errors import QlangError
 from qlang.executors import Executor, Local
-from qlang.executors import watched as _watched
 
 #: Questions a worker answers before it is replaced by a fresh process.
 RECYCLE = 500
@@ -63,7 +62,7 @@ def run(lines: Iterable[bytes], settings: Settings, out: TextIO, *, syntax: str 
     """Answer every line still `pending`, writing results to `out` in input order; True if every
     line succeeded.  `executor`: where the questions are solved (default: `workers` local
     processes)."""
-    tasks = _tasks(read_records(lines, syntax), pending or Pending())
+    tasks = _tasks(read_records(enumerate(lines, start=1), syntax), pending or Pending())
     if executor is None:
         executor = Local(workers, RECYCLE, settings.limits.timeout + 60)
     batch = LOCAL_BATCH if isinstance(executor, Local) else RAY_BATCH
@@ -76,12 +75,6 @@ def _write(results: Iterable[dict[str, Any]], out: TextIO) -> bool:
         ok = ok and "error" not in result
         write(out, result)
     return ok
-
-
-def watched(results: Any, limits: Limits) -> Iterator[dict[str, Any]]:
-    """The pool's results as they come; a silence longer than any question can take (a worker
-    died holding one) ends the batch (`qlang.executors.watched`)."""
-    return _watched(results, limits.timeout + 60)
 
 
 @dataclass(frozen=True, slots=True)

@@ -9,7 +9,6 @@ only when a command runs.
 from __future__ import annotations
 
 import json
-import sys
 from typing import NoReturn
 
 import click
@@ -20,15 +19,14 @@ from qlang.asp.explain import explain as explain_answer
 from qlang.asp.scene import SceneLibrary
 from qlang.asp.solve import DEFAULT_LIMITS, SEMANTICS, Limits, SolveError
 from qlang.asp.solve import solve as solve_question
-from qlang.batch import appending
+from qlang.batch import output_option, run_and_exit
 from qlang.console import Bounded, fail, read_lines, read_source
 from qlang.errors import QlangError, Source, error
 from qlang.syntax import SYNTAXES
 
 _path = click.Path(allow_dash=True, dir_okay=False)
-#: Bounds of the numeric options: a day per question, far more rules than memory holds, and
-#: more workers than any machine has cores.
-MAX_TIMEOUT, MAX_GROUND, MAX_TOP_K, MAX_WORKERS = 86_400, 10**12, 1000, 256
+#: Bounds of the numeric options: a day per question, far more rules than memory holds.
+MAX_TIMEOUT, MAX_GROUND, MAX_TOP_K = 86_400, 10**12, 1000
 _options = (
     click.option("--program", type=_path, default="-", show_default=True,
                  help="The question program, in any syntax (with --jsonl: a JSON-lines file)."),
@@ -62,21 +60,15 @@ def _common(command: click.decorators.FC) -> click.decorators.FC:
               help="The k best distinct answers instead of the k best models.")
 @click.option("--jsonl", is_flag=True,
               help='Batch: each --program line is {"id", "program" | "semantic", "image_id" | "imageId"}.')
-@click.option("--output", type=click.Path(dir_okay=False),
-              help="Batch: append results here, skipping ids it already has (resumable).")
-@click.option("--workers", type=click.IntRange(min=1, max=MAX_WORKERS), default=1, show_default=True,
-              help="Batch: worker processes (Ray actors with --executor ray).")
-@executors.options
+@output_option
+@executors.options("Batch: worker processes, or Ray actors with --executor ray.")
 def solve(program: str, scene: str, image_id: str | None, from_: str | None, timeout: float,
           max_ground: int, semantics: str, top_k: int, distinct: bool, jsonl: bool,
           output: str | None, workers: int, executor: str, address: str | None) -> None:
     """Answer a question program over a scene: one model a line, best first, as its answer and
     cost, after its rank when --top-k is above 1 (tied models share a rank); --distinct: one
     answer a line."""
-    if not jsonl and (output is not None or workers != 1 or executor != "local" or address):
-        raise click.UsageError("--output and --workers are for batch mode (--jsonl), as are "
-                               "--executor and --address")
-    runner = executors.from_options(executor, workers, address)
+    runner = executors.from_options(executor, workers, address, batch=jsonl)
     limits = Limits(timeout, max_ground)
     scenes = _scenes(scene)
     if jsonl:
@@ -141,19 +133,7 @@ def _question(path: str, syntax: str | None) -> tuple[str, Source]:
 def _batch(path: str, settings: batch.Settings, syntax: str | None, output: str | None,
            workers: int, executor: executors.Executor | None) -> NoReturn:
     lines = read_lines(path)
-    try:
-        if output is None:
-            ok = batch.run(lines, settings, sys.stdout, syntax=syntax, workers=workers, executor=executor)
-        else:
-            with appending(output, path) as (out, pending):
-                ok = batch.run(lines, settings, out, syntax=syntax, workers=workers, pending=pending,
-                               executor=executor)
-    except QlangError as exc:
-        fail(exc)
-    except OSError as exc:
-        if output is None:
-            raise  # standard output was closed (`| head`): click ends quietly
-        raise click.UsageError(f"{output}: {exc.strerror}") from None
-    sys.exit(0 if ok else 1)
+    run_and_exit(lambda out, pending: batch.run(lines, settings, out, syntax=syntax, workers=workers,
+                                                pending=pending, executor=executor), output, path)
 
 

@@ -9,14 +9,14 @@ import json
 import sys
 import time
 from collections.abc import Callable
-from contextlib import nullcontext
 from dataclasses import dataclass, replace
 from typing import Any
 
 import click
 
 from qlang import executors
-from qlang.batch import Pending, appending, internal_error, resume_key, write
+from qlang.batch import internal_error, output_option, resume_key, write
+from qlang.batch import output as batch_output
 from qlang.console import Bounded, fail, read_bytes, read_source
 from qlang.errors import Diagnostic, QlangError, error
 from qlang.syntax import SYNTAXES
@@ -170,13 +170,10 @@ def make_translator(options: dict[str, Any], settings: Settings | None = None, b
 @click.option("--jsonl", "questions_file", type=click.Path(exists=True, dir_okay=False),
               help="Batch: translate every question of a GQA question file (or JSON lines with "
                    "id and question); one result line each.")
-@click.option("--output", type=click.Path(dir_okay=False),
-              help="Batch: append results here, skipping questions it already has (resumable).")
+@output_option
 @click.option("--limit", type=click.IntRange(min=1), help="Batch: only the first N questions.")
-@click.option("--workers", type=click.IntRange(min=1, max=256), default=1, show_default=True,
-              help="Batch, --executor ray: actors, each with its own translator (locally the "
-              "questions are translated in this process).")
-@executors.options
+@executors.options("Batch, --executor ray: actors, each with its own translator (locally the "
+                   "questions are translated in this process).")
 @click.option("--verbose", "-v", is_flag=True, help="Also print the raw output, latency and tokens.")
 def translate(question: str | None, questions_file: str | None, output: str | None,
               limit: int | None, workers: int, executor: str, address: str | None, verbose: bool,
@@ -186,12 +183,10 @@ def translate(question: str | None, questions_file: str | None, output: str | No
         raise click.UsageError("give a QUESTION or --jsonl FILE (not both)")
     if question is not None and not question.strip():
         raise click.UsageError("the QUESTION is empty")
-    if question is not None and (workers != 1 or executor != "local" or address):
-        raise click.UsageError("--workers, --executor and --address are for batch mode (--jsonl)")
+    runner = executors.from_options(executor, workers, address, batch=questions_file is not None)
     if executor == "local" and workers != 1:
         raise click.UsageError("--workers is for --executor ray: locally the questions are "
                                "translated in this process")
-    runner = executors.from_options(executor, workers, address)
     try:
         if questions_file is not None and runner is not None:  # each actor loads its own translator
             sys.exit(0 if run_batch(Translating(options), questions_file, output, limit, runner) else 1)
@@ -281,7 +276,7 @@ def run_batch(translator: Translates | Translating, path: str, output: str | Non
     job = translator if isinstance(translator, Translating) else Translating({}, translator)
     records = read_questions(path, limit)
     ok = True
-    with appending(output, path) if output else nullcontext((sys.stdout, Pending())) as (out, pending):
+    with batch_output(output, path) as (out, pending):
         todo = [r for r in records if pending(resume_key(r))]
         with tqdm(total=len(todo), desc="translate", unit="q", file=sys.stderr, disable=None) as bar:
             for result in (executor or executors.Local()).map(job, todo, batch=CHUNK):
