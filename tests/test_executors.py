@@ -1,10 +1,12 @@
 """Executors (`qlang.executors`): batches on this machine's processes or on Ray, same results.
 
-The Ray tests start one Ray instance on this machine, on the loopback interface only, for the
-whole module (about 5 s), and run `solve --jsonl` on 1,000+ lines built from the real examples
-(the emma questions x 250, and lines that fail) through it: the output file must equal the
-local executor's byte for byte, also after an actor is killed mid-run or the driver is, and a
-resumed run must add every missing line exactly once.
+The local pool's promises are tested directly (input order, recycling, a dead or stuck worker,
+a failing job, a reader that leaves).  The Ray tests start one Ray instance on this machine, on
+the loopback interface only, for the whole module (about 5 s), and run `solve --jsonl` on 1,000+
+lines built from the real examples (the emma questions x 250, and lines that fail) and
+`compile`/`check --jsonl` on the 3,091 real GQA programs (and lines that fail) through it: the
+output file must equal the local executor's byte for byte, also after a worker is killed
+mid-run or the driver is, and a resumed run must add every missing line exactly once.
 """
 
 from __future__ import annotations
@@ -27,10 +29,11 @@ from click.testing import CliRunner
 
 from qlang.asp import batch
 from qlang.asp.scene import SceneLibrary
-from qlang.batch import BatchError, Pending, read_records
+from qlang.batch import Answering, BatchError, Pending, read_records
 from qlang.cli import cli
 from qlang.errors import Source
-from qlang.executors import Doubling, Local, Ray, chunks
+from qlang.executors import Doubling, Job, Local, Ray, chunks
+from tests.conftest import all_questions
 from tests.test_asp_cli import batch_lines
 from tests.test_asp_scene import SCENES, emma_questions
 
@@ -183,7 +186,7 @@ class Dying:
     """A job that kills the process running it once, at its `at`-th batch (the `flag` file
     remembers that it has): an actor lost mid-run, with the batch it held."""
 
-    job: batch.Solving
+    job: Job[Any, Any]
     flag: str
     at: int
 
@@ -267,6 +270,72 @@ def test_translate_on_ray_writes_what_translating_here_writes(ray_instance: str,
                 for line in path.read_text().splitlines()]
 
     assert timeless(here) == timeless(there) and len(timeless(here)) > 4
+
+
+# ----- compile and check -----------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def compiled(tmp_path_factory: pytest.TempPathFactory) -> tuple[str, Path]:
+    """The 3,091 real GQA programs as lines, then lines that fail (bad JSON, a syntax error, not
+    UTF-8), and what `compile --jsonl` writes for them on the local executor (2 processes)."""
+    folder = tmp_path_factory.mktemp("compile")
+    lines = folder / "gqa.jsonl"
+    programs = [json.dumps({"id": qid, "semantic": q["semantic"]}) for qid, q in all_questions().items()]
+    typo = json.dumps({"id": "typo", "program": "exist(select(scene(), cat)"})
+    lines.write_bytes("\n".join([*programs, "not json", typo]).encode() + b"\n\xff\n")
+    output = folder / "local.jsonl"
+    assert compile_into(output, str(lines), "--workers", "2") == 1  # the failing lines
+    assert len(ids(output)) == 3094
+    return str(lines), output
+
+
+def compile_into(output: Path, lines: str, *options: str) -> int:
+    return run("compile", "--jsonl", "--to", "nested", "--output", str(output), *options, lines)[0]
+
+
+def test_compile_and_check_write_the_same_in_one_process_and_in_two(compiled: tuple[str, Path]) -> None:
+    lines, expected = compiled
+    assert run("compile", "--jsonl", "--to", "nested", "--jobs", "1", lines)[1] == expected.read_text()
+    checked = run("check", "--jsonl", "--jobs", "1", lines)
+    assert checked[1].count("\n") == 3094 and run("check", "--jsonl", "--workers", "2", lines) == checked
+
+
+@pytest.mark.ray
+def test_compile_and_check_on_ray_write_what_the_local_executor_writes(
+        ray_instance: str, compiled: tuple[str, Path], tmp_path: Path) -> None:
+    lines, expected = compiled
+    output = tmp_path / "ray.jsonl"
+    assert compile_into(output, lines, "--executor", "ray", "--workers", "2") == 1
+    assert output.read_text() == expected.read_text()
+    assert compile_into(output, lines, "--executor", "ray") == 0  # resumed: nothing left to do
+    assert output.read_text() == expected.read_text()
+    checked = run("check", "--jsonl", "--workers", "2", lines)
+    assert run("check", "--jsonl", "--executor", "ray", "--workers", "2", lines) == checked
+
+
+@pytest.mark.parametrize("executor", ["local", pytest.param("ray", marks=pytest.mark.ray)])
+def test_a_compile_worker_killed_mid_run_loses_and_repeats_nothing(
+        executor: str, compiled: tuple[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        request: pytest.FixtureRequest) -> None:
+    """Locally the batch ends at once with what came before, and a second run resumes it; on Ray
+    the actor is restarted and its task retried, within the run."""
+    if executor == "ray":
+        from ray import cloudpickle
+
+        request.getfixturevalue("ray_instance")
+        cloudpickle.register_pickle_by_value(sys.modules[__name__])  # the actors need not import tests
+    lines, expected = compiled
+    flag, output = tmp_path / "killed", tmp_path / "out.jsonl"
+    monkeypatch.setattr("qlang.batch.Answering", lambda *job: Dying(Answering(*job), str(flag), at=3))
+    code, _, err = run("compile", "--jsonl", "--to", "nested", "--output", str(output), "--executor",
+                       executor, "--workers", "2", lines)
+    assert flag.exists() and int(flag.read_text()) != os.getpid()  # a worker died, not us
+    if executor == "local":
+        assert code == 1 and "a worker process died" in err
+        assert 0 < len(ids(output)) < 3094
+        monkeypatch.undo()
+        assert compile_into(output, lines, "--workers", "2") == 1
+    assert output.read_text() == expected.read_text()
 
 
 def test_a_missing_ray_is_a_usage_error(monkeypatch: pytest.MonkeyPatch) -> None:
