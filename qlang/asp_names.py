@@ -9,6 +9,7 @@ mapping reversible.  Nothing but these two forms is ever emitted, so no word can
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from qlang.errors import UnsupportedOperation, error
 
@@ -17,7 +18,9 @@ _ESCAPES = {"\\": "\\\\", '"': '\\"', "\n": "\\n"}
 _UNESCAPES = {"\\\\": "\\", '\\"': '"', "\\n": "\n"}
 
 
+@lru_cache(maxsize=1 << 16)
 def to_term(word: str) -> str:
+    """The term spelling `word` (remembered: a program's words come from a small vocabulary)."""
     if "\0" in word:
         raise error(UnsupportedOperation, "literal", f"ASP cannot spell {word!r}: it contains NUL")
     candidate = word.replace(" ", "_")
@@ -26,6 +29,7 @@ def to_term(word: str) -> str:
     return '"' + "".join(_ESCAPES.get(c, c) for c in word) + '"'
 
 
+@lru_cache(maxsize=1 << 16)
 def from_term(term: str) -> str:
     if term.startswith('"'):
         return re.sub(r'\\[\\"n]', lambda m: _UNESCAPES[m.group()], term[1:-1])

@@ -9,11 +9,11 @@ carries one or more diagnostics plus the source they point into, and renders the
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 
-@dataclass(frozen=True, slots=True)
-class Span:
-    """A 1-based region of source text."""
+class Span(NamedTuple):
+    """A 1-based region of source text (a named tuple: parsers make one per node and word)."""
 
     line: int
     column: int

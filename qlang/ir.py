@@ -13,7 +13,7 @@ computed once per node, from its operands', so no measure of a program ever recu
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from typing import Final
 
 from qlang.errors import Span
 from qlang.signatures import SIGNATURES, Signature
@@ -23,34 +23,60 @@ from qlang.signatures import SIGNATURES, Signature
 MAX_DEPTH = 200
 
 
-@dataclass(frozen=True, slots=True)
 class Lit:
-    value: str
-    span: Span | None = field(default=None, compare=False, hash=False)
+    """A literal word; equal to another of the same spelling wherever either was written."""
+
+    __slots__ = ("span", "value")
+
+    def __init__(self, value: str, span: Span | None = None) -> None:
+        self.value: Final = value
+        self.span: Final = span
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Lit):
+            return self.value == other.value
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(self.value)
+
+    def __repr__(self) -> str:
+        return f"Lit(value={self.value!r}, span={self.span!r})"
 
     def __str__(self) -> str:
         return self.value
 
 
-@dataclass(frozen=True, slots=True, eq=False)
 class Node:
-    op: str
-    args: tuple[Node | Lit, ...] = ()
-    span: Span | None = field(default=None, compare=False)
-    _hash: int = field(init=False, repr=False, compare=False)
-    #: operations on the longest path to a leaf, this one included
-    depth: int = field(init=False, repr=False, compare=False)
-    #: operations in the tree the DAG unfolds to (what the nested form writes out)
-    size: int = field(init=False, repr=False, compare=False)
-    #: the arguments that are operations, in order (kept: every pass walks them)
-    operands: tuple[Node, ...] = field(init=False, repr=False, compare=False)
+    """An operation applied to arguments.  Immutable (its attributes are `Final`); a plain slotted
+    class rather than a frozen dataclass because every parse and pass builds many, and a frozen
+    dataclass pays a generic `object.__setattr__` per field."""
 
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "_hash", hash((self.op, self.args)))
-        operands = tuple(a for a in self.args if isinstance(a, Node))
-        object.__setattr__(self, "operands", operands)
-        object.__setattr__(self, "depth", 1 + max((a.depth for a in operands), default=0))
-        object.__setattr__(self, "size", 1 + sum(a.size for a in operands))
+    __slots__ = ("_hash", "args", "depth", "op", "operands", "size", "span")
+
+    def __init__(self, op: str, args: tuple[Node | Lit, ...] = (), span: Span | None = None) -> None:
+        self.op: Final = op
+        self.args: Final = args
+        self.span: Final = span
+        operands = tuple([a for a in args if isinstance(a, Node)])
+        #: the arguments that are operations, in order (kept: every pass walks them)
+        self.operands: Final = operands
+        if len(operands) == 1:  # most nodes: a shortcut worth its lines
+            depth, size = operands[0].depth + 1, operands[0].size + 1
+        elif operands:
+            depth, size = 1 + max([a.depth for a in operands]), 1 + sum([a.size for a in operands])
+        else:
+            depth = size = 1
+        #: operations on the longest path to a leaf, this one included
+        self.depth: Final[int] = depth
+        #: operations in the tree the DAG unfolds to (what the nested form writes out)
+        self.size: Final[int] = size
+        self._hash: Final = hash((op, args))
+
+    def __reduce__(self) -> tuple[type[Node], tuple[str, tuple[Node | Lit, ...], Span | None]]:
+        """Pickled as its parts, so that its hash is computed again by the process that
+        unpickles it (string hashes differ between processes)."""
+        return Node, (self.op, self.args, self.span)
 
     def __hash__(self) -> int:
         return self._hash
@@ -61,6 +87,9 @@ class Node:
         if not isinstance(other, Node):
             return NotImplemented
         return _equal(self, other)
+
+    def __repr__(self) -> str:
+        return f"Node(op={self.op!r}, args={self.args!r}, span={self.span!r})"
 
     @property
     def signature(self) -> Signature | None:

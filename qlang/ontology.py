@@ -17,7 +17,7 @@ from __future__ import annotations
 import difflib
 import json
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, cached_property
 from importlib import resources
 from typing import Any
 
@@ -27,6 +27,7 @@ ANY_CATEGORY = "any"
 #: Categories whose values are object classes rather than attribute values.
 CLASS_CATEGORIES = ("name", "class", "place")
 _PRONOUNS = frozenset({"he", "she", "this"})
+_CLOSED = {kind: frozenset(words) for kind, words in CLOSED_KINDS.items()}
 
 
 @dataclass(frozen=True)
@@ -46,14 +47,18 @@ class Ontology:
         if kind is Kind.CLASS:
             return self.classes
         if kind is Kind.ATTR:
-            return frozenset(self.categories)
+            return self.category_names
         if kind is Kind.REL:
             return self.relations
         if kind is Kind.VALUE:
             if category is not None and category in self.admissible:
                 return self.admissible[category]
             return self.values
-        return frozenset(CLOSED_KINDS[kind])
+        return _CLOSED[kind]
+
+    @cached_property
+    def category_names(self) -> frozenset[str]:
+        return frozenset(self.categories)
 
     def ancestors(self, name: str) -> list[str]:
         """The class categories a class belongs to (`table` -> `furniture`), sorted."""

@@ -8,7 +8,7 @@ follow the seed thesis's ASP theory (Appendix 7.2): in the flat form an operatio
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import Enum
 
 
@@ -58,10 +58,11 @@ class Signature:
     symmetric: bool = False
     #: positions (among the literals) of alternatives that form a set: a choice's two options
     alternatives: tuple[int, ...] = ()
+    #: operands and literals together (set from them; every checked node reads it)
+    arity: int = field(init=False)
 
-    @property
-    def arity(self) -> int:
-        return len(self.operands) + len(self.literals)
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "arity", len(self.operands) + len(self.literals))
 
 
 _O, _1, _B, _V = Type.OBJECTS, Type.OBJECT, Type.BOOL, Type.VALUE

@@ -39,39 +39,39 @@ class _Checker:
                                  + [k.value for k in signature.literals]) or "nothing"
             self.report("arity", f"{node.op} takes {signature.arity} argument(s) ({expected}), "
                         f"got {len(node.args)}", node.span)
-        category = None
+        category, operands = None, len(signature.operands)
         for position, arg in enumerate(node.args):
-            if position < len(signature.operands):
+            if position < operands:
                 self.operand(node, position, arg, signature.operands[position])
             elif position < signature.arity:
-                kind = signature.literals[position - len(signature.operands)]
+                kind = signature.literals[position - operands]
                 self.literal(node, position, arg, kind, category)
                 if kind is Kind.ATTR and isinstance(arg, Lit):
                     category = arg.value
         return signature.result
 
     def operand(self, node: Node, position: int, arg: Node | Lit, expected: Type) -> None:
-        where = f"argument {position + 1} of {node.op}"
         if isinstance(arg, Lit):
+            where = _where(node, position)
             self.report("type", f"{where} must be an operation yielding {expected.value}, "
                         f"not the word {shown(arg.value)}", arg.span or node.span)
             return
         actual = self.types.get(arg)
         if actual is not None and not expected.accepts(actual):
             hint = "wrap it in unique(...)" if expected is Type.OBJECT and actual is Type.OBJECTS else None
-            self.report("type", f"{where} must yield {expected.value}, but {arg.op} yields "
+            self.report("type", f"{_where(node, position)} must yield {expected.value}, but {arg.op} yields "
                         f"{actual.value}", arg.span or node.span, hint)
 
     def literal(self, node: Node, position: int, arg: Node | Lit, kind: Kind,
                 category: str | None) -> None:
-        where = f"argument {position + 1} of {node.op}"
         if isinstance(arg, Node):
-            self.report("type", f"{where} must be a {kind.value} word, not an operation",
+            self.report("type", f"{_where(node, position)} must be a {kind.value} word, not an operation",
                         arg.span or node.span)
             return
         vocabulary = self.ontology.vocabulary(kind, category)
         if arg.value in vocabulary:
             return
+        where = _where(node, position)
         if not arg.value.strip() or not arg.value.isprintable():
             self.report("literal", f"{where} must be a non-empty word of printable characters, "
                         f"not {shown(arg.value)}", arg.span or node.span)
@@ -85,6 +85,10 @@ class _Checker:
                   Kind.REL: "relation"}[kind]
         self.report("vocabulary", f"{shown(arg.value)} is not a known {known}", arg.span or node.span,
                     _did_you_mean(suggestions(arg.value, vocabulary)), self.open_vocabulary)
+
+
+def _where(node: Node, position: int) -> str:
+    return f"argument {position + 1} of {node.op}"
 
 
 def _did_you_mean(words: list[str]) -> str | None:

@@ -9,7 +9,7 @@ string, so no program can inject ASP rules.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from qlang.asp_names import to_term
 from qlang.errors import UnsupportedOperation, error
@@ -20,13 +20,14 @@ from qlang.signatures import END
 MAX_UNFOLDED = 10_000
 
 
-@dataclass(frozen=True, slots=True)
-class Fact:
+class Fact(NamedTuple):
+    """A step as a fact: its operation and arguments (step numbers and words)."""
+
     name: str
     args: tuple[int | str, ...]
 
     def __str__(self) -> str:
-        args = ", ".join(str(a) if isinstance(a, int) else to_term(a) for a in self.args)
+        args = ", ".join([str(a) if isinstance(a, int) else to_term(a) for a in self.args])
         return f"{self.name}({args})."
 
 
@@ -38,8 +39,8 @@ def facts(root: Node, *, unfold: bool = False) -> list[Fact]:
     order = postorder(root)
     step = {node: index for index, node in enumerate(order)}
     result = [
-        Fact(node.op, (step[node], *(a.value if isinstance(a, Lit) else step[a] for a in node.args)))
-        for node in order
+        Fact(node.op, (index, *[a.value if isinstance(a, Lit) else step[a] for a in node.args]))
+        for index, node in enumerate(order)
     ]
     result.append(Fact(END, (step[root],)))
     return result

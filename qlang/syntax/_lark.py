@@ -96,10 +96,13 @@ def cython_parse(grammar: str, transformer: type[Builder]) -> Callable[[str], An
 
 
 def span(first: Token, last: Token | None = None) -> Span:
-    """The span of a token, or from one token to another."""
+    """The span of a token, or from one token to another (parsers make one per node and word:
+    built as the tuple it is, without `Span`'s checking constructor)."""
     last = last or first
-    assert first.line and first.column and last.end_line and last.end_column, "positions are on"
-    return Span(first.line, first.column, last.end_line, last.end_column)
+    return _new_tuple(Span, (first.line, first.column, last.end_line, last.end_column))
+
+
+_new_tuple = tuple.__new__
 
 
 def parse(grammar: str, transformer: type[Builder], source: Source) -> Any:
