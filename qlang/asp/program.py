@@ -126,9 +126,9 @@ class Shared:
     parts: tuple[tuple[str, frozenset[str], str], ...]
     #: the predicates that carry the question's number
     indexed: frozenset[str]
-    #: per operation and arity, a part ``fact_<op>_<arity>(k, x1, ..., xn)`` that states
-    #: ``op(k, x1, ..., xn)``: a question's facts are grounded as parameters, since clingo
-    #: prepares every statement it was ever given again at each grounding
+    #: the operations (name, arity) a question's facts may state: ``op(k, x1, ..., xn)`` goes
+    #: straight into clingo's backend (clingo prepares every statement it was ever given again
+    #: at each grounding, so facts are not added as statements)
     facts: frozenset[tuple[str, int]]
 
 
@@ -164,10 +164,6 @@ def shared(semantics: str = "qlang") -> Shared | None:
             parts[frozenset()].append(f"#show {s.name}({xs}) : {s.name}(k,{xs}).")
         else:
             base.append(str(s))
-    for name, arity in sorted(inputs):
-        xs = ", ".join(f"x{i}" for i in range(arity))
-        parts.setdefault(frozenset([name]), []).append(
-            f"#program fact_{name}_{arity}(k, {xs}).\n{name}(k, {xs}).")
     named = tuple((f"question_{'_'.join(sorted(needs))}", needs, "\n".join(texts))
                   for needs, texts in parts.items())
     return Shared("\n".join(base), named, frozenset(indexed), frozenset(inputs))

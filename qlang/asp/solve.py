@@ -346,11 +346,17 @@ class _Asked(Session):
 class _Watchdog:
     """One thread per process that interrupts clingo's search at its deadline.  Searching in
     the calling thread, watched from this one, costs less than clingo's asynchronous solving,
-    which starts a thread per call (a quarter of a small question's search)."""
+    which starts a thread per call.  The thread wakes at the deadline armed, or once a second:
+    arming wakes it only for a deadline before that, so that back-to-back questions do not
+    pay a thread switch each."""
+
+    #: seconds the thread sleeps when nothing closer is armed
+    IDLE = 1.0
 
     def __init__(self) -> None:
         self._changed = threading.Condition()
         self._armed: tuple[clingo.Control, float] | None = None
+        self._wake = 0.0
         self._thread: threading.Thread | None = None
 
     @contextmanager
@@ -361,7 +367,8 @@ class _Watchdog:
                 self._thread = threading.Thread(target=self._watch, name="qlang-deadline", daemon=True)
                 self._thread.start()
             self._armed = (ctl, deadline)
-            self._changed.notify()
+            if deadline < self._wake:
+                self._changed.notify()
         try:
             yield
         finally:
@@ -371,16 +378,12 @@ class _Watchdog:
     def _watch(self) -> None:
         with self._changed:
             while True:
-                if self._armed is None:
-                    self._changed.wait()
-                    continue
-                ctl, deadline = self._armed
-                left = deadline - time.monotonic()
-                if left > 0:
-                    self._changed.wait(left)
-                else:  # harmless if the search has just ended: only a search is interrupted
-                    ctl.interrupt()
+                now = time.monotonic()
+                if self._armed is not None and self._armed[1] <= now:
+                    self._armed[0].interrupt()  # harmless if the search has just ended
                     self._armed = None
+                self._wake = min(self._armed[1], now + self.IDLE) if self._armed else now + self.IDLE
+                self._changed.wait(self._wake - now)
 
 
 _WATCHDOG = _Watchdog()
