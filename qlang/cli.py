@@ -15,8 +15,8 @@ import click
 from qlang import api, batch, executors
 from qlang.batch import Record
 from qlang.console import fail, read_lines, read_source
-from qlang.errors import Diagnostic, QlangError
-from qlang.passes.canonical import canonicalize
+from qlang.errors import Diagnostic, QlangError, Source
+from qlang.ir import Node
 from qlang.signatures import markdown_table
 from qlang.syntax import SYNTAXES, detect
 
@@ -57,31 +57,36 @@ def run_batch(file: str, syntax: str | None, handle: batch.Handler, output: str 
 @cli.command()
 @_from
 @click.option("--to", "to", type=SYNTAX_NAMES, required=True, help="Output syntax.")
+@_open
 @_jsonl
 @batch.output_option
 @_workers
 @_input
-def compile(from_: str | None, to: str, jsonl: bool, output: str | None, workers: int | None,
-            executor: str, address: str | None, file: str) -> None:
-    """Convert a program from one syntax to another."""
+def compile(from_: str | None, to: str, open_vocabulary: bool, jsonl: bool, output: str | None,
+            workers: int | None, executor: str, address: str | None, file: str) -> None:
+    """Convert a checked program from one syntax to another (exit 1 with every error if it is
+    not well formed and well typed)."""
     runner = executors.from_options(executor, workers, address, batch=jsonl)
     if jsonl:
-        run_batch(file, from_, Converting(to), output, workers, runner)
+        run_batch(file, from_, Converting(to, open_vocabulary), output, workers, runner)
     source = read_source(file)
     try:
-        click.echo(SYNTAXES[to].print(canonicalize(api.parse(source.text, from_, name=source.name))))
+        click.echo(SYNTAXES[to].print(_checked(source, from_, open_vocabulary)))
     except QlangError as exc:
         fail(exc, source)
 
 
 @dataclass(frozen=True, slots=True)
 class Converting:
-    """What `compile --jsonl` makes of a line: its program in syntax `to`."""
+    """What `compile --jsonl` makes of a line: its checked program in syntax `to` (printers
+    name equal steps once, so the program need not be canonicalised first)."""
 
     to: str
+    open_vocabulary: bool = False
 
     def __call__(self, record: Record) -> dict[str, object]:
-        return {"id": record.id, "program": SYNTAXES[self.to].print(canonicalize(_root(record)))}
+        warnings = _warnings(record, self.open_vocabulary)
+        return {"id": record.id, "program": SYNTAXES[self.to].print(_root(record)), **warnings}
 
 
 def _root(record: Record) -> Any:
@@ -104,12 +109,18 @@ def check(from_: str | None, open_vocabulary: bool, jsonl: bool, output: str | N
         run_batch(file, from_, Checking(open_vocabulary), output, workers, runner)
     source = read_source(file)
     try:
-        root = api.parse(source.text, from_, name=source.name)
-        warnings = api.check(root, open_vocabulary=open_vocabulary, source=source)
+        _checked(source, from_, open_vocabulary)
     except QlangError as exc:
         fail(exc, source)
-    for warning in warnings:
+
+
+def _checked(source: Source, syntax: str | None, open_vocabulary: bool) -> Node:
+    """The program of a source, parsed and checked, its warnings written to standard error;
+    raises `QlangError` with its errors."""
+    root = api.parse(source.text, syntax, name=source.name)
+    for warning in api.check(root, open_vocabulary=open_vocabulary, source=source):
         click.echo(warning.render(source), err=True)
+    return root
 
 
 @dataclass(frozen=True, slots=True)
@@ -119,11 +130,14 @@ class Checking:
     open_vocabulary: bool
 
     def __call__(self, record: Record) -> dict[str, object]:
-        warnings = api.check(_root(record), open_vocabulary=self.open_vocabulary, source=record.source)
-        result: dict[str, object] = {"id": record.id, "ok": True}
-        if warnings:
-            result["warnings"] = [w.to_json() for w in warnings]
-        return result
+        return {"id": record.id, "ok": True, **_warnings(record, self.open_vocabulary)}
+
+
+def _warnings(record: Record, open_vocabulary: bool) -> dict[str, object]:
+    """The warnings of a line's program, as its result shows them (none: nothing); raises
+    `CheckError` with its errors."""
+    warnings = api.check(_root(record), open_vocabulary=open_vocabulary, source=record.source)
+    return {"warnings": [w.to_json() for w in warnings]} if warnings else {}
 
 
 @cli.command()
