@@ -13,7 +13,7 @@ from qlang.asp_names import from_term, to_term
 from qlang.errors import Source, UnsupportedOperation
 from qlang.ir import Lit, Node, postorder
 from qlang.passes.canonical import canonicalize, equivalent, normalize
-from qlang.signatures import SIGNATURES
+from qlang.signatures import SIGNATURES, Type
 from qlang.syntax import SYNTAXES, gqa
 from tests.strategies import programs
 
@@ -60,6 +60,25 @@ def test_flat_nested_code_cycle_is_identity_up_to_canonicalisation(root: Node) -
         text = qlang.convert(text, target)
     assert text == qlang.SYNTAXES["flat"].print(canonicalize(root))
     assert qlang.parse(text, "flat") == root
+
+
+def unshared(node: Node) -> Node:
+    """The same program with every occurrence of a subtree a node of its own."""
+    return Node(node.op, tuple(unshared(a) if isinstance(a, Node) else Lit(a.value) for a in node.args))
+
+
+@pytest.mark.parametrize("syntax", sorted(SYNTAXES))
+@given(root=programs())
+def test_printing_needs_no_canonical_form(syntax: str, root: Node) -> None:
+    """Printers find equal steps by equality, not identity, so `compile` prints a parsed program
+    as it would print its canonical DAG (here: with a repeated subtree, as `and` makes)."""
+    boolean = root.signature is not None and root.signature.result is Type.BOOL
+    twice = Node("and", (unshared(root), unshared(root))) if boolean else unshared(root)
+    try:
+        expected = SYNTAXES[syntax].print(canonicalize(twice))
+    except UnsupportedOperation:
+        assume(False)
+    assert SYNTAXES[syntax].print(twice) == expected
 
 
 @pytest.mark.parametrize("syntax", [*ASP_SYNTAXES, "gqa-str"])
