@@ -5,17 +5,29 @@ from __future__ import annotations
 import json
 import shlex
 import sys
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
+from qlang import executors
 from qlang.batch import internal_error
 from qlang.console import fail, read_bytes, read_source
 from qlang.errors import QlangError, error, shown
+from qlang.executors import Local
 from qlang.syntax import SYNTAXES
 from qlang.translate.cli import make_translator, read_questions, settings_from, translation_options
 from qlang.translate.examples import normal_question
+
+if TYPE_CHECKING:
+    from qlang.asp.scene import SceneLibrary
+    from qlang.evaluate.answers import Judged
+    from qlang.evaluate.programs import ProgramScore
+
+    #: What `eval` makes of a translation: its score, its judged answers, why it was skipped.
+    Evaluated = tuple[ProgramScore | None, Judged | None, str | None]
 
 _experiment_options = (
     click.option("--questions", "questions_file", type=click.Path(exists=True, dir_okay=False),
@@ -52,6 +64,9 @@ def _experiment(name: str, doc: str, extra: tuple[Any, ...] = ()) -> None:
         from qlang.evaluate import experiments, pipeline, report
 
         specs = options.pop("models", None)
+        workers = options.pop("workers", 1)  # the pipeline experiment has no executor options
+        runner = executors.from_options(options.pop("executor", "local"), workers,
+                                        options.pop("address", None))
         weighted, blind = options.pop("weighted", None), options.pop("blind_weighted", None)
         scenes, only = options.pop("scenes"), options.pop("answerable_only")
         lenient, semantics = options.pop("reader") == "lenient", options.pop("semantics")
@@ -81,7 +96,7 @@ def _experiment(name: str, doc: str, extra: tuple[Any, ...] = ()) -> None:
             build = experiments.EXPERIMENTS[name]
             configs = build(base, list(specs)) if name == "models" else build(base)
             log = experiments.run(configs, questions, Path(out), _factory(options), scenes=library,
-                                  lenient=lenient, semantics=semantics)
+                                  lenient=lenient, semantics=semantics, executor=runner or Local(workers))
         except QlangError as exc:
             fail(exc)
         axes = [axis for axis, _ in configs[0].axes]
@@ -89,6 +104,9 @@ def _experiment(name: str, doc: str, extra: tuple[Any, ...] = ()) -> None:
         click.echo(f"report: {path}")
 
     command.__doc__ = doc
+    if name != "pipeline":  # which translates each question once, in this process
+        command = executors.options("Worker processes, each making its own translators, or Ray "
+                                    "actors with --executor ray.")(command)
     for option in reversed((*_experiment_options, *_judging_options, *extra)):
         command = option(command)
     experiment.command(name)(translation_options(command))
@@ -140,18 +158,19 @@ _experiment("pipeline", "The translator in the whole pipeline: isolated, base, p
 @click.option("--json", "as_json", is_flag=True, help="Print the figures as JSON.")
 @_judging_options[0]
 @_judging_options[1]
+@executors.options("Worker processes scoring and judging the translations, or Ray actors with "
+                   "--executor ray.")
 def evaluate(translations: str, question_files: tuple[str, ...], syntax: str | None,
              scenes: str | None, seen_file: str | None, as_json: bool, reader: str,
-             semantics: str) -> None:
+             semantics: str, workers: int, executor: str, address: str | None) -> None:
     """Evaluate JSON-lines TRANSLATIONS ({"id", "program"}) against gold programs and answers.
 
     strict: the same program; exact: the same up to the order of symmetric operands and of a
     choice's alternatives; execution: the same outcome on a suite of synthetic scenes.
     """
-    from qlang.evaluate.programs import score, summarize
-    from qlang.syntax import detect, gqa
-    from qlang.syntax.lenient import detect as lenient_detect
+    from qlang.evaluate.programs import summarize
 
+    runner = executors.from_options(executor, workers, address)
     gold: dict[str, dict[str, Any]] = {}
     for path in question_files:
         try:
@@ -164,36 +183,70 @@ def evaluate(translations: str, question_files: tuple[str, ...], syntax: str | N
                        "and a 'semantic' program)"))
         gold |= programs
     lines = _translations(translations)
-    known = [r for r in lines if str(r.get("id")) in gold]
+    pairs = [(r, gold[str(r.get("id"))]) for r in lines if str(r.get("id")) in gold]
     seen = _question_texts(seen_file) if seen_file else set()
+    job = Evaluating(syntax, reader == "lenient", semantics, _library(scenes) if scenes else None)
     scores, unseen, judged = [], [], []
-    library = _library(scenes) if scenes else None
-    for record in known:
-        question = gold[str(record["id"])]
+    try:
+        results = list((runner or Local(workers)).map(job, pairs, batch=EVALUATED))
+    except QlangError as exc:
+        fail(exc)
+    for (record, question), (scored, judgement, problem) in zip(pairs, results, strict=True):
+        if scored is not None:
+            scores.append(scored)
+        if judgement is not None:
+            judged.append(judgement)
+        if problem is not None:
+            click.echo(f"{translations}: id {record['id']}: skipped: {problem}", err=True)
+        elif (scored is not None and seen_file
+              and normal_question(str(question.get("question", ""))) not in seen):
+            unseen.append(scored)
+    figures = {"all": summarize(scores)} | ({"verbatim-unseen": summarize(unseen)} if seen_file else {})
+    _print_evaluation(len(lines), figures, _latency([record for record, _ in pairs]), judged, as_json)
+
+
+#: Translations a task of `eval` scores and judges.
+EVALUATED = 16
+
+
+@dataclass(frozen=True, slots=True)
+class Evaluating:
+    """The job of `eval` (`qlang.executors`): (translation, gold question) records in; each one's
+    program score (None where the gold program cannot be read), its judged answers (where
+    `scenes` has its image) and why it was skipped (a failure of qlang's) out."""
+
+    syntax: str | None
+    lenient: bool
+    semantics: str
+    scenes: SceneLibrary | None
+
+    def setup(self) -> Callable[[list[tuple[dict[str, Any], dict[str, Any]]]], list[Evaluated]]:
+        return lambda pairs: [self.evaluate(record, question) for record, question in pairs]
+
+    def evaluate(self, record: dict[str, Any], question: dict[str, Any]) -> Evaluated:
+        from qlang.evaluate.answers import judge
+        from qlang.evaluate.experiments import answered_program
+        from qlang.evaluate.programs import score
+        from qlang.syntax import detect, gqa
+        from qlang.syntax.lenient import detect as lenient_detect
+
         program = record.get("program") if isinstance(record.get("program"), str) else None
         raw = record.get("raw") if isinstance(record.get("raw"), str) else None
-        program_syntax = syntax or (lenient_detect if reader == "lenient" else detect)(program or raw or "")
+        syntax = self.syntax or (lenient_detect if self.lenient else detect)(program or raw or "")
         try:
             gold_root = gqa.to_ir(gqa.steps_from_json(question["semantic"]))
         except QlangError:
-            continue
+            return None, None, None
+        scored = None
         try:
-            scores.append(score(program, program_syntax, gold_root))
-            if library is not None and question.get("imageId") in library.image_ids:
-                from qlang.evaluate.answers import judge
-                from qlang.evaluate.experiments import answered_program
-
-                lenient = reader == "lenient"
-                answered = answered_program(program, raw, program_syntax, lenient)
-                judged.append(judge(str(record["id"]), answered, program_syntax, question, library,
-                                    lenient=lenient, semantics=semantics))
+            scored = score(program, syntax, gold_root)
+            if self.scenes is None or question.get("imageId") not in self.scenes.image_ids:
+                return scored, None, None
+            answered = answered_program(program, raw, syntax, self.lenient)
+            return scored, judge(str(record["id"]), answered, syntax, question, self.scenes,
+                                 lenient=self.lenient, semantics=self.semantics), None
         except Exception as exc:  # one translation's failure must not cost the whole evaluation
-            click.echo(f"{translations}: id {record['id']}: skipped: {internal_error(exc)}", err=True)
-            continue
-        if seen_file and normal_question(str(question.get("question", ""))) not in seen:
-            unseen.append(scores[-1])
-    figures = {"all": summarize(scores)} | ({"verbatim-unseen": summarize(unseen)} if seen_file else {})
-    _print_evaluation(len(lines), figures, _latency(known), judged, as_json)
+            return scored, None, str(internal_error(exc))
 
 
 def _question_texts(path: str) -> set[str]:

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 from qlang.batch import read_log
 from qlang.errors import QlangError, error
 from qlang.evaluate.programs import score
+from qlang.executors import Executor, Local
 from qlang.ir import Node
 from qlang.syntax import gqa
 from qlang.translate.translator import GRAMMAR_SYNTAXES, TRANSLATORS, Settings, Translates
@@ -140,10 +141,12 @@ def log_key(result: dict[str, Any]) -> str:
 
 def run(configs: list[Config], questions: list[Question], out: Path,
         make_translator: Callable[[Config], Translates], progress: bool = True,
-        scenes: SceneLibrary | None = None, lenient: bool = True, semantics: str = "thesis") -> Path:
+        scenes: SceneLibrary | None = None, lenient: bool = True, semantics: str = "thesis",
+        executor: Executor | None = None) -> Path:
     """Translate and score every question under every configuration (and judge its answer
     where `scenes` has its image, as the thesis did unless told otherwise: the program read
-    leniently, the theory's and the oracle's `semantics` the thesis's); returns the log path."""
+    leniently, the theory's and the oracle's `semantics` the thesis's), on `executor` (default:
+    in this process); returns the log path."""
     from tqdm import tqdm
 
     out.mkdir(parents=True, exist_ok=True)
@@ -151,17 +154,40 @@ def run(configs: list[Config], questions: list[Question], out: Path,
     done = read_log(str(log), log_key)
     todo = [(c, q) for c in configs for q in questions
             if log_key({"config": c.label, "id": q.id}) not in done]
-    translators: dict[str, Translates] = {}
+    results = (executor or Local()).map(Experimenting(make_translator, scenes, lenient, semantics),
+                                        todo, batch=1)
     with open(log, "a", encoding="utf-8") as handle:
-        for config, question in tqdm(todo, desc="experiment", unit="q", file=sys.stderr,
-                                     disable=None if progress else True):
-            if config.label not in translators:
-                translators[config.label] = make_translator(config)
-            result = _result(config, question, translators[config.label], scenes, lenient, semantics)
+        for result in tqdm(results, total=len(todo), desc="experiment", unit="q", file=sys.stderr,
+                           disable=None if progress else True):
             handle.write(json.dumps(result) + "\n")
             handle.flush()
             os.fsync(handle.fileno())
     return log
+
+
+@dataclass(frozen=True)
+class Experimenting:
+    """The job of an experiment (`qlang.executors`): (configuration, question) pairs in, their
+    log records out; each worker makes a configuration's translator when it first needs it."""
+
+    make_translator: Callable[[Config], Translates]
+    scenes: SceneLibrary | None
+    lenient: bool
+    semantics: str
+
+    def setup(self) -> Callable[[list[tuple[Config, Question]]], list[dict[str, Any]]]:
+        translators: dict[str, Translates] = {}
+
+        def answer(pairs: list[tuple[Config, Question]]) -> list[dict[str, Any]]:
+            results = []
+            for config, question in pairs:
+                if config.label not in translators:
+                    translators[config.label] = self.make_translator(config)
+                results.append(_result(config, question, translators[config.label], self.scenes,
+                                       self.lenient, self.semantics))
+            return results
+
+        return answer
 
 
 def _result(config: Config, question: Question, translator: Translates,
