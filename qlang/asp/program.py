@@ -106,10 +106,14 @@ def parsed(semantics: str = "qlang") -> Theory:
 def program(question: str, scene: str, semantics: str = "qlang") -> str:
     """The theory cut to the statements that can ground anything with this question and scene.
 
-    Any word of the texts that names an operation keeps its rules (a word in a comment keeps
-    them too, harmlessly), so a scene that brings operation facts of its own is served as well.
+    Any word of the question that names an operation keeps its rules (a word in a comment keeps
+    them too, harmlessly), and so does any operation name followed by "(" in the scene, so that
+    a scene that brings operation facts of its own is served as well.
     """
-    words = (set(_WORD.findall(question)) | set(_WORD.findall(scene))) & INPUTS
+    words = set(_WORD.findall(question)) & INPUTS
+    # a scene brings an operation's facts only as ``name(``: looking for those few strings is
+    # far cheaper than listing every word of a large scene (more than its grounding costs)
+    words |= {name for name in INPUTS if name + "(" in scene}
     theory = parsed(semantics)
     kept = [s for s in theory.statements if s.needs <= words]
     if theory.domain and any(s.reads & _DOMAIN for s in kept if not s.writes & _DOMAIN):
