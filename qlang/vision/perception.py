@@ -5,16 +5,17 @@ models looked at the image."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Protocol
-
-import numpy as np
-import numpy.typing as npt
+from typing import TYPE_CHECKING, Protocol, TypeAlias
 
 from qlang.errors import QlangError, error
 from qlang.evaluate.concepts import Concepts
 
+if TYPE_CHECKING:  # numpy costs every qlangc command 0.15 s to import; only perceivers need it
+    import numpy as np
+    import numpy.typing as npt
+
 #: An RGB image, height × width × 3, uint8.
-Image = npt.NDArray[np.uint8]
+Image: TypeAlias = "npt.NDArray[np.uint8]"
 
 
 class VisionError(QlangError):

@@ -15,7 +15,6 @@ from qlang.errors import error
 from qlang.evaluate.concepts import Concepts, expand, extract, mentioned
 from qlang.ir import Node
 from qlang.vision import weighted
-from qlang.vision.image import read
 from qlang.vision.perception import Perceiver, Perception, Thresholds, VisionError
 
 BACKENDS = ("ssd", "owlvit")
@@ -85,6 +84,8 @@ class Stages:
 def perceive(path: str, concepts: Concepts | None, looker: Perceiver, thresholds: Thresholds,
              stages: Stages) -> tuple[Any, Perception, dict[str, Any]]:
     """Image → perception → validated weighted scene; returns the pixels too, for drawing."""
+    from qlang.vision.image import read  # numpy and the image readers: only when perceiving
+
     with stages.time("read image"):
         image = read(path)
     with stages.time("perceive"):
