@@ -280,16 +280,24 @@ def output(path: str | None, inputs: str) -> Iterator[tuple[TextIO, Pending]]:
         yield opened
 
 
-def run_and_exit(work: Callable[[TextIO, Pending], bool], path: str | None, inputs: str) -> NoReturn:
-    """Run a batch command's `work` into its output (`output`) and exit: 0 if every line
-    succeeded, 1 if not or the batch could not go on, 2 if the output file cannot be written."""
+@contextmanager
+def reported(path: str | None) -> Iterator[None]:
+    """Ends a batch command that fails as every one does: a `QlangError` reported (exit 1), an
+    output file `path` that cannot be written a usage error (exit 2), a closed standard output
+    quietly."""
     try:
-        with output(path, inputs) as (out, pending):
-            ok = work(out, pending)
+        yield
     except QlangError as exc:
         fail(exc)
     except OSError as exc:
         if path is None:
             raise  # standard output was closed (`| head`): click ends quietly
         raise click.UsageError(f"{path}: {exc.strerror}") from None
+
+
+def run_and_exit(work: Callable[[TextIO, Pending], bool], path: str | None, inputs: str) -> NoReturn:
+    """Run a batch command's `work` into its output (`output`) and exit: 0 if every line
+    succeeded, else 1 (or as `reported`)."""
+    with reported(path), output(path, inputs) as (out, pending):
+        ok = work(out, pending)
     sys.exit(0 if ok else 1)

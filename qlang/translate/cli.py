@@ -15,7 +15,7 @@ from typing import Any
 import click
 
 from qlang import executors
-from qlang.batch import internal_error, output_option, resume_key, write
+from qlang.batch import internal_error, output_option, reported, resume_key, write
 from qlang.batch import output as batch_output
 from qlang.console import Bounded, fail, read_bytes, read_source
 from qlang.errors import Diagnostic, QlangError, error
@@ -187,7 +187,7 @@ def translate(question: str | None, questions_file: str | None, output: str | No
     if executor == "local" and workers != 1:
         raise click.UsageError("--workers is for --executor ray: locally the questions are "
                                "translated in this process")
-    try:
+    with reported(output):
         if questions_file is not None and runner is not None:  # each actor loads its own translator
             sys.exit(0 if run_batch(Translating(options), questions_file, output, limit, runner) else 1)
         start = time.perf_counter()
@@ -199,12 +199,6 @@ def translate(question: str | None, questions_file: str | None, output: str | No
             sys.exit(0 if ok else 1)
         assert question is not None
         result = translator.translate(question)
-    except QlangError as exc:
-        fail(exc)
-    except OSError as exc:
-        if output is None:
-            raise  # standard output was closed (`| head`): click ends quietly
-        raise click.UsageError(f"{output}: {exc.strerror}") from None
     if verbose:
         click.echo(json.dumps({k: v for k, v in result.to_json().items() if k != "program"}), err=True)
     if result.error is not None:
