@@ -270,7 +270,7 @@ output_option = click.option("--output", type=click.Path(dir_okay=False),
 
 
 @contextmanager
-def output(path: str | None, inputs: str) -> Iterator[tuple[TextIO, Pending]]:
+def writing(path: str | None, inputs: str) -> Iterator[tuple[TextIO, Pending]]:
     """Where a batch writes its results: the file `path`, resumed (`appending`), or standard
     output."""
     if path is None:
@@ -296,8 +296,8 @@ def reported(path: str | None) -> Iterator[None]:
 
 
 def run_and_exit(work: Callable[[TextIO, Pending], bool], path: str | None, inputs: str) -> NoReturn:
-    """Run a batch command's `work` into its output (`output`) and exit: 0 if every line
+    """Run a batch command's `work` into its output (`writing`) and exit: 0 if every line
     succeeded, else 1 (or as `reported`)."""
-    with reported(path), output(path, inputs) as (out, pending):
+    with reported(path), writing(path, inputs) as (out, pending):
         ok = work(out, pending)
     sys.exit(0 if ok else 1)

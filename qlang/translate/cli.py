@@ -15,8 +15,7 @@ from typing import Any
 import click
 
 from qlang import executors
-from qlang.batch import internal_error, output_option, reported, resume_key, write
-from qlang.batch import output as batch_output
+from qlang.batch import internal_error, output_option, reported, resume_key, write, writing
 from qlang.console import Bounded, fail, read_bytes, read_source
 from qlang.errors import Diagnostic, QlangError, error
 from qlang.syntax import SYNTAXES
@@ -270,7 +269,7 @@ def run_batch(translator: Translates | Translating, path: str, output: str | Non
     job = translator if isinstance(translator, Translating) else Translating({}, translator)
     records = read_questions(path, limit)
     ok = True
-    with batch_output(output, path) as (out, pending):
+    with writing(output, path) as (out, pending):
         todo = [r for r in records if pending(resume_key(r))]
         with tqdm(total=len(todo), desc="translate", unit="q", file=sys.stderr, disable=None) as bar:
             for result in (executor or executors.Local()).map(job, todo, batch=CHUNK):
