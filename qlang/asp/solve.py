@@ -11,6 +11,7 @@ the answers found so far false, so they are distinct and in cost order."""
 
 from __future__ import annotations
 
+import os
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -353,6 +354,11 @@ class _Watchdog:
     IDLE = 1.0
 
     def __init__(self) -> None:
+        self._start()
+        # a forked worker starts afresh: its copy of the lock may have been held by the thread
+        os.register_at_fork(after_in_child=self._start)
+
+    def _start(self) -> None:
         self._changed = threading.Condition()
         self._armed: tuple[clingo.Control, float] | None = None
         self._wake = 0.0
@@ -362,7 +368,7 @@ class _Watchdog:
     def watching(self, ctl: clingo.Control, deadline: float) -> Iterator[None]:
         """Interrupt `ctl` if the block is still running at `deadline` (monotonic seconds)."""
         with self._changed:
-            if self._thread is None or not self._thread.is_alive():  # the first, or after a fork
+            if self._thread is None:
                 self._thread = threading.Thread(target=self._watch, name="qlang-deadline", daemon=True)
                 self._thread.start()
             self._armed = (ctl, deadline)
