@@ -11,8 +11,8 @@ from click.testing import CliRunner
 
 import qlang
 from qlang.cli import cli
-from qlang.translate.backends import Generation, Request, load_backend
-from qlang.translate.backends.vllm_engine import VllmBackend, peft_adapter, vllm_request
+from qlang.translate.backends import Generation, Request, load_backend, vllm_engine
+from qlang.translate.backends.vllm_engine import VllmBackend, byte_level_tokenizer, peft_adapter, vllm_request
 from qlang.translate.examples import load_pool
 from qlang.translate.grammar import generate
 from qlang.translate.models import ADAPTER, hf_directory
@@ -68,6 +68,45 @@ def test_the_shipped_gguf_adapter_becomes_the_peft_adapter_it_was_exported_from(
     config = LoraConfig.from_pretrained(str(folder))
     assert (config.r, config.lora_alpha) == (16, 32)
     assert len(load_file(str(Path(folder) / "adapter_model.safetensors"))) == 420
+
+
+def test_vllm_gets_a_byte_level_decoder_that_llguidance_reads_right(tmp_path, monkeypatch) -> None:
+    """transformers 5.17 (the GPU machine's) writes the GGUF's tokenizer with this decoder: vLLM's
+    guidance backend would see no space in any token, and the grammar refuse every program."""
+    import json
+    import shutil
+
+    import llguidance
+    import llguidance.hf
+    from transformers import AutoTokenizer
+
+    base = hf_directory("smollm2")
+    quirky = tmp_path / "quirky"
+    quirky.mkdir()
+    for name in ("tokenizer.json", "tokenizer_config.json", "config.json"):
+        shutil.copy(base / name, quirky / name)
+    tokenizer = json.loads((base / "tokenizer.json").read_text())
+    tokenizer["decoder"] = {"type": "Sequence", "decoders": [
+        {"type": "ByteFallback"}, {"type": "Fuse"},
+        {"type": "Replace", "pattern": {"String": "\u2581"}, "content": " "},
+        {"type": "ByteLevel", "add_prefix_space": True, "trim_offsets": True, "use_regex": True}]}
+    tokenizer["model"]["byte_fallback"] = True
+    (quirky / "tokenizer.json").write_text(json.dumps(tokenizer))
+    monkeypatch.setattr(vllm_engine, "CACHE", tmp_path / "cache")
+    fixed = byte_level_tokenizer(quirky)
+    assert fixed.parent == tmp_path / "cache" and byte_level_tokenizer(quirky) == fixed  # made once
+    assert byte_level_tokenizer(fixed) == fixed  # a byte-level decoder already: the folder itself
+
+    program = "query(unique(filter(select(scene(), clothing), color, black)), name)"
+    grammar = llguidance.grammar_from("lark", generate("nested", "lark"))
+    accepted = []
+    for folder in (quirky, fixed):
+        hf = AutoTokenizer.from_pretrained(str(folder))
+        ids = hf.encode(program, add_special_tokens=False)
+        matcher = llguidance.LLMatcher(llguidance.hf.from_tokenizer(hf), grammar)
+        accepted.append(matcher.consume_tokens(ids) and matcher.is_accepting())
+        assert hf.decode(ids) == program
+    assert accepted == [False, True]
 
 
 class Batched:

@@ -7,13 +7,17 @@ vLLM structured output: the Lark form of `qlang.translate.grammar`, which vLLM's
 backend (llguidance, the engine qlang uses with llama.cpp) reads as it is.  The base model is
 the bundled GGUF dequantised into a transformers directory (`models.hf_directory`), or any
 transformers directory; a LoRA adapter is a PEFT folder or a GGUF adapter (the shipped one),
-converted once into the project cache (`qlang.train.export.import_lora`).
+converted once into the project cache (`qlang.train.export.import_lora`).  vLLM reads the
+folder's tokenizer with a plain byte-level decoder (`byte_level_tokenizer`), which llguidance
+needs to know the bytes of each token.
 
 The request building is plain data (`vllm_request`), unit-tested without vLLM or a GPU.
 """
 
 from __future__ import annotations
 
+import json
+import shutil
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -72,11 +76,53 @@ def peft_adapter(lora: str, base: Path) -> Path:
     return target
 
 
+def _types(node: Any) -> list[str]:
+    """The component types of a tokenizer.json pre-tokenizer or decoder (a Sequence's members)."""
+    if not isinstance(node, dict):
+        return []
+    parts = node.get("pretokenizers") or node.get("decoders")
+    return [t for part in parts for t in _types(part)] if parts else [node.get("type", "")]
+
+
+def byte_level_tokenizer(directory: Path) -> Path:
+    """The tokenizer folder vLLM is given: `directory`, or once a copy of its tokenizer files
+    (weights left out) in the project cache whose decoder is plain byte-level.
+
+    transformers 5.17 (not 5.23) converts a GGUF's GPT-2 vocabulary (SmolLM2's) to a byte-level
+    BPE tokenizer with a sentencepiece decoder: byte fallback, "▁" for a space, then byte-level.
+    It decodes text the same, but llguidance learns each token's bytes from the decoder, takes
+    such a vocabulary for a sentencepiece one and reads " clothing" as the bytes of "Ġclothing":
+    under the grammar no token would hold a space.  Byte fallback never fires after a byte-level
+    pre-tokenizer (every byte has a token), so the copy tokenizes exactly as the folder does."""
+    path = directory / "tokenizer.json"
+    if not path.exists():
+        return directory
+    tokenizer = json.loads(path.read_text(encoding="utf-8"))
+    byte_level = "ByteLevel" in _types(tokenizer.get("pre_tokenizer"))
+    if not byte_level or _types(tokenizer.get("decoder")) == ["ByteLevel"]:
+        return directory
+    target = CACHE / f"{directory.name}-{int(path.stat().st_mtime)}-tokenizer"
+    if not (target / "tokenizer.json").exists():
+        partial = target.with_name(target.name + ".partial")
+        shutil.rmtree(partial, ignore_errors=True)
+        partial.mkdir(parents=True)
+        for file in directory.iterdir():
+            if file.is_file() and file.suffix not in (".safetensors", ".bin", ".gguf"):
+                shutil.copy(file, partial / file.name)
+        tokenizer["decoder"] = {"type": "ByteLevel", "add_prefix_space": True, "trim_offsets": True,
+                                "use_regex": True}
+        tokenizer["model"]["byte_fallback"] = False
+        (partial / "tokenizer.json").write_text(json.dumps(tokenizer, ensure_ascii=False), encoding="utf-8")
+        partial.rename(target)
+    return target
+
+
 class VllmBackend:
     name = "vllm"
 
     def __init__(self, model: str | None = None, *, lora: str | None = None,
-                 gpu_memory_utilization: float = 0.85, max_model_len: int = 2048) -> None:
+                 gpu_memory_utilization: float = 0.85, max_model_len: int = 2048, **engine: Any) -> None:
+        """`engine`: further arguments of `vllm.LLM` (`enforce_eager=True`, ...)."""
         try:
             import vllm
         except ImportError as exc:
@@ -94,9 +140,11 @@ class VllmBackend:
             self._lora = LoRARequest("qlang", 1, str(adapter))
             options |= {"enable_lora": True, "max_lora_rank": 64}
         try:
-            self.llm: Any = vllm.LLM(model=str(directory), gpu_memory_utilization=gpu_memory_utilization,
+            self.llm: Any = vllm.LLM(model=str(directory), tokenizer=str(byte_level_tokenizer(directory)),
+                                     gpu_memory_utilization=gpu_memory_utilization,
                                      max_model_len=max_model_len, seed=0,
-                                     structured_outputs_config={"backend": STRUCTURED_BACKEND}, **options)
+                                     structured_outputs_config={"backend": STRUCTURED_BACKEND},
+                                     **options, **engine)
         except Exception as exc:  # CUDA, memory, unsupported model: vLLM raises many kinds
             raise backend_error(f"vLLM could not load {directory}: {exc}") from None
 
