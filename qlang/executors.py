@@ -50,7 +50,8 @@ EXECUTORS = ("local", "ray")
 
 
 class Job(Protocol[T, R]):
-    """The work of a batch, as a value that can travel to another process or machine."""
+    """The work of a batch, as a value that can travel to another process or machine.  A job
+    whose workers need GPUs says how many each in a `gpus` attribute (`Ray` asks for them)."""
 
     def setup(self) -> Callable[[list[T]], list[R]]:
         """Build what answering needs and return the answering function: once per batch on
@@ -285,13 +286,22 @@ class Ray:
         context.execution_options.preserve_order = True  # results in input order
         dataset = ray.data.from_items(rows, override_num_blocks=max(1, -(-len(rows) // batch)))
         mapped = dataset.map_batches(_RayWorker, fn_constructor_args=(job,), batch_size=batch,
-                                     batch_format="numpy", num_cpus=self.cpus,
+                                     batch_format="numpy", **self.resources(job),
                                      compute=ray.data.ActorPoolStrategy(size=self.workers))
         try:
             for row in mapped.iter_rows():
                 yield pickle.loads(row["result"])
         except Exception as exc:
             raise _failed(exc) from None
+
+    def resources(self, job: Job[Any, Any]) -> dict[str, float]:
+        """What each actor asks Ray for: `cpus` cores, and the GPUs the job says its workers need
+        (Ray then starts an actor only where one is free, so the actors spread over the GPUs).
+
+        >>> Ray(cpus=2).resources(Doubling())
+        {'num_cpus': 2, 'num_gpus': 0.0}
+        """
+        return {"num_cpus": self.cpus, "num_gpus": float(getattr(job, "gpus", 0))}
 
 
 class SetupFailed(Exception):

@@ -33,6 +33,7 @@ from qlang.batch import Answering, BatchError, Pending, read_records
 from qlang.cli import cli
 from qlang.errors import Source
 from qlang.executors import Doubling, Job, Local, Ray, chunks
+from qlang.translate.cli import Translating
 from tests.conftest import all_questions
 from tests.test_asp_cli import batch_lines
 from tests.test_asp_scene import SCENES, emma_questions
@@ -355,11 +356,17 @@ def evaluation(tmp_path: Path, *options: str) -> tuple[int, str, str]:
                "--scenes", EMMA, "--syntax", "gqa", "--json", *options)
 
 
+#: The experiments run here: the models one with the small parser, and the pipeline one with
+#: it, the scene graphs standing in for the weighted scenes of both kinds.
+MODELS = ("models", "--models", "small")
+PIPELINE = ("pipeline", "--translator", "small", "--weighted", EMMA, "--blind-weighted", EMMA)
+
+
 def experiment(out: Path, *options: str) -> list[dict[str, Any]]:
-    """The log of the models experiment with the small parser over the emma questions, less the
-    seconds each translation took."""
-    code, _, err = run("experiment", "models", "--models", "small", "--questions",
-                       str(SCENES / "emma_questions.json"), "--scenes", EMMA, "--out", str(out), *options)
+    """The log of an experiment over the emma questions and their scenes, less the seconds each
+    translation took."""
+    code, _, err = run("experiment", *options, "--questions", str(SCENES / "emma_questions.json"),
+                       "--scenes", EMMA, "--out", str(out))
     assert code == 0, err
     return [{k: v for k, v in json.loads(line).items() if k != "seconds"}
             for line in (out / "results.jsonl").read_text().splitlines()]
@@ -369,15 +376,30 @@ def test_eval_and_experiment_with_local_workers_match_this_process(tmp_path: Pat
     here = evaluation(tmp_path)
     assert here[0] == 0 and json.loads(here[1])["programs"]["total"] == 9
     assert evaluation(tmp_path, "--workers", "2") == here
-    assert experiment(tmp_path / "here") == experiment(tmp_path / "forked", "--workers", "2")
+    for spec in (MODELS, PIPELINE):
+        assert experiment(tmp_path / spec[0], *spec) == experiment(tmp_path / f"{spec[0]}-forked", *spec,
+                                                                   "--workers", "2")
 
 
 @pytest.mark.ray
 def test_eval_and_experiment_on_ray_match_the_local_executor(ray_instance: str, tmp_path: Path) -> None:
     assert evaluation(tmp_path, "--executor", "ray", "--workers", "2") == evaluation(tmp_path)
-    here = experiment(tmp_path / "here")
+    here = experiment(tmp_path / "here", *MODELS)
     assert len(here) == 9 and sum("answer_correct" in r for r in here) == 4
-    assert experiment(tmp_path / "ray", "--executor", "ray", "--workers", "2") == here
+    assert experiment(tmp_path / "ray", *MODELS, "--executor", "ray", "--workers", "2") == here
+    rows = experiment(tmp_path / "rows", *PIPELINE)  # the 4 questions with a scene, each in 4 rows
+    assert Counter(r["config"] for r in rows) == {"isolated": 4, "base": 4, "pipeline": 4, "blind": 4}
+    assert experiment(tmp_path / "rows-ray", *PIPELINE, "--executor", "ray", "--workers", "2") == rows
+
+
+def test_ray_actors_ask_for_the_gpus_their_job_needs() -> None:
+    """A vLLM engine per actor, on a GPU of its own; the other jobs ask for none (and run on the
+    loopback instance above: `translate` with the small parser asks for 0 GPUs)."""
+    vllm = {"backend": "vllm", "translator": "finetuned"}
+    assert Ray(cpus=2).resources(Translating(vllm)) == {"num_cpus": 2, "num_gpus": 1}
+    assert Ray().resources(Translating(vllm | {"translator": "small"}))["num_gpus"] == 0
+    assert Ray().resources(Translating({"backend": "llama-cpp", "translator": "finetuned"}))["num_gpus"] == 0
+    assert Ray().resources(Doubling())["num_gpus"] == 0
 
 
 def test_a_missing_ray_is_a_usage_error(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -62,7 +62,7 @@ def library(scenes: dict[str, object]) -> SceneLibrary:
 def test_the_rows_of_table_10(tmp_path: Path) -> None:
     scenes = pipeline.Scenes(library(TRUTH), library(WEIGHTED), library(BLIND))
     translator = StandIn()
-    log = pipeline.run(questions_from(QUESTIONS), tmp_path, translator, scenes,  # type: ignore[arg-type]
+    log = pipeline.run(questions_from(QUESTIONS), tmp_path, lambda: translator, scenes,  # type: ignore[arg-type]
                        "nested", progress=False)
     assert translator.asked == [q["question"] for q in QUESTIONS]  # once per question, for all rows
     results = {(r["config"], r["id"]): r for r in map(json.loads, log.read_text().splitlines())}
@@ -86,9 +86,10 @@ def test_the_rows_of_table_10(tmp_path: Path) -> None:
 def test_a_resumed_run_translates_only_what_is_missing(tmp_path: Path) -> None:
     scenes = pipeline.Scenes(library(TRUTH), library(WEIGHTED))
     questions = questions_from(QUESTIONS)
-    pipeline.run(questions[:1], tmp_path, StandIn(), scenes, "nested", progress=False)  # type: ignore[arg-type]
+    pipeline.run(questions[:1], tmp_path, StandIn, scenes, "nested", progress=False)  # type: ignore[arg-type]
     again = StandIn()
-    log = pipeline.run(questions, tmp_path, again, scenes, "nested", progress=False)  # type: ignore[arg-type]
+    log = pipeline.run(questions, tmp_path, lambda: again, scenes, "nested",  # type: ignore[arg-type]
+                       progress=False)
     assert again.asked == ["Is there a table?"]
     assert len(log.read_text().splitlines()) == 6 and (tmp_path / LOG) == log
 

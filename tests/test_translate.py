@@ -99,3 +99,14 @@ def test_ask_translates_checks_and_solves() -> None:
     lines = dict(line.split(":", 1) for line in result.stdout.splitlines() if ":" in line)
     qlang.check(qlang.parse(lines["program"].strip(), "nested"))
     assert "translate" in lines["time"] and "solve" in lines["time"]
+
+
+def test_only_few_shot_translators_read_the_example_pool(monkeypatch, tmp_path) -> None:
+    """finetuned, cascade and small show no examples: they translate where the pool file is not."""
+    monkeypatch.setattr("qlang.translate.examples.DEFAULT_POOL", tmp_path / "absent.json")
+    for translator in ("finetuned", "cascade", "small"):
+        result = CliRunner().invoke(cli, ["translate", "Is the cup red?", "--translator", translator])
+        assert result.exit_code == 0, result.output
+        assert result.stdout == "verify_attr(unique(select(scene(), cup)), color, red)\n"
+    result = CliRunner().invoke(cli, ["translate", "Is the cup red?", "--translator", "fewshot"])
+    assert result.exit_code == 1 and "cannot read the example pool" in result.stderr

@@ -7,6 +7,7 @@ import shlex
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -40,6 +41,8 @@ _experiment_options = (
                       "answer (top-1/3/5, each generosity), raw and against the oracle."),
     click.option("--answerable-only", is_flag=True,
                  help="Only the questions the oracle answers over --scenes (thesis §3.4)."),
+    executors.options("Worker processes, each making its own translators, or Ray actors with "
+                      "--executor ray."),
 )
 #: How answers are judged, as the thesis did by default (shared by the experiments and eval).
 _judging_options = (
@@ -64,9 +67,8 @@ def _experiment(name: str, doc: str, extra: tuple[Any, ...] = ()) -> None:
         from qlang.evaluate import experiments, pipeline, report
 
         specs = options.pop("models", None)
-        workers = options.pop("workers", 1)  # the pipeline experiment has no executor options
-        runner = executors.from_options(options.pop("executor", "local"), workers,
-                                        options.pop("address", None))
+        workers = options.pop("workers")
+        runner = executors.from_options(options.pop("executor"), workers, options.pop("address"))
         weighted, blind = options.pop("weighted", None), options.pop("blind_weighted", None)
         scenes, only = options.pop("scenes"), options.pop("answerable_only")
         lenient, semantics = options.pop("reader") == "lenient", options.pop("semantics")
@@ -88,9 +90,9 @@ def _experiment(name: str, doc: str, extra: tuple[Any, ...] = ()) -> None:
             if name == "pipeline":
                 assert library is not None  # --scenes: checked above
                 found = pipeline.Scenes(library, _library(weighted), _library(blind) if blind else None)
-                translator = _factory(options)(experiments.Config("translation", base))
-                log = pipeline.run(questions, Path(out), translator, found, base.syntax,
-                                   lenient=lenient, semantics=semantics)
+                translator = partial(_factory(options), experiments.Config("translation", base))
+                log = pipeline.run(questions, Path(out), translator, found, base.syntax, lenient=lenient,
+                                   semantics=semantics, executor=runner or Local(workers))
                 click.echo(f"report: {pipeline.write(Path(out), log, command_line)}")
                 return
             build = experiments.EXPERIMENTS[name]
@@ -104,9 +106,6 @@ def _experiment(name: str, doc: str, extra: tuple[Any, ...] = ()) -> None:
         click.echo(f"report: {path}")
 
     command.__doc__ = doc
-    if name != "pipeline":  # which translates each question once, in this process
-        command = executors.options("Worker processes, each making its own translators, or Ray "
-                                    "actors with --executor ray.")(command)
     for option in reversed((*_experiment_options, *_judging_options, *extra)):
         command = option(command)
     experiment.command(name)(translation_options(command))

@@ -147,8 +147,6 @@ def run(configs: list[Config], questions: list[Question], out: Path,
     where `scenes` has its image, as the thesis did unless told otherwise: the program read
     leniently, the theory's and the oracle's `semantics` the thesis's), on `executor` (default:
     in this process); returns the log path."""
-    from tqdm import tqdm
-
     out.mkdir(parents=True, exist_ok=True)
     log = out / LOG
     done = read_log(str(log), log_key)
@@ -156,13 +154,21 @@ def run(configs: list[Config], questions: list[Question], out: Path,
             if log_key({"config": c.label, "id": q.id}) not in done]
     results = (executor or Local()).map(Experimenting(make_translator, scenes, lenient, semantics),
                                         todo, batch=1)
+    logged(log, results, len(todo), "experiment", progress)
+    return log
+
+
+def logged(log: Path, results: Iterable[dict[str, Any]], total: int, what: str, progress: bool) -> None:
+    """Append each result to the log as soon as it is known, flushed to disk: a killed run keeps
+    every line it wrote, and the next one goes on after them."""
+    from tqdm import tqdm
+
     with open(log, "a", encoding="utf-8") as handle:
-        for result in tqdm(results, total=len(todo), desc="experiment", unit="q", file=sys.stderr,
+        for result in tqdm(results, total=total, desc=what, unit="q", file=sys.stderr,
                            disable=None if progress else True):
             handle.write(json.dumps(result) + "\n")
             handle.flush()
             os.fsync(handle.fileno())
-    return log
 
 
 @dataclass(frozen=True)

@@ -20,17 +20,18 @@ purpose suggests: how much of the base pipeline's success survives translation.
 from __future__ import annotations
 
 import json
-import os
-import sys
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
+from functools import cache
+from itertools import chain
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from qlang.batch import read_log
 from qlang.evaluate.answers import LEVELS, TOP_K, judge
-from qlang.evaluate.experiments import LOG, Question, answered_program, log_key
-from qlang.translate.translator import Translation, Translator
+from qlang.evaluate.experiments import LOG, Question, answered_program, log_key, logged
+from qlang.executors import Executor, Local
+from qlang.translate.translator import Translates, Translation
 
 if TYPE_CHECKING:
     from qlang.asp.scene import SceneLibrary
@@ -48,27 +49,49 @@ class Scenes:
     blind: SceneLibrary | None = None
 
 
-def run(questions: list[Question], out: Path, translator: Translator, scenes: Scenes, syntax: str,
-        *, lenient: bool = True, semantics: str = "thesis", progress: bool = True) -> Path:
+def run(questions: list[Question], out: Path, make_translator: Callable[[], Translates], scenes: Scenes,
+        syntax: str, *, lenient: bool = True, semantics: str = "thesis", progress: bool = True,
+        executor: Executor | None = None) -> Path:
     """Translate each question once and judge every row it has scenes for, one log line per
-    (row, question), resuming what the log already has; returns the log path."""
-    from tqdm import tqdm
-
+    (row, question), resuming what the log already has, on `executor` (default: in this
+    process); returns the log path."""
     out.mkdir(parents=True, exist_ok=True)
     log = out / LOG
     done = read_log(str(log), log_key)
     kept = [q for q in questions if q.record.get("imageId") in scenes.truth.image_ids]
-    with open(log, "a", encoding="utf-8") as handle:
-        for question in tqdm(kept, desc="pipeline", unit="q", file=sys.stderr,
-                             disable=None if progress else True):
-            rows = [row for row in _rows(question, scenes)
-                    if log_key({"config": row, "id": question.id}) not in done]
-            translation = translator.translate(question.text) if set(rows) - {"base"} else None
-            for record in _judged(question, rows, translation, scenes, syntax, lenient, semantics):
-                handle.write(json.dumps(record) + "\n")
-                handle.flush()
-                os.fsync(handle.fileno())
+    missing = [(q, [row for row in _rows(q, scenes) if log_key({"config": row, "id": q.id}) not in done])
+               for q in kept]
+    todo = [(question, rows) for question, rows in missing if rows]
+    job = Judging(make_translator, scenes, syntax, lenient, semantics)
+    results = (executor or Local()).map(job, todo, batch=1)
+    logged(log, chain.from_iterable(results), sum(len(rows) for _, rows in todo), "pipeline", progress)
     return log
+
+
+@dataclass(frozen=True)
+class Judging:
+    """The job of the pipeline experiment (`qlang.executors`): (question, its rows not yet
+    logged) pairs in, the rows' log records out; each worker makes the translator when it first
+    needs it (a question with only its base row left needs none)."""
+
+    make_translator: Callable[[], Translates]
+    scenes: Scenes
+    syntax: str
+    lenient: bool
+    semantics: str
+
+    def setup(self) -> Callable[[list[tuple[Question, list[str]]]], list[list[dict[str, Any]]]]:
+        translator = cache(self.make_translator)
+
+        def answer(pairs: list[tuple[Question, list[str]]]) -> list[list[dict[str, Any]]]:
+            results = []
+            for question, rows in pairs:
+                translation = translator().translate(question.text) if set(rows) - {"base"} else None
+                results.append(list(_judged(question, rows, translation, self.scenes, self.syntax,
+                                            self.lenient, self.semantics)))
+            return results
+
+        return answer
 
 
 def _rows(question: Question, scenes: Scenes) -> list[str]:

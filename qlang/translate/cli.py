@@ -145,9 +145,11 @@ def make_translator(options: dict[str, Any], settings: Settings | None = None, b
         return cache[key]
 
     def llm(kind: str) -> Translator:
-        from qlang.translate.examples import load_pool
+        from qlang.translate.examples import Example, load_pool
 
-        pool = once(("pool", options["pool"]), lambda: load_pool(options["pool"]))
+        pool: list[Example] = []  # only few-shot prompts show examples: the others need no pool file
+        if kind == "fewshot":
+            pool = once(("pool", options["pool"]), lambda: load_pool(options["pool"]))
         loaded_backend = once((backend, model, kind), lambda: backend_from(options, backend, model, kind))
         return Translator(loaded_backend, pool, replace(settings, translator=kind))
 
@@ -254,6 +256,12 @@ class Translating:
 
     options: dict[str, Any]
     translator: Translates | None = None
+
+    @property
+    def gpus(self) -> float:
+        """One GPU per worker where it runs a vLLM engine (all but the small parser do)."""
+        vllm = self.options.get("backend") == "vllm" and translator_kind(self.options) != "small"
+        return 1.0 if vllm else 0.0
 
     def setup(self) -> Callable[[list[dict[str, Any]]], list[dict[str, Any]]]:
         translator = self.translator or make_translator(self.options)
