@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from qlang.translate.backends import Generation, Request, backend_error
-from qlang.translate.backends.guidance import GrammarMask
+from qlang.translate.backends.guidance import Grammars
 
 
 class TransformersBackend:
@@ -31,14 +31,14 @@ class TransformersBackend:
         self.lm: Any = auto.AutoModelForCausalLM.from_pretrained(model, local_files_only=True)
         self.lm.to(device).eval()
         self.device = device
-        self._guidance_tokenizer: Any = None
+        self._guidance: Grammars | None = None
 
-    def _lltokenizer(self) -> Any:
-        if self._guidance_tokenizer is None:
+    def _grammars(self) -> Grammars:
+        if self._guidance is None:
             import llguidance.hf
 
-            self._guidance_tokenizer = llguidance.hf.from_tokenizer(self.tokenizer)
-        return self._guidance_tokenizer
+            self._guidance = Grammars(llguidance.hf.from_tokenizer(self.tokenizer))
+        return self._guidance
 
     def _prompt(self, request: Request) -> str:
         if request.chat and self.tokenizer.chat_template:
@@ -50,7 +50,7 @@ class TransformersBackend:
 
     def generate(self, request: Request) -> Generation:
         inputs = self.tokenizer(self._prompt(request), return_tensors="pt").to(self.device)
-        processors = [] if request.lark is None else [GrammarMask(self._lltokenizer(), request.lark)]
+        processors = [] if request.lark is None else [self._grammars().mask(request.lark)]
         start = time.perf_counter()
         with self._torch.no_grad():
             output = self.lm.generate(

@@ -1,7 +1,7 @@
 """llama.cpp through llama-cpp-python: local GGUF models, on the CPU or offloaded to a GPU.
 
-Grammars are GBNF (llama.cpp's own engine, compiled once per grammar text) or Lark (the
-llguidance engine, as a logits processor).  Prompts sharing a prefix with the previous
+Grammars are GBNF (llama.cpp's own engine) or Lark (the llguidance engine, as a logits
+processor), either compiled once per grammar text.  Prompts sharing a prefix with the previous
 one (the system prompt, common examples) reuse llama.cpp's KV cache.
 
 Chat prompts are rendered here rather than by `create_chat_completion`, for two reasons.  A
@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from qlang.translate.backends import Generation, Request, backend_error
-from qlang.translate.backends.guidance import GrammarMask
+from qlang.translate.backends.guidance import Grammars
 from qlang.translate.models import gguf_path
 from qlang.translate.prompts import CHAT_TEMPLATES
 
@@ -107,7 +107,7 @@ class LlamaCppBackend:
         self.repetition = repetition
         self._chat = self._chat_formatter()
         self._grammars: dict[str, Any] = {}
-        self._guidance_tokenizer: Any = None
+        self._guidance: Grammars | None = None
 
     def _chat_formatter(self) -> Callable[[Messages], str] | None:
         metadata = self.llm.metadata
@@ -138,14 +138,14 @@ class LlamaCppBackend:
         """llguidance's mask for the Lark grammar, if the request asks for that engine."""
         if lark is None:
             return None
-        if self._guidance_tokenizer is None:
+        if self._guidance is None:
             import llguidance.llamacpp
 
             with warnings.catch_warnings():  # it calls a llama.cpp function deprecated in 0.3.x
                 warnings.simplefilter("ignore", DeprecationWarning)
-                self._guidance_tokenizer = llguidance.llamacpp.lltokenizer_from_vocab(
-                    self._llama_cpp.llama_model_get_vocab(self.llm.model))
-        return self._llama_cpp.LogitsProcessorList([GrammarMask(self._guidance_tokenizer, lark)])
+                self._guidance = Grammars(llguidance.llamacpp.lltokenizer_from_vocab(
+                    self._llama_cpp.llama_model_get_vocab(self.llm.model)))
+        return self._llama_cpp.LogitsProcessorList([self._guidance.mask(lark)])
 
     def _stop(self, prompt_length: int) -> Any:
         """Stops on `repetition` in the generated tokens (llama.cpp passes the prompt's too)."""
