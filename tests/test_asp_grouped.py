@@ -11,6 +11,7 @@ k cuts a tie, each path shows some of the tied models, always models of that tie
 from __future__ import annotations
 
 import json
+import time
 from collections import Counter
 from typing import Any
 
@@ -21,7 +22,7 @@ from hypothesis import strategies as st
 import qlang
 from qlang.asp import program
 from qlang.asp.scene import SceneLibrary
-from qlang.asp.solve import Limits, Result, Scene, SolveError, solve
+from qlang.asp.solve import Limits, Result, Scene, Session, SolveError, solve
 from qlang.errors import Source
 from qlang.passes.lower import facts
 from tests.test_asp_scene import SCENES, emma_questions
@@ -102,6 +103,17 @@ def test_a_question_leaves_nothing_behind_for_the_next() -> None:
     assert scene.solve(impossible).answers == ()  # its `unique` must not hold for later questions
     assert [a.value for a in scene.solve(unique).answers] == ["yes"]
     assert scene.solve(unique, top_k=3).answers == solve(unique, scene.scene, top_k=3).answers
+
+
+def test_a_search_past_its_deadline_is_a_timeout_however_fast_it_ends() -> None:
+    """The deadline watcher may interrupt just after a fast search has ended, and the interrupt
+    then waits on the Control for its next search: that search counts as timed out too."""
+    question = "scene(0). select(1, 0, dog). exist(2, 1). end(2)."
+    for _ in range(100):  # the watcher wins the race most times; it must not matter when not
+        session = Session(question, "object(1). has_attr(1, class, dog).")
+        session.deadline = time.monotonic() - 1  # the watcher fires at once: in the search or after
+        with pytest.raises(SolveError, match="timeout"):
+            session.best_models(1)
 
 
 def test_what_is_not_plain_operation_facts_is_solved_alone_with_the_same_errors() -> None:

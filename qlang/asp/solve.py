@@ -172,7 +172,10 @@ class Session:
                 assumptions: list[tuple[clingo.Symbol, bool]]) -> clingo.SolveResult:
         with _WATCHDOG.watching(self.ctl, self.deadline):
             result = self.ctl.solve(assumptions=assumptions, on_model=on_model)
-        if result.interrupted:
+        # a search that ended at its deadline is cut short too: the watcher may have interrupted
+        # just after it, and that interrupt waits on the Control for its next search (which a
+        # cut-short question's Control never has)
+        if result.interrupted or time.monotonic() >= self.deadline:
             raise self._timeout()
         return result
 
@@ -246,12 +249,15 @@ class Scene:
             return solve(question, self.scene, top_k=top_k, distinct=distinct, limits=self.limits,
                          semantics=self.semantics)
         try:
-            return _answers(asked, top_k, distinct)
+            result = _answers(asked, top_k, distinct)
         except SolveError:
             self._ctl = None  # a search cut short leaves what it learnt: start afresh
             raise
         finally:
             asked.close()
+        if not result.complete:  # the same, where the deadline cut a later answer short
+            self._ctl = None
+        return result
 
 
 class _Shared:
@@ -284,7 +290,7 @@ class _Shared:
         operations = {f.name for f in facts}
         for name, needs, text in self.shared.parts:  # added when first needed: clingo prepares
             if needs <= operations and name not in self.added:  # every part at each grounding
-                self.ctl.add(name, ["k"], text)  # (a part of facts names itself, with parameters)
+                self.ctl.add(name, ["k"], text)
                 self.added.add(name)
         with self.ctl.backend() as backend:  # the facts go straight in: grounding them as
             for f in facts:  # parameters of program parts costs a part each (~0.1 ms)
@@ -387,7 +393,7 @@ class _Watchdog:
             while True:
                 now = time.monotonic()
                 if self._armed is not None and self._armed[1] <= now:
-                    self._armed[0].interrupt()  # harmless if the search has just ended
+                    self._armed[0].interrupt()  # if the search has just ended: see Session._search
                     self._armed = None
                 self._wake = min(self._armed[1], now + self.IDLE) if self._armed else now + self.IDLE
                 self._changed.wait(self._wake - now)
