@@ -97,7 +97,7 @@ def cython_parse(grammar: str, transformer: type[Builder]) -> Callable[[str], An
 
 def span(first: Token, last: Token | None = None) -> Span:
     """The span of a token, or from one token to another (parsers make one per node and word:
-    built as the tuple it is, without `Span`'s checking constructor)."""
+    built as the tuple it is, without the named tuple's Python-level constructor)."""
     last = last or first
     return _new_tuple(Span, (first.line, first.column, last.end_line, last.end_column))
 
