@@ -36,6 +36,7 @@ demo: $(STAMP)
 test: $(STAMP)
 	$(VENV)/bin/ruff check qlang tests bench
 	$(VENV)/bin/mypy qlang
+	$(VENV)/bin/lint-imports
 	$(PY) -m pytest -q
 
 bench: $(STAMP)

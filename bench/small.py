@@ -25,12 +25,12 @@ from collections.abc import Sequence
 
 import torch
 
+from qlang.commands.train import SHARED_QUESTIONS
 from qlang.evaluate.programs import score
 from qlang.ir import Node
 from qlang.small import calibrate
 from qlang.small.parser import SmallParser
 from qlang.syntax import gqa
-from qlang.train.cli import SHARED_QUESTIONS
 from qlang.train.pairs import Pair, make_pairs, read_records
 from qlang.translate.cascade import Cascade, SmallTranslator
 from qlang.translate.translator import Settings, Translates, Translation
@@ -141,12 +141,11 @@ def main() -> None:
         cross_check(small, pairs, args.fallback)
     if args.no_cascade:
         return
-    from qlang.translate.cli import make_translator
+    from qlang.translate.factory import Models, make
 
-    options = {"backend": "llama-cpp", "model": None, "n_gpu_layers": 0, "adapter": None, "pool": None,
-               "small_model": args.model, "beam": small.beam, "cascade_threshold": None}
+    models = Models(small_model=args.model, beam=small.beam)
     for kind in ("finetuned", "cascade"):
-        chosen = make_translator(options, Settings(translator=kind))
+        chosen = make(Settings(translator=kind), models)
         report(kind, pairs, one_by_one(chosen, pairs))
         assert kind != "cascade" or isinstance(chosen, Cascade)
 

@@ -16,10 +16,9 @@ import statistics
 import time
 
 from qlang.api import compile as compile_program
-from qlang.api import lower
-from qlang.asp.solve import solve
+from qlang.pipeline import solve_program
+from qlang.timing import Stages
 from qlang.vision import pipeline
-from qlang.vision.weighted import facts
 
 #: photo -> a question about it, as a program (the translator is measured in bench/translate.py)
 PHOTOS = {
@@ -48,11 +47,9 @@ def main() -> None:
         path = os.path.join(data_dir, f"{photo}.png")
         runs: dict[str, list[float]] = {}
         for _ in range(args.repeat):
-            stages = pipeline.Stages()
-            _, _, graph = pipeline.perceive(path, pipeline.from_program(root), looker,
-                                            options.thresholds, stages)
-            with stages.time("solve"):
-                answer = solve(lower(root), facts(graph)).answers
+            stages = Stages()
+            seen = pipeline.perceive(path, pipeline.from_program(root), looker, options.thresholds, stages)
+            answer = solve_program(root, seen.facts, stages=stages).answers
             for stage, seconds in stages.seconds.items():
                 runs.setdefault(stage, []).append(1000 * seconds)
         medians = {stage: statistics.median(values) for stage, values in runs.items()}

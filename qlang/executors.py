@@ -34,14 +34,10 @@ from itertools import islice
 from multiprocessing.connection import Connection, wait
 from typing import Any, Protocol, TypeVar
 
-import click
-from click.core import ParameterSource
-
 from qlang.errors import QlangError, error
 
 T = TypeVar("T")
 R = TypeVar("R")
-F = TypeVar("F", bound=Callable[..., Any])
 
 #: What `setup()` returns: the results of a list of items, one each, in order.
 Answer = Callable[[list[Any]], list[Any]]
@@ -271,7 +267,7 @@ class Ray:
     cpus: float = 1.0
 
     def map(self, job: Job[T, R], items: Iterable[T], *, batch: int) -> Iterator[R]:
-        ray = _ray()
+        ray = ray_module()
         rows = [{"item": pickle.dumps(item)} for item in items]
         if not rows:
             return
@@ -335,7 +331,7 @@ def _failed(exc: BaseException) -> QlangError:
                  hint="the results so far are kept; run again with --output to go on")
 
 
-def _ray() -> Any:
+def ray_module() -> Any:
     try:
         import ray
         import ray.data
@@ -343,56 +339,3 @@ def _ray() -> Any:
         raise error(QlangError, "executor", "--executor ray needs Ray: pip install 'qlang[distributed]'"
                     ) from None
     return ray
-
-
-# ----- the command line -------------------------------------------------------------------------
-
-#: More workers than any machine has cores.
-MAX_WORKERS = 256
-#: The options that only a batch takes (`--output`, the resumable output file, among them).
-BATCH_ONLY = ("output", "workers", "executor", "address")
-
-
-def options(workers: str, *, default: int | None = 1, jobs: bool = False) -> Callable[[F], F]:
-    """`--workers`, `--executor` and `--address`, for a batch command; `workers`: the help of
-    `--workers`, `default` its default (None: the command's own), `jobs`: also named `--jobs`."""
-    names = ("--workers", "--jobs") if jobs else ("--workers",)
-    attached = (
-        click.option(*names, "workers", type=click.IntRange(min=1, max=MAX_WORKERS), default=default,
-                     show_default=default is not None, help=workers),
-        click.option("--executor", type=click.Choice(EXECUTORS), default="local", show_default=True,
-                     help="Batch: where the work runs: this machine (local), or the actors of a "
-                     "Ray cluster, --workers of them (ray; pip install 'qlang[distributed]')."),
-        click.option("--address", help="Batch, --executor ray: the cluster, as ray.init takes it "
-                     "(host:port of `ray start --head`, or 'auto'); default: $RAY_ADDRESS, else a "
-                     "Ray instance on this machine."),
-    )
-
-    def attach(command: F) -> F:
-        for option in reversed(attached):
-            command = option(command)
-        return command
-
-    return attach
-
-
-def from_options(name: str, workers: int | None, address: str | None, *, batch: bool = True) -> Ray | None:
-    """The executor the options name; None for the local one, whose settings (how many workers,
-    recycling, patience) are the batch's own.  Raises click.UsageError for options that do not
-    fit: a batch's options outside batch mode, `--address` without Ray, Ray not installed."""
-    if not batch:
-        context = click.get_current_context()
-        given = ["/".join(p.opts) for p in context.command.params if p.name in BATCH_ONLY
-                 and context.get_parameter_source(p.name) not in (None, ParameterSource.DEFAULT)]
-        if given:
-            verb = "is" if len(given) == 1 else "are"
-            raise click.UsageError(f"{' and '.join(given)} {verb} for batch mode (--jsonl)")
-    if name != "ray":
-        if address is not None:
-            raise click.UsageError("--address is for --executor ray")
-        return None
-    try:
-        _ray()
-    except QlangError as exc:
-        raise click.UsageError(exc.diagnostics[0].message) from None
-    return Ray(address, workers or 1)

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from qlang.cli import cli
+from qlang.commands.main import cli
 from tests.conftest import DATA
 from tests.test_asp_scene import SCENES, emma_questions
 from tests.test_asp_weighted import SCENE

@@ -13,7 +13,7 @@ import qlang
 from qlang.asp.scene import SceneLibrary, domain
 from qlang.asp.solve import SEMANTICS, solve, theory
 from qlang.asp_names import from_term
-from qlang.cli import cli
+from qlang.commands.main import cli
 from qlang.errors import Source
 from qlang.ontology import load
 

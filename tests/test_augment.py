@@ -14,8 +14,9 @@ from qlang.ir import Node, postorder
 from qlang.ontology import load
 from qlang.passes.canonical import canonicalize
 from qlang.syntax import gqa
-from qlang.train.augment import STALE_FIELDS, article, augment, plural
+from qlang.train.augment import STALE_FIELDS, augment
 from qlang.train.pairs import Pair, make_pairs
+from qlang.words import article, plural
 from tests.conftest import DATA
 
 COPIES = 3

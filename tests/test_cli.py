@@ -12,8 +12,9 @@ import pytest
 from click.testing import CliRunner
 
 import qlang
-from qlang import batch
-from qlang.cli import cli
+from qlang import records
+from qlang.commands.main import cli
+from qlang.executors import BatchError
 from tests.test_syntax import FORMS
 
 COMMANDS = ["compile", "check", "fmt", "lower", "ops"]
@@ -125,7 +126,7 @@ def test_jsonl_jobs_answer_every_line_in_input_order(data_dir, monkeypatch) -> N
     lines[3:3] = ["not json", json.dumps({"id": "bad", "program": "exist(select(scene(), car)"}), ""]
     lines[20:20] = [json.dumps({"id": "type", "program": "query(select(scene(), cat), color)"})]
     text = "\n".join(lines).encode() + b"\n\xff\n"
-    monkeypatch.setattr(batch, "CHUNK", 4)  # many tasks for few lines
+    monkeypatch.setattr(records, "CHUNK", 4)  # many tasks for few lines
     for command in (["compile", "--to", "code"], ["check"]):
         alone = run(*command, "--jsonl", "--jobs", "1", "-", input=text)
         assert alone[0] == 1 and len(alone[1].splitlines()) == 44  # the blank line has none
@@ -139,7 +140,7 @@ def test_jobs_is_for_batch_mode() -> None:
     assert run("check", "--jsonl", "--jobs", "0", "-", input="")[0] == 2
 
 
-def _dies_on_seven(record: batch.Record) -> dict[str, object]:
+def _dies_on_seven(record: records.Record) -> dict[str, object]:
     if record.id == 7:
         os._exit(9)
     return {"id": record.id}
@@ -148,15 +149,15 @@ def _dies_on_seven(record: batch.Record) -> dict[str, object]:
 def test_a_dead_worker_ends_the_batch_with_what_came_before(capsys) -> None:
     lines = [json.dumps({"id": i, "program": "exist(scene())"}).encode() for i in range(20)]
     out = io.StringIO()
-    with pytest.raises(batch.BatchError, match="worker process died"):
-        batch.run(lines, _dies_on_seven, out, jobs=2, chunk=2)
+    with pytest.raises(BatchError, match="worker process died"):
+        records.run(lines, _dies_on_seven, out, jobs=2, chunk=2)
     written = [json.loads(line)["id"] for line in out.getvalue().splitlines()]
     assert written == list(range(len(written))) and len(written) <= 6
 
 
 def test_a_closed_pipe_ends_a_parallel_batch_quietly() -> None:
     lines = b"\n".join(json.dumps({"id": i, "program": FORMS["nested"]}).encode() for i in range(3000))
-    qlangc = [sys.executable, "-c", "from qlang.cli import main; main()"]
+    qlangc = [sys.executable, "-c", "from qlang.commands.main import main; main()"]
     compile = subprocess.Popen([*qlangc, "compile", "--jsonl", "--jobs", "2", "--to", "flat", "-"],
                                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     assert compile.stdin is not None and compile.stdout is not None and compile.stderr is not None

@@ -8,7 +8,7 @@ import pytest
 from click.testing import CliRunner
 
 import qlang
-from qlang.cli import cli
+from qlang.commands.main import cli
 from qlang.syntax import gqa
 from tests.conftest import DATA
 

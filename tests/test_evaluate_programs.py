@@ -8,12 +8,12 @@ from collections import Counter
 import pytest
 
 import qlang
-from qlang.evaluate.concepts import extract
 from qlang.evaluate.programs import score, summarize
 from qlang.ir import Node, op
 from qlang.ontology import load
 from qlang.passes.canonical import equivalent
 from qlang.syntax import gqa
+from qlang.vision.concepts import extract
 from tests.conftest import DATA, questions
 
 

@@ -29,11 +29,13 @@ from click.testing import CliRunner
 
 from qlang.asp import batch
 from qlang.asp.scene import SceneLibrary
-from qlang.batch import Answering, BatchError, Pending, read_records
-from qlang.cli import cli
+from qlang.commands.main import cli
 from qlang.errors import Source
 from qlang.executors import Doubling, Job, Local, Ray, chunks
-from qlang.translate.cli import Translating
+from qlang.records import Answering, BatchError, Pending, read_records
+from qlang.translate.batch import Translating
+from qlang.translate.factory import Models
+from qlang.translate.translator import Settings
 from tests.conftest import all_questions
 from tests.test_asp_cli import batch_lines
 from tests.test_asp_scene import SCENES, emma_questions
@@ -331,7 +333,7 @@ def test_a_compile_worker_killed_mid_run_loses_and_repeats_nothing(
         cloudpickle.register_pickle_by_value(sys.modules[__name__])  # the actors need not import tests
     lines, expected = compiled
     flag, output = tmp_path / "killed", tmp_path / "out.jsonl"
-    monkeypatch.setattr("qlang.batch.Answering", lambda *job: Dying(Answering(*job), str(flag), at=3))
+    monkeypatch.setattr("qlang.records.Answering", lambda *job: Dying(Answering(*job), str(flag), at=3))
     code, _, err = run("compile", "--jsonl", "--to", "nested", "--output", str(output), "--executor",
                        executor, "--workers", "2", lines)
     assert flag.exists() and int(flag.read_text()) != os.getpid()  # a worker died, not us
@@ -395,10 +397,10 @@ def test_eval_and_experiment_on_ray_match_the_local_executor(ray_instance: str, 
 def test_ray_actors_ask_for_the_gpus_their_job_needs() -> None:
     """A vLLM engine per actor, on a GPU of its own; the other jobs ask for none (and run on the
     loopback instance above: `translate` with the small parser asks for 0 GPUs)."""
-    vllm = {"backend": "vllm", "translator": "finetuned"}
-    assert Ray(cpus=2).resources(Translating(vllm)) == {"num_cpus": 2, "num_gpus": 1}
-    assert Ray().resources(Translating(vllm | {"translator": "small"}))["num_gpus"] == 0
-    assert Ray().resources(Translating({"backend": "llama-cpp", "translator": "finetuned"}))["num_gpus"] == 0
+    vllm, finetuned = Models(backend="vllm"), Settings(translator="finetuned")
+    assert Ray(cpus=2).resources(Translating(finetuned, vllm)) == {"num_cpus": 2, "num_gpus": 1}
+    assert Ray().resources(Translating(Settings(translator="small"), vllm))["num_gpus"] == 0
+    assert Ray().resources(Translating(finetuned, Models(backend="llama-cpp")))["num_gpus"] == 0
     assert Ray().resources(Doubling())["num_gpus"] == 0
 
 

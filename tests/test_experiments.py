@@ -58,7 +58,7 @@ def test_model_specs_name_the_translator_backend_and_model() -> None:
 def test_the_models_report_shows_each_path_of_the_small_parser(tmp_path: Path) -> None:
     from click.testing import CliRunner
 
-    from qlang.cli import cli
+    from qlang.commands.main import cli
 
     out = tmp_path / "run"
     result = CliRunner().invoke(cli, ["experiment", "models", "--models", "small", "--questions",
@@ -118,7 +118,7 @@ def _keys(log: Path) -> list[tuple[str, str]]:
 
 def test_a_killed_experiment_resumes_without_recomputing(tmp_path: Path) -> None:
     out = tmp_path / "run"
-    command = [sys.executable, "-m", "qlang.cli", "experiment", "constrained", "--questions",
+    command = [sys.executable, "-m", "qlang.commands.main", "experiment", "constrained", "--questions",
                QUESTIONS, "--limit", "3", "--out", str(out), "--examples", "2", "--max-tokens", "48"]
     first = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     log = out / LOG
@@ -200,7 +200,7 @@ def test_the_lenient_reader_answers_what_the_strict_one_refuses(tmp_path: Path) 
     """As the thesis's converter: `Truck = ...` is a variable, an undefined flat step is scene."""
     from qlang.asp.scene import SceneLibrary
     from qlang.errors import Source
-    from qlang.syntax import lenient
+    from qlang.evaluate import lenient
 
     assert lenient.read("Truck = unique(select(scene(), truck))\nquery(Truck, color)", "code") == \
         qlang.parse("query(unique(select(scene(), truck)), color)")

@@ -8,7 +8,7 @@ import pytest
 from click.testing import CliRunner
 
 import qlang
-from qlang.cli import cli
+from qlang.commands.main import cli
 from qlang.passes.canonical import equivalent
 from qlang.translate.models import ADAPTER
 
@@ -37,10 +37,9 @@ def test_the_default_and_the_finetuned_translator_write_the_readme_programs(tran
 
 
 def test_few_shot_stays_when_a_model_or_examples_are_asked_for() -> None:
-    from qlang.translate.cli import translator_kind
+    from qlang.translate.factory import resolve
 
-    base = {"translator": "auto", "model": None, "n_examples": None}
-    assert translator_kind(base) == "cascade"
-    assert translator_kind(base | {"model": "gemma3"}) == "fewshot"
-    assert translator_kind(base | {"n_examples": 3}) == "fewshot"
-    assert translator_kind(base | {"translator": "fewshot"}) == "fewshot"
+    assert resolve("auto", None, None) == "cascade"
+    assert resolve("auto", "gemma3", None) == "fewshot"
+    assert resolve("auto", None, 3) == "fewshot"
+    assert resolve("fewshot", None, None) == "fewshot"

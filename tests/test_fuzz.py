@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import qlang
-from qlang.cli import cli
+from qlang.commands.main import cli
 from qlang.errors import QlangError
 from qlang.syntax import SYNTAXES
 from tests.conftest import DATA, all_questions

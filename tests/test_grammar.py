@@ -2,7 +2,7 @@
 
 Each grammar is tried twice: its Lark form with Lark (Earley), and its GBNF form through
 llama.cpp's own grammar engine, token by token with SmolLM2's vocabulary
-(`qlang.translate.grammar_check`), exactly as constrained decoding would feed it.  Programs are
+(`tests.grammar_check`), exactly as constrained decoding would feed it.  Programs are
 the canonical prints of the dev set's 1,733 gold programs; mutants change one thing the checker
 refuses: a colour position given a material, a literal dropped, a set where one object is
 needed, a class nobody knows.  Flat step numbers and code-like variable names are numbered by
@@ -42,7 +42,7 @@ from tests.conftest import all_questions, questions
 from tests.strategies import programs
 
 llama_cpp = pytest.importorskip("llama_cpp")
-from qlang.translate.grammar_check import GrammarChecker  # noqa: E402  (needs llama_cpp)
+from tests.grammar_check import GrammarChecker  # noqa: E402  (needs llama_cpp)
 
 _ONTOLOGY = load()
 #: A material that no colour position admits.

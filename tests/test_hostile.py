@@ -19,8 +19,8 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
-from qlang.cli import cli
-from qlang.translate.cli import run_batch
+from qlang.commands.main import cli
+from qlang.commands.translate import run_batch
 from qlang.translate.translator import Translation
 from tests.conftest import DATA
 
@@ -318,7 +318,7 @@ def test_eval_scores_every_translation_despite_a_deep_one(tmp_path: Path) -> Non
 
 # ----- signals (a real process: the runner has neither pipes nor a terminal) --------------------
 
-QLANGC = [sys.executable, "-c", "from qlang.cli import main; main()"]
+QLANGC = [sys.executable, "-c", "from qlang.commands.main import main; main()"]
 
 
 def test_a_closed_pipe_ends_a_batch_quietly(tmp_path: Path) -> None:

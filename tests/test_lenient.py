@@ -11,8 +11,8 @@ import qlang
 from qlang.asp.scene import SceneLibrary
 from qlang.asp.solve import solve
 from qlang.errors import Source
+from qlang.evaluate import lenient
 from qlang.passes.lower import MAX_UNFOLDED, facts
-from qlang.syntax import lenient
 
 CAT = "unique(select(scene(), cat))"
 SAME = f"two_same({CAT}, {CAT}, color)"

@@ -8,7 +8,7 @@ from typing import Any
 
 from click.testing import CliRunner
 
-from qlang.cli import cli
+from qlang.commands.main import cli
 from qlang.evaluate.oracle import verdicts
 from tests.conftest import DATA
 

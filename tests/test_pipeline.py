@@ -9,7 +9,7 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from qlang.asp.scene import SceneLibrary
-from qlang.cli import cli
+from qlang.commands.main import cli
 from qlang.errors import Source
 from qlang.evaluate import pipeline
 from qlang.evaluate.experiments import LOG, questions_from

@@ -15,7 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import qlang
-from qlang.cli import cli
+from qlang.commands.main import cli
 from qlang.passes.canonical import canonicalize, equivalent
 from qlang.small import model as small_model
 from qlang.small.automaton import Automaton
@@ -23,10 +23,10 @@ from qlang.small.calibrate import choose, curve
 from qlang.small.parser import SMALL_MODEL, Parsed, SmallParser
 from qlang.small.search import beam_search
 from qlang.small.tokens import EOS, from_prefix, prefix, target_vocabulary
-from qlang.small.train import SmallSettings, train
 from qlang.syntax import gqa
 from qlang.train import loop
 from qlang.train.pairs import make_pairs
+from qlang.train.small import SmallSettings, train
 from tests.conftest import DATA, all_questions
 from tests.strategies import programs
 

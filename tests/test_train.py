@@ -90,7 +90,7 @@ def test_loss_falls_on_a_few_pairs(trained) -> None:
 
 
 def test_exported_adapter_decodes_a_constrained_program_in_llama_cpp(trained, few) -> None:
-    from qlang.train.export import export_lora
+    from qlang.translate.adapters import export_lora
     from qlang.translate.backends import load_backend
     from qlang.translate.examples import load_pool
     from qlang.translate.translator import Settings, Translator

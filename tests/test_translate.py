@@ -13,7 +13,7 @@ import pytest
 from click.testing import CliRunner
 
 import qlang
-from qlang.cli import cli
+from qlang.commands.main import cli
 from qlang.syntax import gqa
 from qlang.translate.backends import load_backend
 from qlang.translate.examples import load_pool

@@ -10,9 +10,9 @@ import pytest
 
 import qlang
 from qlang.asp.solve import solve
-from qlang.evaluate.concepts import expand, extract, mentioned
 from qlang.vision import geometry, weighted
 from qlang.vision.colour import colours
+from qlang.vision.concepts import expand, extract, mentioned
 from qlang.vision.labels import COCO, COCO_RENAMED, gqa_class
 from qlang.vision.perception import Box, Detection, Perception, Relation
 from qlang.vision.scoring import target_vs_neutral, target_vs_neutral_array

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from qlang.cli import cli
+from qlang.commands.main import cli
 
 transformers = pytest.importorskip("transformers")
 
@@ -83,7 +83,7 @@ def test_owlvit_and_clip_make_a_scene_that_clingo_answers(weights: tuple[Path, P
 
 
 def test_relations_are_scored_on_union_boxes(weights: tuple[Path, Path], photo: Path) -> None:
-    from qlang.evaluate.concepts import Concepts
+    from qlang.vision.concepts import Concepts
     from qlang.vision.image import read
     from qlang.vision.owlvit import OwlViT
     from qlang.vision.perception import Thresholds

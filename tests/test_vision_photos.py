@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from qlang.cli import cli
+from qlang.commands.main import cli
 from qlang.vision.image import read
 from qlang.vision.perception import Thresholds
 from qlang.vision.ssd import SSD

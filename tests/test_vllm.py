@@ -10,7 +10,7 @@ import pytest
 from click.testing import CliRunner
 
 import qlang
-from qlang.cli import cli
+from qlang.commands.main import cli
 from qlang.translate.backends import Generation, Request, load_backend, vllm_engine
 from qlang.translate.backends.vllm_engine import VllmBackend, byte_level_tokenizer, peft_adapter, vllm_request
 from qlang.translate.examples import load_pool
@@ -53,7 +53,7 @@ def test_the_shipped_gguf_adapter_becomes_the_peft_adapter_it_was_exported_from(
     import numpy as np
     from safetensors.numpy import load_file
 
-    from qlang.train.export import export_lora
+    from qlang.translate.adapters import export_lora
 
     base = hf_directory("smollm2")
     folder = peft_adapter(str(ADAPTER), base)

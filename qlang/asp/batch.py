@@ -21,9 +21,9 @@ from typing import Any, TextIO
 from qlang.api import lower
 from qlang.asp.scene import SceneLibrary
 from qlang.asp.solve import DEFAULT_LIMITS, Limits, Scene
-from qlang.batch import Pending, Record, internal_error, read_records, resume_key, write
 from qlang.errors import QlangError
 from qlang.executors import Executor, Local
+from qlang.records import Pending, Record, internal_error, read_records, resume_key, write
 
 #: Questions a worker answers before it is replaced by a fresh process.
 RECYCLE = 500

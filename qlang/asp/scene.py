@@ -130,6 +130,12 @@ class SceneLibrary:
         return image_id
 
 
+def encode(graph: Any, name: str) -> str:
+    """The ASP facts of a scene graph built in memory (a perceived scene), validated as a scene
+    file's are; `name` names it in an error."""
+    return _Encoder(Source("", name), None).graph(graph)
+
+
 class _Encoder:
     """Encodes one graph; knows where it is in the file, to point errors at the right line."""
 

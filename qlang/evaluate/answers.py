@@ -37,12 +37,12 @@ def judge(record_id: str, program: str | None, syntax: str, question: dict[str, 
           scenes: SceneLibrary, levels: Sequence[str] = LEVELS, top_k: Sequence[int] = TOP_K,
           lenient: bool = False, semantics: str = "qlang", facts: str | None = None) -> Judged:
     """The translation's answers (the best models) and their correctness; `lenient` reads the
-    program as the thesis's converter did (`qlang.syntax.lenient`); `semantics` is both the
+    program as the thesis's converter did (`qlang.evaluate.lenient`); `semantics` is both the
     theory's (`qlang.asp.solve.SEMANTICS`) and the oracle's (`qlang.interpret.SEMANTICS`).
     The oracle runs on the question's scene graph in `scenes`; the program is solved over it
     too, or over `facts` (a weighted scene's, say) where given."""
+    from qlang.evaluate import lenient as thesis_reader
     from qlang.interpret import Scene, answerable
-    from qlang.syntax import lenient as thesis_reader
 
     image = question["imageId"]
     oracle = answerable(question, Scene.from_json(scenes.graph(image)), semantics=semantics)

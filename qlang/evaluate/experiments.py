@@ -18,13 +18,14 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from qlang.batch import read_log
 from qlang.errors import QlangError, error
 from qlang.evaluate.programs import score
 from qlang.executors import Executor, Local
 from qlang.ir import Node
+from qlang.records import read_log
 from qlang.syntax import gqa
-from qlang.translate.translator import GRAMMAR_SYNTAXES, TRANSLATORS, Settings, Translates
+from qlang.translate.factory import FACTORIES
+from qlang.translate.translator import GRAMMAR_SYNTAXES, Settings, Translates
 
 if TYPE_CHECKING:
     from qlang.asp.scene import SceneLibrary
@@ -116,11 +117,11 @@ def models(base: Settings, specs: list[str]) -> list[Config]:
     configs = []
     for spec in specs:
         kind, _, rest = spec.rpartition("/")
-        if not kind and rest in TRANSLATORS:
+        if not kind and rest in FACTORIES:
             kind, rest = rest, "llama-cpp"
-        if kind and kind not in TRANSLATORS:
+        if kind and kind not in FACTORIES:
             raise error(QlangError, "usage", f"unknown translator {kind!r} in {spec!r} "
-                        f"(one of {', '.join(TRANSLATORS)})")
+                        f"(one of {', '.join(FACTORIES)})")
         backend, _, model = rest.partition(":")
         settings = replace(base, translator=kind or base.translator)
         configs.append(Config(spec, settings, backend, model or None, axes=(("model", spec),)))

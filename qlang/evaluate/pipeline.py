@@ -27,10 +27,10 @@ from itertools import chain
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from qlang.batch import read_log
 from qlang.evaluate.answers import LEVELS, TOP_K, judge
 from qlang.evaluate.experiments import LOG, Question, answered_program, log_key, logged
 from qlang.executors import Executor, Local
+from qlang.records import read_log
 from qlang.translate.translator import Translates, Translation
 
 if TYPE_CHECKING:

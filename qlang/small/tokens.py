@@ -88,7 +88,7 @@ def from_prefix(tokens: Sequence[str]) -> Node:
 def _singulars() -> dict[str, str]:
     """Plural word -> singular, for the last word of every class name whose plural is no
     vocabulary word of its own (`glasses` stays `glasses`)."""
-    from qlang.train.augment import plural
+    from qlang.words import plural
 
     ontology = load()
     words = {w for name in ontology.values | ontology.classes for w in name.split()}

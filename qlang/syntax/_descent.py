@@ -8,12 +8,6 @@ Lark's parser, which finds, describes and locates the error.  So the grammar sta
 definition of each syntax: the tokens come from it, and tests/test_fast_parse.py holds this
 reader to Lark's on generated, mutated and real programs (same results, spans included; it
 accepts exactly what Lark accepts).
-
->>> root = read("nested", "exist(select(scene(),\\n  cat))")
->>> print(root, root.span, root.args[0].args[1].span, sep="\\n")
-exist(select(scene(), cat))
-Span(line=1, column=1, end_line=2, end_column=8)
-Span(line=2, column=3, end_line=2, end_column=6)
 """
 
 from __future__ import annotations
@@ -218,11 +212,3 @@ def reader(lark: Lark, grammar: str) -> Callable[[str], Any]:
 
     raise KeyError(grammar)
 
-
-def read(grammar: str, text: str) -> Any:
-    """`text` read by the fast reader of one of our grammars (a doctest helper)."""
-    from qlang.syntax import code, flat, nested
-    from qlang.syntax._lark import fast_parser
-
-    builders = {"nested": nested._Builder, "code": code._Builder, "flat": flat._Builder}
-    return reader(fast_parser(grammar, builders[grammar]), grammar)(text)

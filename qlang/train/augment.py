@@ -49,6 +49,7 @@ from qlang.passes.canonical import canonicalize
 from qlang.signatures import Kind
 from qlang.syntax import SYNTAXES, gqa
 from qlang.train.pairs import Pair
+from qlang.words import article, plural, plural_only
 
 #: Record fields that describe the source question and no longer hold for a substituted one.
 STALE_FIELDS = ("annotations", "answer", "fullAnswer", "semantic", "semanticStr", "entailed",
@@ -65,16 +66,8 @@ _PREPOSITIONS = frozenset({"above", "across", "along", "alongside", "around", "a
                            "down", "in", "inside", "near", "next", "on", "outside", "over", "to",
                            "under", "underneath", "with", "within"})
 _PARTICIPLES = frozenset({"drawn", "hidden", "hung", "kept", "seen", "sewn", "stuck", "worn"})
-_IRREGULAR = {"man": "men", "woman": "women", "person": "people", "child": "children",
-              "foot": "feet", "tooth": "teeth", "goose": "geese", "mouse": "mice", "ox": "oxen",
-              "leaf": "leaves", "knife": "knives", "shelf": "shelves", "loaf": "loaves",
-              "wolf": "wolves", "calf": "calves", "half": "halves", "life": "lives",
-              "wife": "wives", "scarf": "scarves", "thief": "thieves", "potato": "potatoes",
-              "tomato": "tomatoes", "sheep": "sheep", "deer": "deer", "fish": "fish",
-              "moose": "moose", "bison": "bison", "aircraft": "aircraft"}
 #: The class category that is no category: `air`, `away`, `back`, `antenna` ...
 _GRAB_BAG = "name"
-_NOT_MAN = frozenset({"human", "german", "roman", "shaman", "ottoman"})
 #: where a word is in the question: start, end, and whether in the plural (None: inside a
 #: longer vocabulary phrase such as `blue` in "light blue", which makes the word unsafe to swap)
 _Found = tuple[int, int, bool | None]
@@ -82,44 +75,6 @@ _WORD_EDGE = r"(?<![\w-]){}(?![\w-])"
 _ARTICLE = re.compile(r"(?<![\w-])(an?)(\s+)$", re.IGNORECASE)
 _WORDS_BEFORE = re.compile(r"(?:[\w-]+\s+){0,3}$")
 _WORDS_AFTER = re.compile(r"^(?:\s+[\w-]+){0,3}")
-
-
-def plural(name: str) -> str:
-    """A class name's English plural, inflecting its last word.
-
-    >>> [plural(w) for w in ("tennis racket", "man", "policeman", "bus", "bench", "shelf", "pants")]
-    ['tennis rackets', 'men', 'policemen', 'buses', 'benches', 'shelves', 'pants']
-    """
-    head, _, last = name.rpartition(" ")
-    if last in _IRREGULAR:
-        last = _IRREGULAR[last]
-    elif last.endswith("man") and last not in _NOT_MAN:
-        last = last[:-3] + "men"
-    elif plural_only(last):
-        pass
-    elif last.endswith("y") and last[-2:-1] not in tuple("aeiou"):
-        last = last[:-1] + "ies"
-    elif last.endswith(("s", "x", "z", "ch", "sh")):
-        last += "es"
-    else:
-        last += "s"
-    return f"{head} {last}" if head else last
-
-
-def plural_only(name: str) -> bool:
-    """Whether a name is already plural (`pants`, `glasses`, `people`): it swaps only with such."""
-    last = name.rpartition(" ")[2]
-    if last in _IRREGULAR:
-        return False
-    return last in _IRREGULAR.values() or (last.endswith("s")
-                                           and not last.endswith(("ss", "us", "is")))
-
-
-def article(word: str) -> str:
-    """ "a" or "an" before a word, by its sound as far as spelling tells."""
-    vowel = word[:1].lower() in tuple("aeiou") and not word.lower().startswith(
-        ("uni", "use", "usu", "eu", "one", "once"))
-    return "an" if vowel or word.lower().startswith(("hour", "honest", "heir")) else "a"
 
 
 @dataclass(frozen=True, slots=True)

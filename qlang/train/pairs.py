@@ -21,7 +21,7 @@ from typing import Any
 from qlang.errors import QlangError, error
 from qlang.passes.canonical import canonicalize
 from qlang.syntax import SYNTAXES, gqa
-from qlang.translate.examples import normal_question
+from qlang.words import normal_question
 
 SPLITS = ("train", "dev")
 

@@ -12,12 +12,15 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
 from qlang.errors import QlangError, error
 from qlang.passes.canonical import canonicalize
-from qlang.small.parser import SmallParser
 from qlang.syntax import SYNTAXES
-from qlang.translate.translator import Settings, Translation, Translator
+from qlang.translate.translator import Settings, Translates, Translation
+
+if TYPE_CHECKING:  # torch: loaded with the parser, not with this module
+    from qlang.small.parser import SmallParser
 
 _SMALL = Settings(translator="small")
 
@@ -51,14 +54,17 @@ class SmallTranslator:
 
 
 class Cascade:
-    def __init__(self, small: SmallTranslator, fallback: Translator, threshold: float | None = None) -> None:
+    def __init__(self, small: SmallTranslator, fallback: Translates, threshold: float | None = None) -> None:
         chosen = small.parser.threshold if threshold is None else threshold
         if chosen is None:
             raise error(QlangError, "usage", "the small model has no calibrated threshold: run "
                         "`qlangc calibrate`, or give --cascade-threshold")
         self.small, self.fallback, self.threshold = small, fallback, chosen
         self.settings = replace(fallback.settings, translator="cascade")
-        self.description = f"small parser (p >= {chosen:g}), else {fallback.description}"
+
+    @property
+    def description(self) -> str:
+        return f"small parser (p >= {self.threshold:g}), else {self.fallback.description}"
 
     def translate(self, question: str) -> Translation:
         return self.translate_many([question])[0]

@@ -22,6 +22,7 @@ from qlang.errors import QlangError, error
 from qlang.ir import Node, postorder
 from qlang.passes.canonical import canonicalize
 from qlang.syntax import gqa
+from qlang.words import normal_question
 
 #: the shared pool: GQA validation questions (the project's data lives beside the repository)
 DEFAULT_POOL = (Path(__file__).resolve().parents[3] / "shared" / "data" / "gqa" / "questions"
@@ -84,11 +85,6 @@ def operations(example: Example) -> frozenset[str]:
 
 
 # ----- similarity ------------------------------------------------------------------------------
-
-def normal_question(text: str) -> str:
-    """A question's text as compared for sameness: case and spacing ignored."""
-    return " ".join(text.lower().split())
-
 
 def _words(text: str) -> frozenset[str]:
     return frozenset(re.findall(r"[a-z0-9]+", text.lower()))

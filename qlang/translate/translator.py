@@ -28,9 +28,6 @@ from qlang.translate.postprocess import clean
 from qlang.translate.prompts import Prompt, build_prompt, with_repair
 
 ENGINES = ("gbnf", "lark")
-#: `small` and `cascade` (the small parser, alone or in front of `finetuned`) live in
-#: `qlang.translate.cascade`
-TRANSLATORS = ("finetuned", "fewshot", "small", "cascade")
 #: The syntaxes with a decoding grammar; GQA's JSON is only ever decoded freely.
 GRAMMAR_SYNTAXES = ("flat", "nested", "code")
 
@@ -95,8 +92,10 @@ class Translates(Protocol):
     """What batch commands and experiments need of any translator."""
 
     settings: Settings
-    #: what answers, for the log line of a batch
-    description: str
+
+    @property
+    def description(self) -> str:
+        """What answers, for the log line of a batch."""
 
     def translate(self, question: str) -> Translation: ...
 

@@ -6,9 +6,9 @@ it names (every relation the boxes can tell when there is no question).
 
 from __future__ import annotations
 
-from qlang.evaluate.concepts import Concepts
 from qlang.ontology import load
 from qlang.vision import colour, geometry
+from qlang.vision.concepts import Concepts
 from qlang.vision.perception import Detection, Image, Perception, Relation, Thresholds
 
 

@@ -15,9 +15,9 @@ from typing import Any
 import numpy as np
 
 from qlang.errors import error
-from qlang.evaluate.concepts import Concepts
 from qlang.ontology import load
 from qlang.vision import geometry
+from qlang.vision.concepts import Concepts
 from qlang.vision.describe import keep, wanted
 from qlang.vision.perception import (
     Box,

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol, TypeAlias
 
 from qlang.errors import QlangError, error
-from qlang.evaluate.concepts import Concepts
+from qlang.vision.concepts import Concepts
 
 if TYPE_CHECKING:  # numpy costs every qlangc command 0.15 s to import; only perceivers need it
     import numpy as np

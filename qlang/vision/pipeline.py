@@ -4,17 +4,15 @@ long each stage takes (the figure a user of `ask --image` sees)."""
 from __future__ import annotations
 
 import json
-import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from qlang.errors import error
-from qlang.evaluate.concepts import Concepts, expand, extract, mentioned
 from qlang.ir import Node
+from qlang.timing import Stages
 from qlang.vision import weighted
+from qlang.vision.concepts import Concepts, expand, extract, mentioned
 from qlang.vision.perception import Perceiver, Perception, Thresholds, VisionError
 
 BACKENDS = ("ssd", "owlvit")
@@ -63,27 +61,20 @@ def read_concepts(path: str) -> Concepts:
         raise error(VisionError, "concepts", f"{path}: not a concepts file ({exc})") from None
 
 
-@dataclass
-class Stages:
-    """Seconds per stage, in order."""
+@dataclass(frozen=True, slots=True)
+class Perceived:
+    """A photo perceived: its pixels (for drawing), what the perceiver saw, the weighted scene
+    and its ASP facts (encoded once: building them is how the scene is validated)."""
 
-    seconds: dict[str, float] = field(default_factory=dict)
-
-    @contextmanager
-    def time(self, stage: str) -> Iterator[None]:
-        start = time.perf_counter()
-        try:
-            yield
-        finally:
-            self.seconds[stage] = self.seconds.get(stage, 0.0) + time.perf_counter() - start
-
-    def line(self) -> str:
-        return ", ".join(f"{stage} {s * 1000:.0f} ms" for stage, s in self.seconds.items())
+    pixels: Any
+    perception: Perception
+    graph: dict[str, Any]
+    facts: str
 
 
 def perceive(path: str, concepts: Concepts | None, looker: Perceiver, thresholds: Thresholds,
-             stages: Stages) -> tuple[Any, Perception, dict[str, Any]]:
-    """Image → perception → validated weighted scene; returns the pixels too, for drawing."""
+             stages: Stages) -> Perceived:
+    """Image → perception → validated weighted scene and its facts."""
     from qlang.vision.image import read  # numpy and the image readers: only when perceiving
 
     with stages.time("read image"):
@@ -92,5 +83,5 @@ def perceive(path: str, concepts: Concepts | None, looker: Perceiver, thresholds
         perception = looker.perceive(image, concepts, thresholds)
     with stages.time("build scene"):
         graph = weighted.scene(perception, Path(path).name)
-        weighted.facts(graph)
-    return image, perception, graph
+        facts = weighted.facts(graph)
+    return Perceived(image, perception, graph, facts)

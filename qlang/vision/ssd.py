@@ -9,9 +9,9 @@ from typing import Any
 
 import numpy as np
 
-from qlang.evaluate.concepts import Concepts
 from qlang.ontology import load
 from qlang.vision import models
+from qlang.vision.concepts import Concepts
 from qlang.vision.describe import describe
 from qlang.vision.labels import COCO, COCO_RENAMED
 from qlang.vision.perception import Box, Detection, Image, Perception, Thresholds, require

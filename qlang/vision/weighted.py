@@ -4,11 +4,9 @@ and relations with their likelihoods; validated by encoding it, as every scene i
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
-from qlang.asp.scene import SceneLibrary
-from qlang.errors import Source
+from qlang.asp.scene import encode
 from qlang.vision.perception import Perception
 
 #: Likelihoods are written with this many decimals, and never as 0 (the encoder needs p > 0).
@@ -44,4 +42,4 @@ def scene(perception: Perception, image: str | None = None) -> dict[str, Any]:
 
 def facts(graph: dict[str, Any]) -> str:
     """The scene's ASP facts, through the same validation as any scene file."""
-    return SceneLibrary(Source(json.dumps(graph), "<perceived scene>")).facts()
+    return encode(graph, "<perceived scene>")

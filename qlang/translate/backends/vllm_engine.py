@@ -7,7 +7,7 @@ vLLM structured output: the Lark form of `qlang.translate.grammar`, which vLLM's
 backend (llguidance, the engine qlang uses with llama.cpp) reads as it is.  The base model is
 the bundled GGUF dequantised into a transformers directory (`models.hf_directory`), or any
 transformers directory; a LoRA adapter is a PEFT folder or a GGUF adapter (the shipped one),
-converted once into the project cache (`qlang.train.export.import_lora`).  vLLM reads the
+converted once into the project cache (`qlang.translate.adapters.import_lora`).  vLLM reads the
 folder's tokenizer with a plain byte-level decoder (`byte_level_tokenizer`), which llguidance
 needs to know the bytes of each token.
 
@@ -66,7 +66,7 @@ def peft_adapter(lora: str, base: Path) -> Path:
         return path
     if not path.is_file():
         raise backend_error(f"no LoRA adapter at {path}")
-    from qlang.train.export import import_lora
+    from qlang.translate.adapters import import_lora
 
     target = CACHE / f"{path.stem}-{int(path.stat().st_mtime)}-peft"
     if not (target / "adapter_config.json").exists():

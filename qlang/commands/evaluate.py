@@ -6,24 +6,26 @@ import json
 import shlex
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import click
 
-from qlang import executors
-from qlang.batch import internal_error
-from qlang.console import fail, read_bytes, read_source
+from qlang.commands.console import executor_from, executor_options, fail, read_bytes, read_source
+from qlang.commands.translate import read_question_file, translation_options, translator_from
 from qlang.errors import QlangError, error, shown
 from qlang.executors import Local
+from qlang.records import internal_error
 from qlang.syntax import SYNTAXES
-from qlang.translate.cli import make_translator, read_questions, settings_from, translation_options
-from qlang.translate.examples import normal_question
+from qlang.translate.factory import Loaded, Models, make
+from qlang.translate.translator import Translates
+from qlang.words import normal_question
 
 if TYPE_CHECKING:
     from qlang.asp.scene import SceneLibrary
+    from qlang.evaluate import experiments
     from qlang.evaluate.answers import Judged
     from qlang.evaluate.programs import ProgramScore
 
@@ -41,7 +43,7 @@ _experiment_options = (
                       "answer (top-1/3/5, each generosity), raw and against the oracle."),
     click.option("--answerable-only", is_flag=True,
                  help="Only the questions the oracle answers over --scenes (thesis §3.4)."),
-    executors.options("Worker processes, each making its own translators, or Ray actors with "
+    executor_options("Worker processes, each making its own translators, or Ray actors with "
                       "--executor ray."),
 )
 #: How answers are judged, as the thesis did by default (shared by the experiments and eval).
@@ -68,7 +70,7 @@ def _experiment(name: str, doc: str, extra: tuple[Any, ...] = ()) -> None:
 
         specs = options.pop("models", None)
         workers = options.pop("workers")
-        runner = executors.from_options(options.pop("executor"), workers, options.pop("address"))
+        runner = executor_from(options.pop("executor"), workers, options.pop("address"))
         weighted, blind = options.pop("weighted", None), options.pop("blind_weighted", None)
         scenes, only = options.pop("scenes"), options.pop("answerable_only")
         lenient, semantics = options.pop("reader") == "lenient", options.pop("semantics")
@@ -83,21 +85,21 @@ def _experiment(name: str, doc: str, extra: tuple[Any, ...] = ()) -> None:
         library = _library(scenes) if scenes else None
         command_line = "qlangc " + " ".join(shlex.quote(a) for a in sys.argv[1:])
         try:
-            base = settings_from(options)
-            questions = experiments.questions_from(read_questions(questions_file, limit))
+            base, models = translator_from(options)
+            questions = experiments.questions_from(read_question_file(questions_file, limit))
             if only and library is not None:
                 questions = experiments.answerable_only(questions, library, semantics)
             if name == "pipeline":
                 assert library is not None  # --scenes: checked above
                 found = pipeline.Scenes(library, _library(weighted), _library(blind) if blind else None)
-                translator = partial(_factory(options), experiments.Config("translation", base))
+                translator = partial(_factory(models), experiments.Config("translation", base))
                 log = pipeline.run(questions, Path(out), translator, found, base.syntax, lenient=lenient,
                                    semantics=semantics, executor=runner or Local(workers))
                 click.echo(f"report: {pipeline.write(Path(out), log, command_line)}")
                 return
             build = experiments.EXPERIMENTS[name]
             configs = build(base, list(specs)) if name == "models" else build(base)
-            log = experiments.run(configs, questions, Path(out), _factory(options), scenes=library,
+            log = experiments.run(configs, questions, Path(out), _factory(models), scenes=library,
                                   lenient=lenient, semantics=semantics, executor=runner or Local(workers))
         except QlangError as exc:
             fail(exc)
@@ -117,14 +119,16 @@ def _default(parameter: str) -> bool:
     return source in (None, click.core.ParameterSource.DEFAULT)
 
 
-def _factory(options: dict[str, Any]) -> Any:
+def _factory(models: Models) -> Callable[[experiments.Config], Translates]:
     """Builds a translator per configuration, loading each model once."""
-    loaded: dict[Any, Any] = {}
+    loaded = Loaded()
 
-    def make(config: Any) -> Any:
-        return make_translator(options, config.settings, config.backend, config.model, loaded=loaded)
+    def made(config: experiments.Config) -> Translates:
+        model = config.model if config.model is not None else models.model
+        return make(config.settings, replace(models, backend=config.backend or models.backend, model=model),
+                    loaded)
 
-    return make
+    return made
 
 
 _experiment("prompt-grid", "Examples {1,3,5,10,15} x sampling x cover_operators (thesis Tables 4-5).")
@@ -157,7 +161,7 @@ _experiment("pipeline", "The translator in the whole pipeline: isolated, base, p
 @click.option("--json", "as_json", is_flag=True, help="Print the figures as JSON.")
 @_judging_options[0]
 @_judging_options[1]
-@executors.options("Worker processes scoring and judging the translations, or Ray actors with "
+@executor_options("Worker processes scoring and judging the translations, or Ray actors with "
                    "--executor ray.")
 def evaluate(translations: str, question_files: tuple[str, ...], syntax: str | None,
              scenes: str | None, seen_file: str | None, as_json: bool, reader: str,
@@ -169,11 +173,11 @@ def evaluate(translations: str, question_files: tuple[str, ...], syntax: str | N
     """
     from qlang.evaluate.programs import summarize
 
-    runner = executors.from_options(executor, workers, address)
+    runner = executor_from(executor, workers, address)
     gold: dict[str, dict[str, Any]] = {}
     for path in question_files:
         try:
-            records = read_questions(path)
+            records = read_question_file(path)
         except QlangError as exc:
             fail(exc)
         programs = {str(r["id"]): r for r in records if r.get("id") is not None and "semantic" in r}
@@ -225,9 +229,9 @@ class Evaluating:
     def evaluate(self, record: dict[str, Any], question: dict[str, Any]) -> Evaluated:
         from qlang.evaluate.answers import judge
         from qlang.evaluate.experiments import answered_program
+        from qlang.evaluate.lenient import detect as lenient_detect
         from qlang.evaluate.programs import score
         from qlang.syntax import detect, gqa
-        from qlang.syntax.lenient import detect as lenient_detect
 
         program = record.get("program") if isinstance(record.get("program"), str) else None
         raw = record.get("raw") if isinstance(record.get("raw"), str) else None
@@ -336,7 +340,7 @@ def oracle(questions_file: str, scenes: str, mode: str, semantics: str, output: 
     from qlang.evaluate import oracle as run
 
     try:
-        questions = [q for q in read_questions(questions_file) if "semantic" in q]
+        questions = [q for q in read_question_file(questions_file) if "semantic" in q]
     except QlangError as exc:
         fail(exc)
     graphs = _graphs(scenes)

@@ -1,5 +1,5 @@
-"""`qlangc perceive`: a photo (or a folder of photos) in, a weighted scene out; and the options
-and the step `ask --image` shares with it."""
+"""`qlangc perceive`: a photo (or a folder of photos) in, a weighted scene out; and the
+perception options `ask --image` shares with it."""
 
 from __future__ import annotations
 
@@ -12,11 +12,11 @@ from typing import Any
 
 import click
 
-from qlang.batch import Pending, appending, internal_error, resume_key, write
-from qlang.console import Bounded, fail, read_source
+from qlang.commands.console import Bounded, fail, read_source
 from qlang.errors import QlangError
-from qlang.evaluate.concepts import Concepts
-from qlang.ir import Node
+from qlang.records import Pending, appending, internal_error, resume_key, write
+from qlang.timing import Stages
+from qlang.vision.concepts import Concepts
 from qlang.vision.perception import Perceiver, Thresholds
 
 #: What the batch mode takes for a photo.
@@ -66,21 +66,6 @@ def take_options(kwargs: dict[str, Any]) -> Any:
     return Options(v["vision"], v["detector"], v["clip"], v["device"], v["refine"], thresholds)
 
 
-def image_facts(image: str, root: Node, options: Any, timings: dict[str, float]) -> str:
-    """`ask --image`: the program's concepts → perception → the weighted scene's facts."""
-    from qlang.vision import pipeline
-
-    stages = pipeline.Stages(timings)
-    with stages.time("extract"):
-        concepts = pipeline.from_program(root)
-    with stages.time("load detector"):
-        looker = pipeline.perceiver(options)
-    _, _, graph = pipeline.perceive(image, concepts, looker, options.thresholds, stages)
-    from qlang.vision.weighted import facts
-
-    return facts(graph)
-
-
 @click.command()
 @click.argument("image", type=click.Path(exists=True))
 @click.option("--question", help="Look for what this question mentions (the rule-based extractor).")
@@ -105,14 +90,15 @@ def perceive(image: str, question: str | None, program: str | None, concepts_fil
         raise click.UsageError("give at most one of --question, --program and --concepts")
     try:
         concepts = _concepts(question, program, concepts_file)
-        stages = pipeline.Stages()
+        stages = Stages()
         with stages.time("load detector"):
             looker = pipeline.perceiver(options)
         if Path(image).is_dir():
             if draw is not None:
                 raise click.UsageError("--draw takes one image, not a folder")
             sys.exit(0 if _batch(Path(image), output, concepts, looker, options.thresholds) else 1)
-        pixels, perception, graph = pipeline.perceive(image, concepts, looker, options.thresholds, stages)
+        seen = pipeline.perceive(image, concepts, looker, options.thresholds, stages)
+        pixels, perception, graph = seen.pixels, seen.perception, seen.graph
     except QlangError as exc:
         fail(exc)
     text = json.dumps(graph, indent=1)
@@ -153,9 +139,9 @@ def _batch(folder: Path, output: str | None, concepts: Concepts | None, looker: 
     with appending(output, str(folder)) if output else nullcontext((sys.stdout, Pending())) as (out, pending):
         todo = [p for p in images if pending(resume_key({"id": p.name}))]
         for path in tqdm(todo, desc="perceive", unit="image", file=sys.stderr, disable=None):
-            stages = pipeline.Stages()
+            stages = Stages()
             try:
-                _, _, graph = pipeline.perceive(str(path), concepts, looker, thresholds, stages)
+                graph = pipeline.perceive(str(path), concepts, looker, thresholds, stages).graph
                 result: dict[str, Any] = {"id": path.name, "scene": graph, "seconds": stages.seconds}
             except QlangError as exc:
                 result = {"id": path.name, "error": exc.diagnostics[0].to_json()}

@@ -1,6 +1,6 @@
 """How fast grammar-constrained decoding is: plain word lists, trie-factored GBNF, llguidance.
 
-``python -m qlang.translate.grammar_bench [--programs 20] [--syntax nested] [--questions 4]
+``.venv/bin/python bench/grammar.py [--programs 20] [--syntax nested] [--questions 4]
 [--compile]`` prints Markdown tables (the figures in bench/README.md):
 
 - compiling (``--compile``, instead of the others): per syntax, the grammar's size (GBNF and
@@ -20,9 +20,11 @@ from __future__ import annotations
 
 import argparse
 import statistics
+import sys
 import time
 from collections.abc import Callable
 from dataclasses import replace
+from pathlib import Path
 
 from qlang.syntax import SYNTAXES
 from qlang.translate.backends import Request
@@ -30,8 +32,10 @@ from qlang.translate.backends.llama import LlamaCppBackend
 from qlang.translate.examples import DEFAULT_POOL, Example, load_pool, read_pool
 from qlang.translate.grammar import SYNTAXES as GRAMMAR_SYNTAXES
 from qlang.translate.grammar import generate
-from qlang.translate.grammar_check import GrammarChecker
 from qlang.translate.translator import Settings, Translator
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from tests.grammar_check import GrammarChecker
 
 #: engine -> the request for a syntax, given the unconstrained one
 ENGINES: dict[str, Callable[[str, Request], Request]] = {

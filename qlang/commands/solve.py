@@ -2,7 +2,7 @@
 
 Same promises as the rest of `qlangc`: exit status 1 for bad input or a question that cannot
 be answered (no answer, timeout, grounding guard), 2 for wrong usage, never a traceback.
-`qlang.cli` imports this module to register its commands, so its helpers are imported here
+`qlang.commands.main` imports this module to register its commands, so its helpers are imported here
 only when a command runs.
 """
 
@@ -19,8 +19,16 @@ from qlang.asp.explain import explain as explain_answer
 from qlang.asp.scene import SceneLibrary
 from qlang.asp.solve import DEFAULT_LIMITS, SEMANTICS, Limits, SolveError
 from qlang.asp.solve import solve as solve_question
-from qlang.batch import output_option, run_and_exit
-from qlang.console import Bounded, fail, read_lines, read_source
+from qlang.commands.console import (
+    Bounded,
+    executor_from,
+    executor_options,
+    fail,
+    output_option,
+    read_lines,
+    read_source,
+    run_and_exit,
+)
 from qlang.errors import QlangError, Source, error
 from qlang.syntax import SYNTAXES
 
@@ -61,14 +69,14 @@ def _common(command: click.decorators.FC) -> click.decorators.FC:
 @click.option("--jsonl", is_flag=True,
               help='Batch: each --program line is {"id", "program" | "semantic", "image_id" | "imageId"}.')
 @output_option
-@executors.options("Batch: worker processes, or Ray actors with --executor ray.")
+@executor_options("Batch: worker processes, or Ray actors with --executor ray.")
 def solve(program: str, scene: str, image_id: str | None, from_: str | None, timeout: float,
           max_ground: int, semantics: str, top_k: int, distinct: bool, jsonl: bool,
           output: str | None, workers: int, executor: str, address: str | None) -> None:
     """Answer a question program over a scene: one model a line, best first, as its answer and
     cost, after its rank when --top-k is above 1 (tied models share a rank); --distinct: one
     answer a line."""
-    runner = executors.from_options(executor, workers, address, batch=jsonl)
+    runner = executor_from(executor, workers, address, batch=jsonl)
     limits = Limits(timeout, max_ground)
     scenes = _scenes(scene)
     if jsonl:

@@ -12,7 +12,7 @@ from typing import Any
 
 import click
 
-from qlang.console import fail
+from qlang.commands.console import fail
 from qlang.errors import QlangError
 from qlang.syntax import SYNTAXES
 
@@ -101,8 +101,8 @@ def train(data_file: str, out: str, arch: str, base: str, method: str, rank: int
     try:
         pairs = list(read_pairs(data_file))
         if arch == "seq2seq":
-            from qlang.small.train import SmallSettings
-            from qlang.small.train import train as train_small
+            from qlang.train.small import SmallSettings
+            from qlang.train.small import train as train_small
 
             small = SmallSettings(hidden=hidden, **given)
             click.echo(json.dumps(train_small(pairs, Path(out), small), indent=2))
@@ -170,7 +170,7 @@ def _syntax(pairs: list[Any]) -> str:
 
 
 def _export(adapter: Path, target: Path, syntax: str) -> Path:
-    from qlang.train.export import export_lora
+    from qlang.translate.adapters import export_lora
 
     return export_lora(adapter, target, metadata={"qlang.syntax": syntax})
 

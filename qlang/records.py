@@ -4,7 +4,7 @@ A line is a JSON object with an ``id`` and either ``program`` (a string in any s
 ``semantic`` (a GQA operation list); a whole GQA question record works too (its ``semantic``).
 A line that cannot be read (not UTF-8, not JSON, no program, or one whose reading fails in any
 way) becomes an error record that keeps the line number, so one bad line never stops a batch.
-Lines are split on "\\n" alone (see `qlang.console.read_lines`).
+Lines are split on "\\n" alone (see `qlang.commands.console.read_lines`).
 """
 
 from __future__ import annotations
@@ -17,12 +17,9 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any, NoReturn, TextIO
-
-import click
+from typing import Any, TextIO
 
 from qlang.api import parse
-from qlang.console import fail
 from qlang.errors import Diagnostic, QlangError, Source, error
 from qlang.executors import BatchError, Executor, Local
 from qlang.ir import Node
@@ -262,13 +259,6 @@ def appending(path: str, inputs: str) -> Iterator[tuple[TextIO, Pending]]:
         yield out, Pending(Counter(key for key, _ in _results(path, resume_key)))
 
 
-# ----- the command line -------------------------------------------------------------------------
-
-output_option = click.option("--output", type=click.Path(dir_okay=False),
-                             help="Batch: append results here, skipping the input lines it already "
-                             "has results for (resumable).")
-
-
 @contextmanager
 def writing(path: str | None, inputs: str) -> Iterator[tuple[TextIO, Pending]]:
     """Where a batch writes its results: the file `path`, resumed (`appending`), or standard
@@ -280,24 +270,37 @@ def writing(path: str | None, inputs: str) -> Iterator[tuple[TextIO, Pending]]:
         yield opened
 
 
-@contextmanager
-def reported(path: str | None) -> Iterator[None]:
-    """Ends a batch command that fails as every one does: a `QlangError` reported (exit 1), an
-    output file `path` that cannot be written a usage error (exit 2), a closed standard output
-    quietly."""
+def read_questions(data: bytes, path: str, limit: int | None = None) -> list[dict[str, Any]]:
+    """Question records from a GQA question file (a JSON object by id, or a list) or JSON lines.
+
+    A record without an id gets its place as ``input_line``, which keys its result for resuming;
+    an entry that is no record (a JSON line that is not UTF-8, not JSON or not an object) becomes
+    ``{"input_line", "problem"}``, so that it costs only its own result.
+    """
     try:
-        yield
-    except QlangError as exc:
-        fail(exc)
-    except OSError as exc:
-        if path is None:
-            raise  # standard output was closed (`| head`): click ends quietly
-        raise click.UsageError(f"{path}: {exc.strerror}") from None
+        whole = json.loads(data.decode("utf-8-sig"))
+    except ValueError:  # not one JSON document (nor UTF-8): JSON lines
+        lines = data.removeprefix(b"\xef\xbb\xbf").split(b"\n")
+        entries = [(number, _json_line(line)) for number, line in enumerate(lines, start=1)
+                   if line.strip()]
+    else:
+        if not isinstance(whole, dict | list):
+            raise error(QlangError, "input", f"{path}: expected question records with 'id' and 'question'")
+        entries = ([(n, {"id": k, **v} if isinstance(v, dict) else v)
+                    for n, (k, v) in enumerate(whole.items(), start=1)]
+                   if isinstance(whole, dict) else list(enumerate(whole, start=1)))
+    return [_question_record(number, entry) for number, entry in entries[:limit]]
 
 
-def run_and_exit(work: Callable[[TextIO, Pending], bool], path: str | None, inputs: str) -> NoReturn:
-    """Run a batch command's `work` into its output (`writing`) and exit: 0 if every line
-    succeeded, else 1 (or as `reported`)."""
-    with reported(path), writing(path, inputs) as (out, pending):
-        ok = work(out, pending)
-    sys.exit(0 if ok else 1)
+def _json_line(line: bytes) -> object:
+    try:
+        return json.loads(line)
+    except ValueError as exc:
+        return f"not JSON: {exc}"
+
+
+def _question_record(number: int, entry: object) -> dict[str, Any]:
+    if not isinstance(entry, dict):
+        why = entry if isinstance(entry, str) else "not a question record"
+        return {"input_line": number, "problem": f"entry {number}: {why}"}
+    return entry if entry.get("id") is not None else {**entry, "input_line": number}

@@ -1,0 +1,63 @@
+"""`qlangc ask`: a question about a scene or a photo, answered by the whole system."""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+import click
+
+from qlang import pipeline
+from qlang.asp.solve import Limits
+from qlang.commands.console import Bounded, fail, read_source
+from qlang.commands.translate import translation_options, translator_from
+from qlang.commands.vision import take_options, vision_options
+from qlang.errors import QlangError
+from qlang.timing import Stages
+from qlang.translate.factory import Loaded, make
+
+
+@click.command()
+@click.argument("question")
+@click.option("--scene", type=click.Path(allow_dash=True, dir_okay=False),
+              help="GQA scene-graph JSON (one graph or graphs by image id), or ASP facts.")
+@click.option("--image", type=click.Path(exists=True, dir_okay=False),
+              help="A photo instead of --scene: perceived into a weighted scene (qlangc perceive).")
+@click.option("--image-id", help="The scene's image id, when the file holds several.")
+@click.option("--top-k", type=click.IntRange(min=1, max=1000), default=3, show_default=True)
+@click.option("--timeout", type=Bounded(min=0, max=86_400, min_open=True), default=10.0, show_default=True,
+              help="Seconds for solving.")
+@translation_options
+@vision_options("--vision")
+def ask(question: str, scene: str | None, image: str | None, image_id: str | None, top_k: int,
+        timeout: float, **options: Any) -> None:
+    """Answer QUESTION about a scene (or a photo): translate, check, solve; print answers,
+    program, timings (every model load among them)."""
+    from qlang.asp.scene import SceneLibrary
+
+    if (scene is None) == (image is None):
+        raise click.UsageError("give one of --scene and --image")
+    vision = take_options(options)
+    settings, models = translator_from(options)
+    stages = Stages()
+    loaded = Loaded()
+    try:
+        facts = None
+        if scene is not None:
+            with stages.time("scene"):
+                facts = SceneLibrary(read_source(scene)).facts(image_id)
+        translator = make(settings, models, loaded)
+        answered = pipeline.ask(question, translator, scene=facts, image=image, vision=vision,
+                                loaded=loaded, top_k=top_k, limits=Limits(timeout=timeout), stages=stages)
+    except pipeline.Untranslated as exc:
+        click.echo(f"model output: {exc.translation.program!r}", err=True)
+        fail(exc)
+    except QlangError as exc:
+        fail(exc)
+    assert answered.translation is not None
+    answers = ", ".join(a.value for a in answered.answers) or "(no answer)"
+    click.echo(f"answer:  {answers}")
+    click.echo(f"program: {answered.translation.program}")
+    click.echo(f"time:    {stages.line()}")
+    if not answered.answers:
+        sys.exit(1)

@@ -1,0 +1,144 @@
+"""What every `qlangc` command shares: reading its input, reporting an input error, and ending a
+batch the same way (the library raises; only commands turn errors into exit statuses)."""
+
+from __future__ import annotations
+
+import math
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any, NoReturn, TextIO, TypeVar
+
+import click
+from click.core import ParameterSource
+
+from qlang import executors
+from qlang.errors import QlangError, Source
+from qlang.records import Pending, writing
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def read_bytes(file: str) -> bytes:
+    """The bytes of FILE or standard input; an unreadable file is a usage error."""
+    try:
+        if file == "-":
+            return sys.stdin.buffer.read()
+        with open(file, "rb") as handle:
+            return handle.read()
+    except OSError as exc:
+        raise click.UsageError(f"{file}: {exc.strerror}") from None
+
+
+def read_source(file: str) -> Source:
+    """The text of FILE or standard input, without a byte-order mark; input that is not UTF-8 is a
+    usage error."""
+    try:
+        return Source(read_bytes(file).decode("utf-8-sig"), "<stdin>" if file == "-" else file)
+    except UnicodeDecodeError as exc:
+        raise click.UsageError(f"{file}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+
+
+def read_lines(file: str) -> list[bytes]:
+    """The lines of a JSON-lines FILE, split on "\\n" alone (a JSON string may hold U+2028 or
+    U+0085, which `str.splitlines` would split on) and left undecoded, so that one line that is
+    not UTF-8 costs only itself."""
+    return read_bytes(file).removeprefix(b"\xef\xbb\xbf").split(b"\n")
+
+
+class Bounded(click.FloatRange):
+    """A float in a range that is never NaN (which every comparison lets through)."""
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        number = super().convert(value, param, ctx)
+        if math.isnan(number):
+            self.fail(f"{value!r} is not a number", param, ctx)
+        return number
+
+
+def fail(exc: QlangError, source: Source | None = None) -> NoReturn:
+    """Report an input error on standard error and exit with status 1."""
+    if source is not None and exc.source is None:
+        exc.source = source
+    click.echo(exc.render(), err=True)
+    sys.exit(1)
+
+
+output_option = click.option("--output", type=click.Path(dir_okay=False),
+                             help="Batch: append results here, skipping the input lines it already "
+                             "has results for (resumable).")
+
+
+@contextmanager
+def reported(path: str | None) -> Iterator[None]:
+    """Ends a batch command that fails as every one does: a `QlangError` reported (exit 1), an
+    output file `path` that cannot be written a usage error (exit 2), a closed standard output
+    quietly."""
+    try:
+        yield
+    except QlangError as exc:
+        fail(exc)
+    except OSError as exc:
+        if path is None:
+            raise  # standard output was closed (`| head`): click ends quietly
+        raise click.UsageError(f"{path}: {exc.strerror}") from None
+
+
+def run_and_exit(work: Callable[[TextIO, Pending], bool], path: str | None, inputs: str) -> NoReturn:
+    """Run a batch command's `work` into its output (`writing`) and exit: 0 if every line
+    succeeded, else 1 (or as `reported`)."""
+    with reported(path), writing(path, inputs) as (out, pending):
+        ok = work(out, pending)
+    sys.exit(0 if ok else 1)
+
+
+#: More workers than any machine has cores.
+MAX_WORKERS = 256
+#: The options that only a batch takes (`--output`, the resumable output file, among them).
+BATCH_ONLY = ("output", "workers", "executor", "address")
+
+
+def executor_options(workers: str, *, default: int | None = 1, jobs: bool = False) -> Callable[[F], F]:
+    """`--workers`, `--executor` and `--address`, for a batch command; `workers`: the help of
+    `--workers`, `default` its default (None: the command's own), `jobs`: also named `--jobs`."""
+    names = ("--workers", "--jobs") if jobs else ("--workers",)
+    attached = (
+        click.option(*names, "workers", type=click.IntRange(min=1, max=MAX_WORKERS), default=default,
+                     show_default=default is not None, help=workers),
+        click.option("--executor", type=click.Choice(executors.EXECUTORS), default="local", show_default=True,
+                     help="Batch: where the work runs: this machine (local), or the actors of a "
+                     "Ray cluster, --workers of them (ray; pip install 'qlang[distributed]')."),
+        click.option("--address", help="Batch, --executor ray: the cluster, as ray.init takes it "
+                     "(host:port of `ray start --head`, or 'auto'); default: $RAY_ADDRESS, else a "
+                     "Ray instance on this machine."),
+    )
+
+    def attach(command: F) -> F:
+        for option in reversed(attached):
+            command = option(command)
+        return command
+
+    return attach
+
+
+def executor_from(name: str, workers: int | None, address: str | None, *,
+                  batch: bool = True) -> executors.Ray | None:
+    """The executor the options name; None for the local one, whose settings (how many workers,
+    recycling, patience) are the batch's own.  Raises click.UsageError for options that do not
+    fit: a batch's options outside batch mode, `--address` without Ray, Ray not installed."""
+    if not batch:
+        context = click.get_current_context()
+        given = ["/".join(p.opts) for p in context.command.params if p.name in BATCH_ONLY
+                 and context.get_parameter_source(p.name) not in (None, ParameterSource.DEFAULT)]
+        if given:
+            verb = "is" if len(given) == 1 else "are"
+            raise click.UsageError(f"{' and '.join(given)} {verb} for batch mode (--jsonl)")
+    if name != "ray":
+        if address is not None:
+            raise click.UsageError("--address is for --executor ray")
+        return None
+    try:
+        executors.ray_module()
+    except QlangError as exc:
+        raise click.UsageError(exc.diagnostics[0].message) from None
+    return executors.Ray(address, workers or 1)

@@ -1,0 +1,87 @@
+"""One way to answer a question: a question (or a checked program) over a scene's facts or a
+photo, to an `Answered`: the answers ranked, the program, what was perceived, and the seconds
+each stage took, every model load among them.
+
+`ask`, `eval`, the experiments and the benches all answer through here, so each stage runs
+once: the scene is encoded once (a photo's weighted scene straight from the perception, not
+through JSON), and the program is checked once (by the translator, or by `api.compile`) and
+lowered without a second check.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from qlang.asp.solve import DEFAULT_LIMITS, Answer, Limits, Result, solve
+from qlang.errors import QlangError, error
+from qlang.ir import Node
+from qlang.passes.lower import facts
+from qlang.timing import Stages
+from qlang.translate.factory import Loaded
+from qlang.translate.translator import Translates, Translation
+from qlang.vision.pipeline import Options
+
+
+class Untranslated(QlangError):
+    """The translator wrote no program that checks; `translation` says what it wrote."""
+
+    translation: Translation
+
+
+@dataclass(frozen=True, slots=True)
+class Answered:
+    answers: tuple[Answer, ...]
+    #: False when the deadline cut the search for answers after the first short
+    complete: bool
+    root: Node
+    #: the program as the translator printed it (None: a program was given)
+    translation: Translation | None = None
+    #: the weighted scene perceived from a photo
+    perceived: dict[str, Any] | None = None
+    stages: Stages = field(default_factory=Stages)
+
+
+def lowered(root: Node) -> str:
+    """The ASP facts of a program the checker has passed (`api.lower` checks it first)."""
+    return "\n".join(str(fact) for fact in facts(root))
+
+
+def solve_program(root: Node, scene: str, *, top_k: int = 1, limits: Limits = DEFAULT_LIMITS,
+                  semantics: str = "qlang", stages: Stages | None = None) -> Result:
+    """The k best answers of a checked program over a scene's facts."""
+    with (stages or Stages()).time("solve"):
+        return solve(lowered(root), scene, top_k=top_k, limits=limits, semantics=semantics)
+
+
+def ask(question: str, translator: Translates, *, scene: str | None = None, image: str | None = None,
+        vision: Options | None = None, loaded: Loaded | None = None, top_k: int = 3,
+        limits: Limits = DEFAULT_LIMITS, stages: Stages | None = None) -> Answered:
+    """Translate `question`, then answer it over `scene` (facts) or the photo `image`, perceived
+    for what the program needs; every model `loaded` on the way is a stage of its own.  Raises
+    `Untranslated` when no program came out, QlangError when no answer could be computed."""
+    stages = stages or Stages()
+    translation = translator.translate(question)
+    for label, seconds in (loaded.seconds if loaded else {}).items():
+        stages.add(label, seconds)
+    stages.add("translate", translation.seconds)
+    if translation.error is not None or translation.root is None:
+        failed = translation.error or error(QlangError, "translate", "no program")
+        untranslated = Untranslated(failed.diagnostics, failed.source)
+        untranslated.translation = translation
+        raise untranslated
+    perceived = None
+    if image is not None:
+        from qlang.vision import pipeline
+
+        options = vision or Options()
+        with stages.time("extract"):
+            concepts = pipeline.from_program(translation.root)
+        with stages.time("load detector"):
+            looker = pipeline.perceiver(options)
+        seen = pipeline.perceive(image, concepts, looker, options.thresholds, stages)
+        scene, perceived = seen.facts, seen.graph
+    if scene is None:
+        raise ValueError("ask needs a scene or an image")
+    result = solve_program(translation.root, scene, top_k=top_k, limits=limits, stages=stages)
+    return Answered(result.answers, result.complete, translation.root, translation, perceived, stages)

@@ -1,0 +1,56 @@
+"""English words as questions say them: plurals, articles, and a question's text compared for
+sameness.  Shared by the small parser, augmentation, the example pool and evaluation."""
+
+from __future__ import annotations
+
+_IRREGULAR = {"man": "men", "woman": "women", "person": "people", "child": "children",
+              "foot": "feet", "tooth": "teeth", "goose": "geese", "mouse": "mice", "ox": "oxen",
+              "leaf": "leaves", "knife": "knives", "shelf": "shelves", "loaf": "loaves",
+              "wolf": "wolves", "calf": "calves", "half": "halves", "life": "lives",
+              "wife": "wives", "scarf": "scarves", "thief": "thieves", "potato": "potatoes",
+              "tomato": "tomatoes", "sheep": "sheep", "deer": "deer", "fish": "fish",
+              "moose": "moose", "bison": "bison", "aircraft": "aircraft"}
+_NOT_MAN = frozenset({"human", "german", "roman", "shaman", "ottoman"})
+
+
+def plural(name: str) -> str:
+    """A class name's English plural, inflecting its last word.
+
+    >>> [plural(w) for w in ("tennis racket", "man", "policeman", "bus", "bench", "shelf", "pants")]
+    ['tennis rackets', 'men', 'policemen', 'buses', 'benches', 'shelves', 'pants']
+    """
+    head, _, last = name.rpartition(" ")
+    if last in _IRREGULAR:
+        last = _IRREGULAR[last]
+    elif last.endswith("man") and last not in _NOT_MAN:
+        last = last[:-3] + "men"
+    elif plural_only(last):
+        pass
+    elif last.endswith("y") and last[-2:-1] not in tuple("aeiou"):
+        last = last[:-1] + "ies"
+    elif last.endswith(("s", "x", "z", "ch", "sh")):
+        last += "es"
+    else:
+        last += "s"
+    return f"{head} {last}" if head else last
+
+
+def plural_only(name: str) -> bool:
+    """Whether a name is already plural (`pants`, `glasses`, `people`): it swaps only with such."""
+    last = name.rpartition(" ")[2]
+    if last in _IRREGULAR:
+        return False
+    return last in _IRREGULAR.values() or (last.endswith("s")
+                                           and not last.endswith(("ss", "us", "is")))
+
+
+def article(word: str) -> str:
+    """ "a" or "an" before a word, by its sound as far as spelling tells."""
+    vowel = word[:1].lower() in tuple("aeiou") and not word.lower().startswith(
+        ("uni", "use", "usu", "eu", "one", "once"))
+    return "an" if vowel or word.lower().startswith(("hour", "honest", "heir")) else "a"
+
+
+def normal_question(text: str) -> str:
+    """A question's text as compared for sameness: case and spacing ignored."""
+    return " ".join(text.lower().split())
