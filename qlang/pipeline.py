@@ -10,6 +10,8 @@ lowered without a second check.
 
 from __future__ import annotations
 
+import time
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -20,6 +22,7 @@ from qlang.passes.lower import facts
 from qlang.timing import Stages
 from qlang.translate.factory import Loaded
 from qlang.translate.translator import Translates, Translation
+from qlang.vision.perception import Perceiver
 from qlang.vision.pipeline import Options
 
 
@@ -54,6 +57,22 @@ def solve_program(root: Node, scene: str, *, top_k: int = 1, limits: Limits = DE
         return solve(lowered(root), scene, top_k=top_k, limits=limits, semantics=semantics)
 
 
+def _load_perceiver(options: Options) -> Future[tuple[Perceiver, float]]:
+    """The perceiver, loading in a thread of its own: it does not depend on the program, and its
+    libraries and weights load (mostly outside the GIL) while the translator loads and runs."""
+
+    def load() -> tuple[Perceiver, float]:
+        from qlang.vision import pipeline
+
+        start = time.perf_counter()
+        return pipeline.perceiver(options), time.perf_counter() - start
+
+    pool = ThreadPoolExecutor(1, thread_name_prefix="qlang-perceiver")
+    loading = pool.submit(load)
+    pool.shutdown(wait=False)  # the thread ends with the load
+    return loading
+
+
 def ask(question: str, translator: Translates, *, scene: str | None = None, image: str | None = None,
         vision: Options | None = None, loaded: Loaded | None = None, top_k: int = 3,
         limits: Limits = DEFAULT_LIMITS, stages: Stages | None = None) -> Answered:
@@ -61,6 +80,7 @@ def ask(question: str, translator: Translates, *, scene: str | None = None, imag
     for what the program needs; every model `loaded` on the way is a stage of its own.  Raises
     `Untranslated` when no program came out, QlangError when no answer could be computed."""
     stages = stages or Stages()
+    looking = _load_perceiver(vision or Options()) if image is not None else None
     translation = translator.translate(question)
     for label, seconds in (loaded.seconds if loaded else {}).items():
         stages.add(label, seconds)
@@ -71,15 +91,14 @@ def ask(question: str, translator: Translates, *, scene: str | None = None, imag
         untranslated.translation = translation
         raise untranslated
     perceived = None
-    if image is not None:
+    if image is not None and looking is not None:
         from qlang.vision import pipeline
 
-        options = vision or Options()
         with stages.time("extract"):
             concepts = pipeline.from_program(translation.root)
-        with stages.time("load detector"):
-            looker = pipeline.perceiver(options)
-        seen = pipeline.perceive(image, concepts, looker, options.thresholds, stages)
+        looker, seconds = looking.result()
+        stages.add("load detector (beside translating)", seconds)
+        seen = pipeline.perceive(image, concepts, looker, (vision or Options()).thresholds, stages)
         scene, perceived = seen.facts, seen.graph
     if scene is None:
         raise ValueError("ask needs a scene or an image")

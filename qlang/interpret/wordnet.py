@@ -15,9 +15,10 @@ import os
 import warnings
 from functools import cache
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import nltk  # type: ignore[import-untyped]
-from nltk.corpus.reader.wordnet import Synset, WordNetCorpusReader  # type: ignore[import-untyped]
+if TYPE_CHECKING:  # nltk takes seconds to import (it imports scipy): only when WordNet is read
+    from nltk.corpus.reader.wordnet import Synset, WordNetCorpusReader  # type: ignore[import-untyped]
 
 ENV_VAR = "QLANG_NLTK_DATA"
 _DEFAULT = Path(__file__).resolve().parents[2] / ".cache" / "nltk_data"
@@ -51,6 +52,9 @@ def reader() -> WordNetCorpusReader:
         raise WordNetMissing(f"WordNet is not installed in {root}: run `make install` (or "
                              f"`sh scripts/wordnet.sh` once the venv exists), or set {ENV_VAR} "
                              "to an nltk_data folder holding corpora/wordnet")
+    import nltk  # type: ignore[import-untyped]
+    from nltk.corpus.reader.wordnet import WordNetCorpusReader
+
     if str(root) not in nltk.data.path:
         nltk.data.path.insert(0, str(root))  # nltk reads only from folders on its data path
     with warnings.catch_warnings():  # Debian's WordNet has no multilingual data; we need none

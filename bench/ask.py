@@ -1,0 +1,78 @@
+"""One-shot `qlangc ask`, as a user runs it: wall seconds of a fresh process, and its timing line.
+
+    .venv/bin/python bench/ask.py [--repeat 5] [--checkout DIR ...]
+
+Each case (a question about the README's scene, and one about scikit-image's `coffee` photo) runs
+`repeat` times in a new process; with `--checkout`, the same runs interleave between this tree and
+each other checkout (run with ``PYTHONPATH=DIR``, its own `qlang.cli` or `qlang.commands.main`),
+so that a noisy machine weighs on all of them alike.  Prints the median wall time per case and
+checkout, and the median of each stage of the timing line.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def cases() -> dict[str, list[str]]:
+    from skimage import data_dir
+
+    return {
+        "ask --scene": ["Who wears shorts?", "--scene", str(ROOT / "examples" / "scene_2353884.json")],
+        "ask --image": ["Is there a cup on the table?", "--image", os.path.join(data_dir, "coffee.png")],
+    }
+
+
+def command(checkout: Path) -> tuple[list[str], dict[str, str]]:
+    """How to run `qlangc` of a checkout: its own entry point, found by file."""
+    module = "qlang.commands.main" if (checkout / "qlang" / "commands" / "main.py").exists() else "qlang.cli"
+    env = {**os.environ, "PYTHONPATH": str(checkout)}
+    return [sys.executable, "-c", f"from {module} import main; main()", "ask"], env
+
+
+def stages(line: str) -> dict[str, float]:
+    found = re.findall(r"([a-z][a-z ()]*?) (\d+) ms", line.removeprefix("time:"))
+    return {stage.strip(): float(ms) for stage, ms in found}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
+    parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--checkout", type=Path, action="append", default=[],
+                        help="another checkout to compare with (repeatable)")
+    args = parser.parse_args()
+    checkouts = [ROOT, *args.checkout]
+    walls: dict[tuple[str, Path], list[float]] = {}
+    lines: dict[tuple[str, Path], list[dict[str, float]]] = {}
+    for _ in range(args.repeat):
+        for case, arguments in cases().items():
+            for checkout in checkouts:
+                base, env = command(checkout)
+                start = time.perf_counter()
+                done = subprocess.run([*base, *arguments], capture_output=True, text=True, env=env,
+                                      cwd=checkout, check=True)
+                walls.setdefault((case, checkout), []).append(time.perf_counter() - start)
+                timing = next(x for x in done.stdout.splitlines() if x.startswith("time:"))
+                lines.setdefault((case, checkout), []).append(stages(timing))
+    print(f"{os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.2f}, {args.repeat} runs each\n")
+    print("| case | checkout | wall s (median) | stages, ms (median) |")
+    print("|---|---|---:|---|")
+    for (case, checkout), seconds in walls.items():
+        runs = lines[(case, checkout)]
+        names = dict.fromkeys(name for run in runs for name in run)
+        median = ", ".join(f"{name} {statistics.median(r.get(name, 0.0) for r in runs):.0f}"
+                           for name in names)
+        print(f"| {case} | {checkout.name} | {statistics.median(seconds):.2f} | {median} |")
+
+
+if __name__ == "__main__":
+    main()
