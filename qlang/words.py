@@ -1,5 +1,6 @@
-"""English words as questions say them: plurals, articles, and a question's text compared for
-sameness.  Shared by the small parser, augmentation, the example pool and evaluation."""
+"""English words as questions say them: plurals and singulars, articles, and a question's text
+compared for sameness.  Shared by the small parser, augmentation, the example pool, the
+concept extractor and evaluation."""
 
 from __future__ import annotations
 
@@ -33,6 +34,27 @@ def plural(name: str) -> str:
     else:
         last += "s"
     return f"{head} {last}" if head else last
+
+
+def singulars(name: str) -> list[str]:
+    """The names whose plural `name` is (none for a singular): `plural` read backwards, each
+    rule's inverse kept where `plural` gives `name` back; a vocabulary picks among them.
+
+    >>> [singulars(w) for w in ("dishes", "tennis rackets", "people", "shelves", "pants", "cat")]
+    [['dish', 'dishe'], ['tennis racket'], ['person'], ['shelf', 'shelve'], ['pant'], []]
+    """
+    head, _, last = name.rpartition(" ")
+    candidates = [one for one, many in _IRREGULAR.items() if many == last]
+    if last.endswith("men"):
+        candidates.append(last[:-3] + "man")
+    if last.endswith("ies"):
+        candidates.append(last[:-3] + "y")
+    if last.endswith("es"):
+        candidates.append(last[:-2])
+    if last.endswith("s"):
+        candidates.append(last[:-1])
+    found = (f"{head} {one}" if head else one for one in dict.fromkeys(candidates))
+    return [one for one in found if one != name and plural(one) == name]
 
 
 def plural_only(name: str) -> bool:

@@ -107,6 +107,12 @@ def test_the_rule_based_extractor_reads_the_question() -> None:
     assert "color" in concepts.attributes and {"red", "wood"} <= concepts.values
 
 
+def test_the_extractor_reads_plurals_as_the_plural_rules_make_them() -> None:
+    assert {"man", "shelf"} <= mentioned("Are there men near the shelves?").classes
+    pants = mentioned("Who is wearing the pants?").classes
+    assert "pants" in pants and "pan" not in pants  # pants are no pans
+
+
 def test_a_perception_is_a_weighted_scene_that_solves() -> None:
     cup = Detection("cup", 0.9, CUP, "cup", {"red": 0.8, "white": 0.3})
     table = Detection("table", 0.7, TABLE, "dining table", {"brown": 0.6})

@@ -33,6 +33,7 @@ from qlang.errors import QlangError, error
 from qlang.ir import Lit, Node
 from qlang.ontology import load
 from qlang.signatures import CLOSED_KINDS, SIGNATURES
+from qlang.words import singulars
 
 PAD, BOS, EOS, UNK, PLURAL = "<pad>", "<s>", "</s>", "<unk>", "<pl>"
 SPECIAL = (PAD, BOS, EOS, UNK)
@@ -85,20 +86,21 @@ def from_prefix(tokens: Sequence[str]) -> Node:
 
 
 @cache
-def _singulars() -> dict[str, str]:
-    """Plural word -> singular, for the last word of every class name whose plural is no
-    vocabulary word of its own (`glasses` stays `glasses`)."""
-    from qlang.words import plural
-
+def _words() -> tuple[frozenset[str], frozenset[str]]:
+    """The ontology's words, and the last words of its class names."""
     ontology = load()
-    words = {w for name in ontology.values | ontology.classes for w in name.split()}
-    result = {}
-    for name in ontology.classes:
-        last = name.rpartition(" ")[2]
-        many = plural(last)
-        if many != last and many not in words:
-            result[many] = last
-    return result
+    return (frozenset(w for name in ontology.values | ontology.classes for w in name.split()),
+            frozenset(name.rpartition(" ")[2] for name in ontology.classes))
+
+
+@cache
+def _singular(word: str) -> str | None:
+    """The class word a question word is the plural of, unless the plural is an ontology word
+    of its own (`glasses` stays `glasses`)."""
+    words, heads = _words()
+    if word in words:
+        return None
+    return next((one for one in singulars(word) if one in heads), None)
 
 
 def question_tokens(question: str) -> list[str]:
@@ -107,11 +109,11 @@ def question_tokens(question: str) -> list[str]:
 
 def _read(question: str) -> list[tuple[str, str]]:
     """Tokens with the word each stands for (the plural mark stands for the plural)."""
-    singulars = _singulars()
     pairs: list[tuple[str, str]] = []
     for word in _WORD.findall(question.lower()):
-        if word in singulars:
-            pairs += [(singulars[word], singulars[word]), (PLURAL, word)]
+        one = _singular(word)
+        if one is not None:
+            pairs += [(one, one), (PLURAL, word)]
         else:
             pairs.append((word, word))
     return pairs

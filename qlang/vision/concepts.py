@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from qlang.ir import Node, postorder
 from qlang.ontology import ANY_CATEGORY, CLASS_CATEGORIES, Ontology, load
 from qlang.signatures import SIGNATURES, Kind
+from qlang.words import singulars
 
 GENERIC = frozenset({ANY_CATEGORY, *CLASS_CATEGORIES})
 
@@ -91,7 +92,7 @@ def mentioned(question: str, ontology: Ontology | None = None) -> Concepts:
     while start < len(words):
         for length in range(min(_LONGEST, len(words) - start), 0, -1):
             phrase = " ".join(words[start:start + length])
-            matches = [(field, word) for word in (phrase, *_singulars(phrase))
+            matches = [(field, word) for word in (phrase, *singulars(phrase))
                        for field, vocabulary in (("classes", ontology.classes),
                                                  ("relations", ontology.relations),
                                                  ("values", ontology.values - ontology.classes),
@@ -105,10 +106,3 @@ def mentioned(question: str, ontology: Ontology | None = None) -> Concepts:
         else:
             start += 1
     return expand(Concepts(**{name: frozenset(words) for name, words in found.items()}), ontology)
-
-
-def _singulars(phrase: str) -> list[str]:
-    """What a plural may be the plural of (dishes → dishe, dish; cats → cat)."""
-    if not phrase.endswith("s"):
-        return []
-    return [phrase[:-1], phrase[:-2], *([phrase[:-3] + "y"] if phrase.endswith("ies") else [])]
