@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from qlang import wordnet as wn
 from qlang.api import parse
 from qlang.asp_names import from_term
 from qlang.interpret import (
@@ -27,7 +28,6 @@ from qlang.interpret import (
     interpret,
     sanitize,
 )
-from qlang.interpret import wordnet as wn
 from qlang.ir import Node, op
 from qlang.signatures import END, SIGNATURES
 from qlang.syntax import gqa
@@ -272,7 +272,7 @@ def test_category_membership_by_wordnet(value: str, category: str, expected: boo
 def test_grey_is_a_colour_only_through_the_exception() -> None:
     color = wn.sense("color")
     assert color is not None
-    assert not any(color in wn._hypernyms(s) for s in wn.reader().synsets("grey", "n")[:1])
+    assert not any(color in wn.hypernyms(s) for s in wn.reader().synsets("grey", "n")[:1])
 
 
 def test_missing_wordnet_says_how_to_install_it(monkeypatch: pytest.MonkeyPatch, tmp_path: Any) -> None:

@@ -16,7 +16,9 @@ import ast
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from itertools import islice
+
+from qlang.wordnet import hypernyms, levels_above, senses
 
 DEFAULT_HYPERNYM_LEVELS = 5
 _SPATIAL = re.compile(r"^(?:to|on|at) the (left|right|top|bottom)(?: side)?$")
@@ -77,32 +79,15 @@ def matches(answer: object, gold: object, generosity: Generosity | str = "strict
 
 
 def _wordnet_match(predicted: str, expected: str, levels: int) -> bool:
-    from qlang.interpret.wordnet import senses
-
     answer_senses, gold_senses = senses(predicted), senses(expected)
     if set(answer_senses) & set(gold_senses):  # synonyms
         return True
     for gold in gold_senses:
         for candidate in answer_senses:
-            if gold in candidate.closure(_up):  # the answer is a hyponym: more specific
+            if gold in hypernyms(candidate):  # the answer is a hyponym: more specific
                 return True
-            if levels and _levels_up(gold, candidate, levels):
-                return True
-    return False
-
-
-def _up(synset: Any) -> list[Any]:
-    parents: list[Any] = synset.hypernyms() + synset.instance_hypernyms()
-    return parents
-
-
-def _levels_up(start: Any, target: Any, levels: int) -> bool:
-    """Whether `target` is a hypernym of `start` at most `levels` steps up."""
-    frontier = {start}
-    for _ in range(levels):
-        frontier = {parent for synset in frontier for parent in _up(synset)}
-        if target in frontier:
-            return True
+            if any(candidate in level for level in islice(levels_above([gold]), levels)):
+                return True  # the answer is a hypernym at most `levels` steps up
     return False
 
 

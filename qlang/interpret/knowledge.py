@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from qlang.interpret import wordnet
+from qlang import wordnet
 from qlang.interpret.errors import IncompleteMetadata, NonTrivialCategory, NotInWordnet
 from qlang.interpret.scene import SCENE_ATTRIBUTES, Scene, SceneObject
 from qlang.ontology import ANY_CATEGORY, CLASS_CATEGORIES, load

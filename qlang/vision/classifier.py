@@ -12,10 +12,10 @@ from typing import Any
 
 import numpy as np
 
-from qlang.interpret.wordnet import equal_or_hyponym
 from qlang.vision import models
 from qlang.vision.labels import gqa_class
 from qlang.vision.perception import Detection, Image, require
+from qlang.wordnet import equal_or_hyponym
 
 #: Below this the classifier's guess is ignored.
 LEAST = 0.3

@@ -13,9 +13,14 @@ scene encoder then adds the ontology's categories (table → furniture, cat → 
 from __future__ import annotations
 
 from functools import cache
+from itertools import islice
+from typing import TYPE_CHECKING
 
-from qlang.interpret.wordnet import reader
 from qlang.ontology import load
+from qlang.wordnet import levels_above, names, senses
+
+if TYPE_CHECKING:
+    from nltk.corpus.reader.wordnet import Synset  # type: ignore[import-untyped]
 
 #: COCO's 90 category ids (80 used) as the TensorFlow model zoo numbers them.
 COCO = dict(enumerate((
@@ -68,28 +73,20 @@ def gqa_class(label: str) -> str | None:
     return None
 
 
-def _senses(name: str) -> list[object]:
-    wn = reader()
-    return list(wn.synsets(name.replace(" ", "_"), wn.NOUN))[:1]
-
-
-def _words(synset: object) -> list[str]:
-    return [w.replace("_", " ").lower() for w in synset.lemma_names()]  # type: ignore[attr-defined]
+def _senses(name: str) -> tuple[Synset, ...]:
+    return senses(name)[:1]
 
 
 def _lemmas(name: str) -> list[str]:
-    return [w for s in _senses(name) for w in _words(s)]
+    return [w for s in _senses(name) for w in names(s)]
 
 
 def _parents(name: str) -> list[str]:
-    return [w for s in _senses(name) for h in s.hypernyms() for w in _words(h)]  # type: ignore[attr-defined]
+    return _hypernyms(name, 1)
 
 
-def _hypernyms(name: str) -> list[str]:
-    """The words above a name's main sense, nearest first."""
-    found: list[str] = []
-    level = _senses(name)
-    for _ in range(_DEPTH):
-        level = [h for s in level for h in s.hypernyms()]  # type: ignore[attr-defined]
-        found += [w for s in level for w in _words(s)]
-    return found
+def _hypernyms(name: str, depth: int = _DEPTH) -> list[str]:
+    """The words above a name's main sense, nearest first; a label names a kind, so no step
+    from an instance to its class (the dog `Lhasa` is no city)."""
+    levels = levels_above(_senses(name), instances=False)
+    return [w for level in islice(levels, depth) for s in level for w in names(s)]

@@ -1,4 +1,6 @@
-"""WordNet 3.0 for class and category membership, read by nltk from a project-local folder.
+"""WordNet 3.0, read by nltk from a project-local folder: a word's senses and the one walk up
+its hypernyms, shared by the interpreter (class and category membership), answer matching
+(synonyms, hyponyms, hypernyms a few levels up) and the detector-label mapper.
 
 `make install` (scripts/wordnet.sh) unpacks Debian's WordNet packages into
 ``.cache/nltk_data``; ``QLANG_NLTK_DATA`` points elsewhere.  Visual Genome maps each object name
@@ -13,6 +15,7 @@ from __future__ import annotations
 
 import os
 import warnings
+from collections.abc import Iterator, Sequence
 from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -21,7 +24,7 @@ if TYPE_CHECKING:  # nltk takes seconds to import (it imports scipy): only when 
     from nltk.corpus.reader.wordnet import Synset, WordNetCorpusReader  # type: ignore[import-untyped]
 
 ENV_VAR = "QLANG_NLTK_DATA"
-_DEFAULT = Path(__file__).resolve().parents[2] / ".cache" / "nltk_data"
+_DEFAULT = Path(__file__).resolve().parents[1] / ".cache" / "nltk_data"
 
 #: Words whose most common noun sense is not the one a scene graph means.
 EXCEPTIONS = {
@@ -90,16 +93,38 @@ def sense(word: str) -> Synset | None:
     return found[0] if found else None
 
 
+def names(synset: Synset) -> list[str]:
+    """The words a synset's lemmas spell, its synonyms (``tabby_cat`` -> ``tabby cat``)."""
+    return [name.replace("_", " ").lower() for name in synset.lemma_names()]
+
+
+def levels_above(synsets: Sequence[Synset], *, instances: bool = True) -> Iterator[tuple[Synset, ...]]:
+    """The walk up WordNet: the synsets one step above `synsets`, then those two steps above,
+    and so on to the top, each synset at the nearest level it is met on, in the order met.
+    A step is to a hypernym, or with `instances` also from an instance to its class (the city
+    Lhasa is a city).  Callers bound the walk (`itertools.islice`)."""
+    seen, level = set(synsets), tuple(synsets)
+    while level := tuple(dict.fromkeys(parent for synset in level for parent in _up(synset, instances)
+                                       if parent not in seen)):
+        seen.update(level)
+        yield level
+
+
+def _up(synset: Synset, instances: bool) -> list[Synset]:
+    parents: list[Synset] = synset.hypernyms()
+    return parents + synset.instance_hypernyms() if instances else parents
+
+
 @cache
-def _hypernyms(synset: Synset) -> frozenset[Synset]:
+def hypernyms(synset: Synset) -> frozenset[Synset]:
     """A synset and everything above it."""
-    return frozenset({synset, *synset.closure(lambda s: s.hypernyms() + s.instance_hypernyms())})
+    return frozenset({synset}.union(*levels_above([synset])))
 
 
 def is_hyponym(word: str, general: Synset, *, any_sense: bool) -> bool:
     """Whether a word (its main sense, or any with `any_sense`) is `general` or below it."""
     candidates = senses(word) if any_sense else senses(word)[:1]
-    return any(general in _hypernyms(s) for s in candidates)
+    return any(general in hypernyms(s) for s in candidates)
 
 
 def equal_or_hyponym(name: str, cls: str) -> bool:
