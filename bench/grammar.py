@@ -30,8 +30,7 @@ from qlang.syntax import SYNTAXES
 from qlang.translate.backends import Request
 from qlang.translate.backends.llama import LlamaCppBackend
 from qlang.translate.examples import DEFAULT_POOL, Example, load_pool, read_pool
-from qlang.translate.grammar import SYNTAXES as GRAMMAR_SYNTAXES
-from qlang.translate.grammar import generate
+from qlang.translate.grammar import GRAMMAR_SYNTAXES, generate
 from qlang.translate.translator import Settings, Translator
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))

@@ -27,6 +27,7 @@ from qlang.signatures import Kind, Type
 from qlang.syntax import SYNTAXES, gqa
 from qlang.translate.grammar import (
     FORMATS,
+    GRAMMAR_SYNTAXES,
     MAX_DEPTH,
     MAX_STEPS,
     MAX_VARIABLES,
@@ -37,7 +38,6 @@ from qlang.translate.grammar import (
     model,
     trie,
 )
-from qlang.translate.grammar import SYNTAXES as GRAMMAR_SYNTAXES
 from tests.conftest import all_questions, questions
 from tests.strategies import programs
 

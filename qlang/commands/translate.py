@@ -27,7 +27,8 @@ from qlang.syntax import SYNTAXES
 from qlang.translate import batch
 from qlang.translate.backends import BACKENDS
 from qlang.translate.factory import FACTORIES, Models, make, resolve
-from qlang.translate.translator import ENGINES, GRAMMAR_SYNTAXES, Settings
+from qlang.translate.grammar import GRAMMAR_SYNTAXES
+from qlang.translate.translator import ENGINES, Settings
 
 SAMPLINGS = ("random", "jaccard", "embedding")
 

@@ -25,7 +25,8 @@ from qlang.ir import Node
 from qlang.records import read_log
 from qlang.syntax import gqa
 from qlang.translate.factory import FACTORIES
-from qlang.translate.translator import GRAMMAR_SYNTAXES, Settings, Translates
+from qlang.translate.grammar import GRAMMAR_SYNTAXES
+from qlang.translate.translator import Settings, Translates
 
 if TYPE_CHECKING:
     from qlang.asp.scene import SceneLibrary

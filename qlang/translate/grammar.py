@@ -79,7 +79,8 @@ from qlang.ontology import ANY_CATEGORY, Ontology, load
 from qlang.signatures import END, SIGNATURES, Kind, Signature, Type
 from qlang.syntax._lark import resource_dir
 
-SYNTAXES = ("flat", "nested", "code")
+#: The syntaxes with a decoding grammar; GQA's JSON is only ever decoded freely.
+GRAMMAR_SYNTAXES = ("flat", "nested", "code")
 FORMATS = ("gbnf", "lark")
 #: Between operands and literals, exactly as the printers write it.
 SEPARATOR = ", "
@@ -513,8 +514,8 @@ class _Lark(_Printer):
 
 def model(syntax: str, vocabulary: bool = True) -> dict[str, Rule]:
     """The grammar model of a syntax: rules by name, the start rule `root` first."""
-    if syntax not in SYNTAXES:
-        raise ValueError(f"no decoding grammar for {syntax!r}: one of {', '.join(SYNTAXES)}")
+    if syntax not in GRAMMAR_SYNTAXES:
+        raise ValueError(f"no decoding grammar for {syntax!r}: one of {', '.join(GRAMMAR_SYNTAXES)}")
     return _Builder(syntax, load() if vocabulary else None).build()
 
 

@@ -23,13 +23,11 @@ from qlang.syntax import SYNTAXES
 from qlang.translate import instruction
 from qlang.translate.backends import Backend, Generation, Request
 from qlang.translate.examples import Example, select
-from qlang.translate.grammar import generate
+from qlang.translate.grammar import GRAMMAR_SYNTAXES, generate
 from qlang.translate.postprocess import clean
 from qlang.translate.prompts import Prompt, build_prompt, with_repair
 
 ENGINES = ("gbnf", "lark")
-#: The syntaxes with a decoding grammar; GQA's JSON is only ever decoded freely.
-GRAMMAR_SYNTAXES = ("flat", "nested", "code")
 
 
 @dataclass(frozen=True, slots=True)
