@@ -1,8 +1,9 @@
 """Translation end to end with the bundled default model (SmolLM2-135M-Instruct, llama.cpp).
 
-The headline property of grammar-constrained decoding: on the first 200 real dev questions,
-every output parses and type-checks, although a 135M model, left unconstrained, rarely writes
-a program at all.  Both tests print their figures.
+The headline property of grammar-constrained decoding: every output parses and type-checks,
+although a 135M model, left unconstrained, rarely writes a program at all.  The tests hold it on
+a few real dev questions; the figures over many (how many check, how exact, how fast, per
+engine) are bench/translate.py's and `qlangc experiment constrained`'s.
 """
 
 from __future__ import annotations
@@ -14,19 +15,17 @@ from click.testing import CliRunner
 
 import qlang
 from qlang.commands.main import cli
-from qlang.syntax import gqa
 from qlang.translate.backends import load_backend
 from qlang.translate.examples import load_pool
-from qlang.translate.translator import Settings, Translation, Translator
+from qlang.translate.translator import Settings, Translator
 from tests.conftest import questions
 
-FIRST = 200
+#: real dev questions per property: enough to meet varied questions, few enough to run often
+FIRST = 12
 
 
-def _dev() -> list[tuple[str, qlang.Node]]:
-    records = list(questions("testdev_ood_head.json").values())[:FIRST]
-    return [(r["question"], qlang.canonicalize(gqa.to_ir(gqa.steps_from_json(r["semantic"]))))
-            for r in records]
+def _dev(count: int = FIRST) -> list[str]:
+    return [r["question"] for r in list(questions("testdev_ood_head.json").values())[:count]]
 
 
 @pytest.fixture(scope="module")
@@ -39,34 +38,21 @@ def pool():
     return load_pool()
 
 
-def _run(translator: Translator) -> list[tuple[Translation, qlang.Node]]:
-    return [(translator.translate(question), gold) for question, gold in _dev()]
-
-
 def test_constrained_outputs_always_parse_and_check(llama, pool) -> None:
-    results = _run(Translator(llama, pool, Settings(syntax="nested", examples=5)))
-    failures = [(t.question, t.program, t.error) for t, _ in results if not t.ok]
-    exact = sum(t.root == gold for t, gold in results)
-    seconds = sum(t.seconds for t, _ in results) / len(results)
-    print(f"\nconstrained: {len(results) - len(failures)}/{len(results)} parse and check; "
-          f"{exact} ({exact / len(results):.1%}) equal the gold program; {seconds:.2f} s/question")
+    translator = Translator(llama, pool, Settings(syntax="nested", examples=5))
+    results = [translator.translate(question) for question in _dev()]
+    failures = [(t.question, t.program, t.error) for t in results if not t.ok]
     assert not failures, failures[:3]
-    for translation, _ in results:  # what the translator returns is what it checked
+    for translation in results:  # what the translator returns is what it checked
         qlang.check(qlang.parse(translation.program, "nested"))
 
 
 def test_unconstrained_outputs_show_the_gap_the_grammar_closes(llama, pool) -> None:
     settings = Settings(syntax="nested", examples=5, constrained=False, max_tokens=64)
-    results = _run(Translator(llama, pool, settings))
-    kinds: dict[str, int] = {}
-    for translation, _ in results:
-        kind = "ok" if translation.ok else translation.error.kind if translation.error else "none"
-        kinds[kind] = kinds.get(kind, 0) + 1
-        assert translation.ok or (translation.error and translation.error.diagnostics)
-    unparsed = sum(n for kind, n in kinds.items() if kind in ("syntax", "reference"))
-    print(f"\nunconstrained: {unparsed}/{len(results)} outputs fail to parse; by outcome: "
-          + ", ".join(f"{k} {n}" for k, n in sorted(kinds.items())))
-    assert sum(kinds.values()) == len(results)
+    translator = Translator(llama, pool, settings)
+    results = [translator.translate(question) for question in _dev(FIRST // 2)]  # each runs to the cap
+    assert sum(t.ok for t in results) < len(results) / 2  # the same questions all check above
+    assert all(t.ok or (t.error and t.error.diagnostics) for t in results)  # every failure says why
 
 
 def test_translate_command_prints_a_checked_program() -> None:
