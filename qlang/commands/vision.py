@@ -4,23 +4,18 @@ perception options `ask --image` shares with it."""
 from __future__ import annotations
 
 import json
-import sys
 from collections.abc import Callable
-from contextlib import nullcontext
 from pathlib import Path
 from typing import Any
 
 import click
 
-from qlang.commands.console import Bounded, fail, read_source
+from qlang.commands.console import Bounded, fail, read_source, run_and_exit
 from qlang.errors import QlangError
-from qlang.records import Pending, appending, internal_error, resume_key, write
 from qlang.timing import Stages
 from qlang.vision.concepts import Concepts
-from qlang.vision.perception import Perceiver, Thresholds
+from qlang.vision.perception import Thresholds
 
-#: What the batch mode takes for a photo.
-IMAGE_SUFFIXES = frozenset({".jpg", ".jpeg", ".png", ".bmp", ".gif", ".webp", ".tif", ".tiff"})
 _KEYS = ("vision", "detector", "clip", "device", "refine", "threshold", "attribute_threshold",
          "relation_threshold", "top_n")
 
@@ -28,11 +23,12 @@ _KEYS = ("vision", "detector", "clip", "device", "refine", "threshold", "attribu
 def vision_options(backend_flag: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """The perception options; `backend_flag` names the choice of perceiver (`ask` has its own
     `--backend`, the language model's)."""
-    from qlang.vision.pipeline import BACKENDS
+    from qlang.vision.pipeline import PERCEIVERS
 
     defaults = Thresholds()
     options = (
-        click.option(backend_flag, "vision", type=click.Choice(BACKENDS), default="ssd", show_default=True,
+        click.option(backend_flag, "vision", type=click.Choice(list(PERCEIVERS)), default="ssd",
+                     show_default=True,
                      help="ssd: the embedded COCO detector, colour and geometry; owlvit: OWL-ViT + CLIP."),
         click.option("--detector", help="owlvit: an OWL-ViT/OWLv2 directory (or a model id, with hub "
                      "access)."),
@@ -90,13 +86,19 @@ def perceive(image: str, question: str | None, program: str | None, concepts_fil
         raise click.UsageError("give at most one of --question, --program and --concepts")
     try:
         concepts = _concepts(question, program, concepts_file)
+    except QlangError as exc:
+        fail(exc)
+    if Path(image).is_dir():
+        if draw is not None:
+            raise click.UsageError("--draw takes one image, not a folder")
+        from qlang.vision import batch
+
+        job = batch.Perceiving(options, concepts)
+        run_and_exit(lambda out: batch.run(Path(image), job, out), output, image)
+    try:
         stages = Stages()
         with stages.time("load detector"):
             looker = pipeline.perceiver(options)
-        if Path(image).is_dir():
-            if draw is not None:
-                raise click.UsageError("--draw takes one image, not a folder")
-            sys.exit(0 if _batch(Path(image), output, concepts, looker, options.thresholds) else 1)
         seen = pipeline.perceive(image, concepts, looker, options.thresholds, stages)
         pixels, perception, graph = seen.pixels, seen.perception, seen.graph
     except QlangError as exc:
@@ -124,29 +126,3 @@ def _concepts(question: str | None, program: str | None, concepts_file: str | No
         source = read_source(program)
         return pipeline.from_program(api.compile(source.text, name=source.name))
     return pipeline.read_concepts(concepts_file) if concepts_file is not None else None
-
-
-def _batch(folder: Path, output: str | None, concepts: Concepts | None, looker: Perceiver,
-           thresholds: Thresholds) -> bool:
-    """Every photo of a folder, one result line each (`{"id", "scene", "seconds"}` or
-    `{"id", "error"}`); run again with the same --output and the photos done are skipped."""
-    from tqdm import tqdm
-
-    from qlang.vision import pipeline
-
-    images = sorted(p for p in folder.iterdir() if p.suffix.lower() in IMAGE_SUFFIXES)
-    ok = True
-    with appending(output, str(folder)) if output else nullcontext((sys.stdout, Pending())) as (out, pending):
-        todo = [p for p in images if pending(resume_key({"id": p.name}))]
-        for path in tqdm(todo, desc="perceive", unit="image", file=sys.stderr, disable=None):
-            stages = Stages()
-            try:
-                graph = pipeline.perceive(str(path), concepts, looker, thresholds, stages).graph
-                result: dict[str, Any] = {"id": path.name, "scene": graph, "seconds": stages.seconds}
-            except QlangError as exc:
-                result = {"id": path.name, "error": exc.diagnostics[0].to_json()}
-            except Exception as exc:  # one photo's failure must not end the batch
-                result = {"id": path.name, "error": internal_error(exc).diagnostics[0].to_json()}
-            ok = ok and "error" not in result
-            write(out, result)
-    return ok

@@ -4,6 +4,7 @@ long each stage takes (the figure a user of `ask --image` sees)."""
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -14,8 +15,6 @@ from qlang.timing import Stages
 from qlang.vision import weighted
 from qlang.vision.concepts import Concepts, expand, extract, mentioned
 from qlang.vision.perception import Perceiver, Perception, Thresholds, VisionError
-
-BACKENDS = ("ssd", "owlvit")
 
 
 @dataclass(frozen=True)
@@ -28,18 +27,28 @@ class Options:
     thresholds: Thresholds = field(default_factory=Thresholds)
 
 
-def perceiver(options: Options) -> Perceiver:
-    """The perceiver the options name, with its models loaded."""
-    if options.backend == "owlvit":
-        if options.detector is None or options.clip is None:
-            raise error(VisionError, "usage", "--backend owlvit needs --detector DIR and --clip DIR",
-                        hint="directories of OWL-ViT (or OWLv2) and CLIP weights for transformers")
-        from qlang.vision.owlvit import OwlViT
-
-        return OwlViT(options.detector, options.clip, options.device)
+def _ssd(options: Options) -> Perceiver:
     from qlang.vision.ssd import SSD
 
     return SSD(refine=options.refine)
+
+
+def _owlvit(options: Options) -> Perceiver:
+    if options.detector is None or options.clip is None:
+        raise error(VisionError, "usage", "--backend owlvit needs --detector DIR and --clip DIR",
+                    hint="directories of OWL-ViT (or OWLv2) and CLIP weights for transformers")
+    from qlang.vision.owlvit import OwlViT
+
+    return OwlViT(options.detector, options.clip, options.device)
+
+
+#: perceiver name -> factory (each imports its libraries only when chosen)
+PERCEIVERS: dict[str, Callable[[Options], Perceiver]] = {"ssd": _ssd, "owlvit": _owlvit}
+
+
+def perceiver(options: Options) -> Perceiver:
+    """The perceiver the options name, with its models loaded."""
+    return PERCEIVERS[options.backend](options)
 
 
 def from_program(root: Node) -> Concepts:
