@@ -26,13 +26,13 @@ from qlang.small.tokens import EOS, from_prefix, prefix, target_vocabulary
 from qlang.syntax import gqa
 from qlang.train import loop
 from qlang.train.pairs import make_pairs
-from qlang.train.small import SmallSettings, train
+from qlang.train.small import LOOP, SmallSettings, train
 from tests.conftest import DATA, all_questions
 from tests.strategies import programs
 
 QUESTIONS = sorted((DATA / "gqa" / "questions").glob("*.json"))
-TINY = SmallSettings(embedding=16, hidden=32, max_steps=40, batch_size=8, learning_rate=1e-2,
-                     checkpoint_every=10)
+TINY = SmallSettings(embedding=16, hidden=32, loop=LOOP.given(max_steps=40, batch_size=8,
+                                                              learning_rate=1e-2, checkpoint_every=10))
 
 
 @pytest.fixture(scope="module")
@@ -132,8 +132,19 @@ def test_an_untrained_model_still_decodes_checked_programs(few) -> None:
 
 def test_a_tiny_parser_trains_and_its_loss_falls(trained) -> None:
     losses = json.loads((trained / "losses.json").read_text())
-    assert len(losses) == TINY.max_steps
+    assert len(losses) == TINY.loop.max_steps
     assert sum(losses[-5:]) / 5 < 0.7 * sum(losses[:5]) / 5
+
+
+def test_a_run_records_its_settings_flat_the_loop_in_its_place(trained) -> None:
+    """run.json and train.json list the settings as the trainer did before the loop's were one
+    value, so an older run's checkpoint still resumes."""
+    for name in ("run.json", "train.json"):
+        settings = json.loads((trained / name).read_text())["settings"]
+        assert list(settings) == ["embedding", "hidden", "layers", "dropout", "learning_rate",
+                                  "batch_size", "epochs", "max_steps", "warmup", "seed",
+                                  "checkpoint_every", "max_length"]
+        assert (settings["hidden"], settings["max_steps"], settings["warmup"]) == (32, 40, LOOP.warmup)
 
 
 def test_save_then_load_gives_the_same_programs_and_scores(trained, few) -> None:

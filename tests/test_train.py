@@ -11,7 +11,7 @@ import pytest
 
 import qlang
 from qlang.train import loop
-from qlang.train.finetune import TrainSettings, train
+from qlang.train.finetune import LOOP, TrainSettings, train
 from qlang.train.pairs import make_pairs, read_pairs, split_of, write_pairs
 from tests.conftest import DATA
 
@@ -60,8 +60,8 @@ def test_pairs_round_trip_through_json_lines(pairs, tmp_path) -> None:
 
 # ----- fine-tuning -----------------------------------------------------------------------------
 
-TINY = TrainSettings(rank=2, alpha=4, learning_rate=3e-3, batch_size=2, max_steps=8,
-                     checkpoint_every=4)
+TINY = TrainSettings(rank=2, alpha=4, loop=LOOP.given(learning_rate=3e-3, batch_size=2, max_steps=8,
+                                                     checkpoint_every=4))
 
 
 @pytest.fixture(scope="module")

@@ -93,27 +93,23 @@ def train(data_file: str, out: str, arch: str, base: str, method: str, rank: int
           max_steps: int | None, checkpoint_every: int | None, seed: int, device: str,
           init: str | None) -> None:
     """Train a translator on question -> program pairs; run again to resume after a kill."""
+    from qlang.train import finetune, small
     from qlang.train.pairs import read_pairs
 
-    options = {"batch_size": batch_size, "epochs": epochs, "max_steps": max_steps,
-               "checkpoint_every": checkpoint_every, "seed": seed, "learning_rate": lr}
-    given: dict[str, Any] = {k: v for k, v in options.items() if v is not None}
+    loop = (small.LOOP if arch == "seq2seq" else finetune.LOOP).given(
+        learning_rate=lr, batch_size=batch_size, epochs=epochs, max_steps=max_steps,
+        checkpoint_every=checkpoint_every, seed=seed)
     try:
         pairs = list(read_pairs(data_file))
         if arch == "seq2seq":
-            from qlang.train.small import SmallSettings
-            from qlang.train.small import train as train_small
-
-            small = SmallSettings(hidden=hidden, **given)
-            click.echo(json.dumps(train_small(pairs, Path(out), small), indent=2))
+            trained = small.train(pairs, Path(out), small.SmallSettings(hidden=hidden, loop=loop))
+            click.echo(json.dumps(trained, indent=2))
             return
-        from qlang.train.finetune import TrainSettings
-        from qlang.train.finetune import train as run
         from qlang.translate.models import hf_directory
 
-        settings = TrainSettings(syntax=_syntax(pairs), method=method, rank=rank, alpha=alpha,
-                                 device=device, init=init, **given)
-        summary = run(pairs, hf_directory(base), Path(out), settings)
+        settings = finetune.TrainSettings(syntax=_syntax(pairs), method=method, rank=rank,
+                                          alpha=alpha, loop=loop, device=device, init=init)
+        summary = finetune.train(pairs, hf_directory(base), Path(out), settings)
         if method == "lora":
             summary["gguf"] = str(_export(Path(summary["output"]), Path(out) / "adapter.gguf",
                                           settings.syntax))

@@ -16,15 +16,15 @@ re-quantised to ship small, which rounds small weight updates back to the base's
 from __future__ import annotations
 
 import json
-import math
 import time
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from qlang.errors import QlangError, error
 from qlang.train import loop
+from qlang.train.loop import LoopSettings
 from qlang.train.pairs import Pair
 from qlang.translate.instruction import prompt
 
@@ -33,6 +33,8 @@ METHODS = ("lora", "full")
 FINAL = {"lora": "adapter", "full": "model"}
 #: the projections LoRA adapts: all of a Llama block's linear layers
 LORA_TARGETS = ("q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj")
+#: a pretrained model: one epoch; the learning rate by method (`TrainSettings.lr`)
+LOOP = LoopSettings(learning_rate=None, batch_size=8, epochs=1.0, warmup=0.05, checkpoint_every=50)
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,23 +43,14 @@ class TrainSettings:
     method: str = "lora"
     rank: int = 16
     alpha: int = 32
-    #: None: 1e-3 for LoRA, 5e-5 for full fine-tuning
-    learning_rate: float | None = None
-    batch_size: int = 8
-    epochs: float = 1.0
-    max_steps: int | None = None
-    warmup: float = 0.05
-    seed: int = 0
-    checkpoint_every: int = 50
+    loop: LoopSettings = LOOP
     device: str = "auto"
     #: LoRA: start from this adapter folder (an earlier run's) instead of fresh weights
     init: str | None = None
 
     @property
     def lr(self) -> float:
-        if self.learning_rate is not None:
-            return self.learning_rate
-        return 1e-3 if self.method == "lora" else 5e-5
+        return self.loop.rate(1e-3 if self.method == "lora" else 5e-5)
 
 
 @dataclass(frozen=True, slots=True)
@@ -137,20 +130,20 @@ def train(pairs: Sequence[Pair], base: Path, out: Path, settings: TrainSettings 
     if not pairs:
         raise error(QlangError, "input", "no training pairs")
     out.mkdir(parents=True, exist_ok=True)
-    loop.same_run(out, {"settings": asdict(settings), "base": str(base), "pairs": len(pairs)})
-    torch.manual_seed(settings.seed)
+    run = settings.loop
+    loop.same_run(out, {"settings": loop.record(settings), "base": str(base), "pairs": len(pairs)})
+    torch.manual_seed(run.seed)
     device = pick_device(settings.device)
     tokenizer = AutoTokenizer.from_pretrained(base, local_files_only=True)
     model = _wrap(AutoModelForCausalLM.from_pretrained(base, local_files_only=True,
                                                        dtype=torch.float32), settings)
     model.to(device).train()
     examples = encode(tokenizer, pairs, settings.syntax)
-    steps_per_epoch = math.ceil(len(examples) / settings.batch_size)
-    total = settings.max_steps or max(1, round(settings.epochs * steps_per_epoch))
-    order = loop.batch_order([len(e.ids) for e in examples], settings.batch_size, total, settings.seed)
+    steps_per_epoch, total = run.steps(len(examples))
+    order = loop.batch_order([len(e.ids) for e in examples], run.batch_size, total, run.seed)
     parameters = list(loop.trainable(model).values())
     optimizer = torch.optim.AdamW(parameters, lr=settings.lr, weight_decay=0.0)
-    warmup = max(1, round(settings.warmup * total))
+    warmup = run.warmup_steps(total)
     checkpoint = out / "checkpoint.pt"
     start, losses = loop.load_checkpoint(checkpoint, model, optimizer) if checkpoint.exists() else (0, [])
     scheduler = loop.scheduler(optimizer, start, total, warmup)
@@ -162,12 +155,12 @@ def train(pairs: Sequence[Pair], base: Path, out: Path, settings: TrainSettings 
         return model(**{k: v.to(device) for k, v in batch.items()}).loss
 
     loop.optimise(loss_at, model, optimizer, scheduler, start=start, total=total, clip=1.0,
-                  checkpoint=checkpoint, every=settings.checkpoint_every, losses=losses,
+                  checkpoint=checkpoint, every=run.checkpoint_every, losses=losses,
                   progress=progress, window=20)
     final = out / FINAL[settings.method]
     model.save_pretrained(final)
     tokenizer.save_pretrained(final)
-    summary = {"settings": asdict(settings), "base": str(base), "pairs": len(pairs), "steps": total,
+    summary = {"settings": loop.record(settings), "base": str(base), "pairs": len(pairs), "steps": total,
                "steps_per_epoch": steps_per_epoch, "device": device, "torch": torch.__version__,
                "threads": torch.get_num_threads(), "seconds_this_run": round(time.perf_counter() - began, 1),
                "first_loss": losses[0], "final_loss": sum(losses[-20:]) / len(losses[-20:]),

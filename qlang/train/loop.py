@@ -1,4 +1,5 @@
-"""The training loop's pieces both trainers share: batch order, schedule, checkpoints.
+"""The training loop's pieces both trainers share: its settings, batch order, schedule,
+checkpoints.
 
 Everything that decides a run's result is a function of its seed and step, and a checkpoint
 holds the trainable weights, the optimiser state and the step, so a run killed at step k and
@@ -13,10 +14,58 @@ import os
 import random
 import sys
 from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from qlang.errors import QlangError, error
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class LoopSettings:
+    """What the loop reads, embedded in both trainers' settings (each has its own defaults)."""
+
+    #: None: the trainer's default
+    learning_rate: float | None
+    batch_size: int
+    epochs: float
+    #: stop after this many steps, whatever `epochs` says
+    max_steps: int | None = None
+    #: the share of the steps that warms the learning rate up
+    warmup: float
+    seed: int = 0
+    checkpoint_every: int
+
+    def given(self, **options: Any) -> LoopSettings:
+        """These settings with a command's options (one left out, None, keeps its value)."""
+        return replace(self, **{name: value for name, value in options.items() if value is not None})
+
+    def rate(self, default: float) -> float:
+        """The learning rate, or the trainer's `default` where none is set."""
+        return default if self.learning_rate is None else self.learning_rate
+
+    def steps(self, examples: int) -> tuple[int, int]:
+        """Steps per epoch over `examples`, and the run's steps: `max_steps`, or the epochs'.
+
+        >>> LoopSettings(learning_rate=None, batch_size=8, epochs=2.5, warmup=0.1,
+        ...              checkpoint_every=10).steps(20)
+        (3, 8)
+        """
+        per_epoch = math.ceil(examples / self.batch_size)
+        return per_epoch, self.max_steps or max(1, round(self.epochs * per_epoch))
+
+    def warmup_steps(self, total: int) -> int:
+        return max(1, round(self.warmup * total))
+
+
+def record(settings: Any) -> dict[str, Any]:
+    """A trainer's settings (a dataclass with a `loop` field) as one flat record, the loop's
+    fields in its place: what run.json and train.json hold, as they did before the loop's
+    settings were one value (a run of then resumes)."""
+    flat: dict[str, Any] = {}
+    for name, value in asdict(settings).items():
+        flat |= value if name == "loop" else {name: value}
+    return flat
 
 
 def batch_order(lengths: Sequence[int], batch_size: int, steps: int, seed: int) -> list[list[int]]:

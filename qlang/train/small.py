@@ -11,10 +11,9 @@ the same command carries on exactly where it stopped.
 from __future__ import annotations
 
 import json
-import math
 import time
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -23,9 +22,13 @@ from qlang.errors import QlangError, error
 from qlang.small.tokens import BOS, EOS, PAD, prefix, source_vocabulary, target_vocabulary
 from qlang.syntax import detect
 from qlang.train import loop
+from qlang.train.loop import LoopSettings
 from qlang.train.pairs import Pair
 
 FINAL = "model"
+#: the small parser learns from scratch: many epochs at a high rate
+RATE = 3e-3
+LOOP = LoopSettings(learning_rate=RATE, batch_size=32, epochs=30.0, warmup=0.03, checkpoint_every=200)
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,13 +37,7 @@ class SmallSettings:
     hidden: int = 256
     layers: int = 1
     dropout: float = 0.2
-    learning_rate: float = 3e-3
-    batch_size: int = 32
-    epochs: float = 30.0
-    max_steps: int | None = None
-    warmup: float = 0.03
-    seed: int = 0
-    checkpoint_every: int = 200
+    loop: LoopSettings = LOOP
     max_length: int = 48
 
 
@@ -91,18 +88,18 @@ def train(pairs: Sequence[Pair], out: Path, settings: SmallSettings = SmallSetti
     if not pairs:
         raise error(QlangError, "input", "no training pairs")
     out.mkdir(parents=True, exist_ok=True)
-    loop.same_run(out, {"arch": "seq2seq", "settings": asdict(settings), "pairs": len(pairs)})
-    torch.manual_seed(settings.seed)
+    run = settings.loop
+    loop.same_run(out, {"arch": "seq2seq", "settings": loop.record(settings), "pairs": len(pairs)})
+    torch.manual_seed(run.seed)
     source, target = source_vocabulary(p.question for p in pairs), target_vocabulary()
     config = Config(source.tokens, target.tokens, settings.embedding, settings.hidden,
                     settings.layers, settings.dropout, settings.max_length)
     model = Seq2Seq(config).train()
     examples = _examples(pairs, model)
-    steps_per_epoch = math.ceil(len(examples) / settings.batch_size)
-    total = settings.max_steps or max(1, round(settings.epochs * steps_per_epoch))
-    order = loop.batch_order([len(s) for s, _, _ in examples], settings.batch_size, total, settings.seed)
-    optimizer = torch.optim.Adam(model.parameters(), lr=settings.learning_rate)
-    warmup = max(1, round(settings.warmup * total))
+    steps_per_epoch, total = run.steps(len(examples))
+    order = loop.batch_order([len(s) for s, _, _ in examples], run.batch_size, total, run.seed)
+    optimizer = torch.optim.Adam(model.parameters(), lr=run.rate(RATE))
+    warmup = run.warmup_steps(total)
     checkpoint = out / "checkpoint.pt"
     start, losses = loop.load_checkpoint(checkpoint, model, optimizer) if checkpoint.exists() else (0, [])
     scheduler = loop.scheduler(optimizer, start, total, warmup)
@@ -110,17 +107,17 @@ def train(pairs: Sequence[Pair], out: Path, settings: SmallSettings = SmallSetti
     began = time.perf_counter()
 
     def loss_at(step: int) -> Any:
-        torch.manual_seed(settings.seed * 1_000_003 + step)  # dropout, the same after a resume
+        torch.manual_seed(run.seed * 1_000_003 + step)  # dropout, the same after a resume
         source_ids, lengths, copy, target_in, target_out = _collate(
             [examples[i] for i in order[step]], source.id(PAD), target.id(PAD))
         logprobs = model(source_ids, lengths, copy, target_in)
         return criterion(logprobs.reshape(-1, logprobs.shape[-1]), target_out.reshape(-1))
 
     loop.optimise(loss_at, model, optimizer, scheduler, start=start, total=total, clip=5.0,
-                  checkpoint=checkpoint, every=settings.checkpoint_every, losses=losses,
+                  checkpoint=checkpoint, every=run.checkpoint_every, losses=losses,
                   progress=progress)
     model.eval()
-    summary = {"arch": "seq2seq", "settings": asdict(settings), "pairs": len(pairs), "steps": total,
+    summary = {"arch": "seq2seq", "settings": loop.record(settings), "pairs": len(pairs), "steps": total,
                "steps_per_epoch": steps_per_epoch, "parameters": sum(p.numel() for p in model.parameters()),
                "torch": torch.__version__, "threads": torch.get_num_threads(),
                "seconds_this_run": round(time.perf_counter() - began, 1), "first_loss": losses[0],
