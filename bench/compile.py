@@ -14,16 +14,16 @@ import argparse
 import json
 import platform
 import time
-from pathlib import Path
 from unittest import mock
 
 import qlang
 from qlang.passes.canonical import canonicalize
 from qlang.passes.check import check
 from qlang.passes.lower import facts
+from qlang.paths import GQA_QUESTIONS
 from qlang.syntax import SYNTAXES, _lark, gqa
 
-DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "gqa" / "questions"
+DATA = GQA_QUESTIONS
 
 
 def gold_programs() -> list[qlang.Node]:

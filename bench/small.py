@@ -25,9 +25,9 @@ from collections.abc import Sequence
 
 import torch
 
-from qlang.commands.train import SHARED_QUESTIONS
 from qlang.evaluate.programs import score
 from qlang.ir import Node
+from qlang.paths import GQA_QUESTIONS, resource_dir
 from qlang.small import calibrate
 from qlang.small.parser import SmallParser
 from qlang.syntax import gqa
@@ -37,7 +37,7 @@ from qlang.translate.translator import Settings, Translates, Translation
 
 
 def dev_pairs() -> list[Pair]:
-    pairs, _ = make_pairs(sorted(SHARED_QUESTIONS.glob("*.json")))
+    pairs, _ = make_pairs(sorted(GQA_QUESTIONS.glob("*.json")))
     return [p for p in pairs if p.split == "dev"]
 
 
@@ -83,7 +83,6 @@ def mask_cost(pairs: Sequence[Pair]) -> None:
     from qlang.small.automaton import Automaton
     from qlang.small.tokens import prefix, target_vocabulary
     from qlang.syntax import SYNTAXES
-    from qlang.syntax._lark import resource_dir
 
     automaton, steps = Automaton(target_vocabulary()), 0
     start = time.perf_counter()

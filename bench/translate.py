@@ -19,14 +19,14 @@ import os
 import platform
 import statistics
 from dataclasses import replace
-from pathlib import Path
 
+from qlang.paths import GQA_QUESTIONS
 from qlang.translate.backends import load_backend
 from qlang.translate.examples import load_pool
 from qlang.translate.models import ADAPTER
 from qlang.translate.translator import Settings, Translator
 
-DEV = Path(__file__).resolve().parents[2] / "shared" / "data" / "gqa" / "questions" / "testdev_ood_head.json"
+DEV = GQA_QUESTIONS / "testdev_ood_head.json"
 ENGINES = {
     "unconstrained": Settings(constrained=False, max_tokens=64),
     "GBNF (llama.cpp)": Settings(engine="gbnf"),

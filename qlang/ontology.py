@@ -18,9 +18,9 @@ import difflib
 import json
 from dataclasses import dataclass
 from functools import cache, cached_property
-from importlib import resources
 from typing import Any
 
+from qlang.paths import package_data
 from qlang.signatures import CLOSED_KINDS, Kind
 
 ANY_CATEGORY = "any"
@@ -76,12 +76,12 @@ def suggestions(word: str, vocabulary: frozenset[str], n: int = 3) -> list[str]:
 
 
 def _lines(name: str) -> set[str]:
-    text = (resources.files("qlang.data.ontology") / name).read_text(encoding="utf-8")
+    text = package_data("ontology", name).read_text(encoding="utf-8")
     return {line.strip() for line in text.splitlines() if line.strip() and line.strip() != "<unk>"}
 
 
 def _json(name: str) -> Any:
-    return json.loads((resources.files("qlang.data.ontology") / name).read_text(encoding="utf-8"))
+    return json.loads(package_data("ontology", name).read_text(encoding="utf-8"))
 
 
 @cache

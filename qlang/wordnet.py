@@ -20,11 +20,13 @@ from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from qlang.paths import cache_dir
+
 if TYPE_CHECKING:  # nltk takes seconds to import (it imports scipy): only when WordNet is read
     from nltk.corpus.reader.wordnet import Synset, WordNetCorpusReader  # type: ignore[import-untyped]
 
 ENV_VAR = "QLANG_NLTK_DATA"
-_DEFAULT = Path(__file__).resolve().parents[1] / ".cache" / "nltk_data"
+_DEFAULT = cache_dir("nltk_data")
 
 #: Words whose most common noun sense is not the one a scene graph means.
 EXCEPTIONS = {

@@ -1,4 +1,5 @@
-"""Shared fixtures: the real GQA data in ../shared/data (see its README)."""
+"""Shared fixtures: the real GQA data, in ../shared/data (see its README) unless QLANG_DATA
+names another folder."""
 
 from __future__ import annotations
 
@@ -8,7 +9,9 @@ from pathlib import Path
 
 import pytest
 
-DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
+from qlang.paths import SHARED_DATA
+
+DATA = SHARED_DATA
 QUESTION_FILES = ("testdev_ood_head.json", "val_balanced_tail.json")
 
 

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import doctest
 import json
+import os
+import subprocess
+import sys
 from functools import cache
 from pathlib import Path
 
@@ -43,6 +46,17 @@ def test_every_real_pool_question_becomes_an_example(data_dir: Path) -> None:
     assert len(loaded.examples) == 1358 and loaded.skipped == ()
     assert DEFAULT_POOL.resolve() == POOL_FILE.resolve()
     assert load_pool() == list(loaded.examples)
+
+
+def test_qlang_data_moves_the_shared_data_and_the_default_pool_with_it(tmp_path: Path) -> None:
+    questions = tmp_path / "gqa" / "questions"
+    questions.mkdir(parents=True)
+    records = dict(list(json.loads(POOL_FILE.read_text()).items())[:7])
+    (questions / POOL_FILE.name).write_text(json.dumps(records))
+    code = "from qlang.translate.examples import load_pool\nfor e in load_pool(): print(e.qid)"
+    shown = subprocess.run([sys.executable, "-c", code], env={**os.environ, "QLANG_DATA": str(tmp_path)},
+                           capture_output=True, text=True, check=True)
+    assert shown.stdout.split() == list(records) and len(records) == 7
 
 
 def test_unconvertible_records_are_skipped_and_counted(tmp_path: Path, data_dir: Path) -> None:

@@ -11,9 +11,10 @@ import hashlib
 import json
 from pathlib import Path
 
+from qlang.paths import cache_dir
 from tests.conftest import questions
 
-ROOT = Path(__file__).resolve().parents[1] / ".cache" / "tiny-model"
+ROOT = cache_dir("tiny-model")
 EOS = "</s>"
 
 

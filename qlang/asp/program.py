@@ -23,15 +23,14 @@ import os
 import re
 from dataclasses import dataclass
 from functools import cache
-from pathlib import Path
 
 import clingo
 import clingo.ast as ast
 from clingo.ast import ASTType
 
 from qlang.asp.scene import domain
+from qlang.paths import cache_dir, resource_dir
 from qlang.signatures import SIGNATURES
-from qlang.syntax._lark import resource_dir
 
 #: The theory's choice rules for query, choose_attr, choose_rel and common: qlang's, among the
 #: values the scene has, or the seed thesis's, among the value domain (theory/semantics/).
@@ -80,7 +79,7 @@ class Theory:
 
 
 #: where the analysed theory is kept between processes (reading clingo's AST costs ~35 ms)
-CACHE = Path(__file__).resolve().parents[2] / ".cache" / "theory"
+CACHE = cache_dir("theory")
 
 
 @cache

@@ -14,10 +14,8 @@ import click
 
 from qlang.commands.console import fail
 from qlang.errors import QlangError
+from qlang.paths import GQA_QUESTIONS
 from qlang.syntax import SYNTAXES
-
-#: the real GQA question files the project ships beside it
-SHARED_QUESTIONS = Path(__file__).resolve().parents[3] / "shared" / "data" / "gqa" / "questions"
 
 
 @click.command()
@@ -38,7 +36,7 @@ def data(files: tuple[str, ...], out: str, syntax: str, dev_percent: float, excl
     image id into train and dev, deduplicated, as JSON lines."""
     from qlang.train.pairs import make_pairs, write_pairs
 
-    sources = [Path(f) for f in files] or sorted(SHARED_QUESTIONS.glob("*.json"))
+    sources = [Path(f) for f in files] or sorted(GQA_QUESTIONS.glob("*.json"))
     try:
         pairs, counts = make_pairs(sources, syntax=syntax, dev_percent=dev_percent, exclude=exclude)
     except QlangError as exc:

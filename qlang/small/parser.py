@@ -9,13 +9,14 @@ from pathlib import Path
 from qlang.api import check
 from qlang.errors import QlangError, error
 from qlang.ir import Node
+from qlang.paths import package_data
 from qlang.small.automaton import Automaton
 from qlang.small.model import Seq2Seq, load
 from qlang.small.search import Candidate, beam_search
 from qlang.small.tokens import from_prefix
 
 #: the shipped model (trained by `qlangc train --arch seq2seq`; its model card is beside it)
-SMALL_MODEL = Path(__file__).resolve().parents[1] / "data" / "models" / "small-qlang"
+SMALL_MODEL = package_data("models", "small-qlang")
 
 
 @dataclass(frozen=True, slots=True)

@@ -18,7 +18,6 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from functools import cache
-from pathlib import Path
 from typing import Any
 
 from lark import Lark, Token, Transformer
@@ -28,6 +27,7 @@ from lark.lexer import LexerThread, PatternStr
 from qlang.asp_names import from_term
 from qlang.errors import Diagnostic, ParseError, Source, Span, shown
 from qlang.ir import MAX_DEPTH, Lit, Node
+from qlang.paths import resource_dir
 from qlang.syntax import _descent
 
 try:
@@ -37,13 +37,6 @@ try:
     PLUGINS: dict[str, Any] = dict(lark_cython.plugins)
 except ImportError:  # pragma: no cover - a dependency; without it the fast path is plain Lark
     PLUGINS = {}
-
-
-def resource_dir(name: str) -> Path:
-    """A top-level data folder (`grammars`, `theory`): in the wheel, or beside the package."""
-    package = Path(__file__).resolve().parent.parent
-    installed = package / name
-    return installed if installed.is_dir() else package.parent / name
 
 
 #: The Lark transformers our grammars use; what they build varies per syntax.  Their methods

@@ -39,13 +39,13 @@ import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from functools import cache
-from importlib import resources
 
 from qlang.api import check
 from qlang.errors import QlangError
 from qlang.ir import Lit, Node, postorder
 from qlang.ontology import ANY_CATEGORY, CLASS_CATEGORIES, Ontology, load
 from qlang.passes.canonical import canonicalize
+from qlang.paths import package_data
 from qlang.signatures import Kind
 from qlang.syntax import SYNTAXES, gqa
 from qlang.train.pairs import Pair
@@ -297,7 +297,7 @@ def _relation_form(relation: str) -> str:
 @cache
 def _object_names() -> frozenset[str]:
     """GQA's object names as questions spell them (the class file also has lemmatiser stubs)."""
-    text = (resources.files("qlang.data.ontology") / "name_gqa.txt").read_text(encoding="utf-8")
+    text = package_data("ontology", "name_gqa.txt").read_text(encoding="utf-8")
     return frozenset(line.strip() for line in text.splitlines() if line.strip())
 
 

@@ -20,10 +20,11 @@ from typing import Any
 import numpy as np
 
 from qlang.errors import QlangError, error
+from qlang.paths import cache_dir
 
 MODEL = "all-MiniLM-L6-v2"
 #: where the pools' embeddings are kept (read at call time, so tests can point it elsewhere)
-CACHE = Path(__file__).resolve().parents[2] / ".cache" / "embeddings"
+CACHE = cache_dir("embeddings")
 
 
 @cache

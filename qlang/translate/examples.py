@@ -21,12 +21,12 @@ from pathlib import Path
 from qlang.errors import QlangError, error
 from qlang.ir import Node, postorder
 from qlang.passes.canonical import canonicalize
+from qlang.paths import GQA_QUESTIONS
 from qlang.syntax import gqa
 from qlang.words import normal_question
 
-#: the shared pool: GQA validation questions (the project's data lives beside the repository)
-DEFAULT_POOL = (Path(__file__).resolve().parents[3] / "shared" / "data" / "gqa" / "questions"
-                / "val_balanced_tail.json")
+#: the shared pool: GQA validation questions (the project's data lives outside the package)
+DEFAULT_POOL = GQA_QUESTIONS / "val_balanced_tail.json"
 
 
 @dataclass(frozen=True, slots=True)

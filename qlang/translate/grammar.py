@@ -76,8 +76,8 @@ from lark import Lark
 
 from qlang.asp_names import to_term
 from qlang.ontology import ANY_CATEGORY, Ontology, load
+from qlang.paths import resource_dir
 from qlang.signatures import END, SIGNATURES, Kind, Signature, Type
-from qlang.syntax._lark import resource_dir
 
 #: The syntaxes with a decoding grammar; GQA's JSON is only ever decoded freely.
 GRAMMAR_SYNTAXES = ("flat", "nested", "code")

@@ -15,12 +15,13 @@ import importlib.util
 from pathlib import Path
 from typing import Any
 
+from qlang.paths import cache_dir, package_data
 from qlang.translate.backends import backend_error
 
 DEFAULT_MODEL = "smollm2"
-CACHE = Path(__file__).resolve().parents[2] / ".cache" / "models"
+CACHE = cache_dir("models")
 #: the fine-tuned translator: a GGUF LoRA adapter on `DEFAULT_MODEL`, writing nested programs
-ADAPTER = Path(__file__).resolve().parents[1] / "data" / "models" / "smollm2-qlang" / "adapter.gguf"
+ADAPTER = package_data("models", "smollm2-qlang", "adapter.gguf")
 
 
 def _package_dir(package: str) -> Path:
