@@ -23,6 +23,7 @@ from qlang.commands.main import cli
 from qlang.commands.translate import run_batch
 from qlang.translate.translator import Translation
 from tests.conftest import DATA
+from tests.test_asp_cli import HOPELESS, pigeonhole_scene
 
 EMMA = str(DATA / "gqa" / "scenes" / "emma_sceneGraphs.json")
 QUESTIONS = str(DATA / "gqa" / "questions" / "testdev_ood_head.json")
@@ -322,7 +323,8 @@ QLANGC = [sys.executable, "-c", "from qlang.commands.main import main; main()"]
 
 
 def test_a_closed_pipe_ends_a_batch_quietly(tmp_path: Path) -> None:
-    questions = write(tmp_path / "q.jsonl", lines(*({"id": i, "program": GOOD} for i in range(200))))
+    # more results than a pipe holds (64 KiB): the batch cannot have ended when the pipe closes
+    questions = write(tmp_path / "q.jsonl", lines(*({"id": i, "program": GOOD} for i in range(3000))))
     solve = subprocess.Popen([*QLANGC, "solve", "--jsonl", "--program", questions, "--scene", EMMA,
                               "--image-id", "2354786"], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     assert solve.stdout is not None and solve.stderr is not None
@@ -334,23 +336,23 @@ def test_a_closed_pipe_ends_a_batch_quietly(tmp_path: Path) -> None:
 
 
 def test_ctrl_c_ends_a_parallel_batch_quietly(tmp_path: Path) -> None:
-    colours = ["white", "black", "red", "blue", "green", "yellow", "brown", "gray"]
-    hard = {"width": 100, "height": 100, "objects": {f"o{n}": {
-        "name": "cup", "x": 0, "y": 0, "w": 1, "h": 1, "relations": [], "attributes": [
-            {"value": c, "confidence": 0.05 + 0.9 * ((8 * n + i) * 37 % 100) / 100}
-            for i, c in enumerate(colours)]} for n in range(80)}}
-    scene = write(tmp_path / "hard.json", json.dumps(hard))
-    questions = write(tmp_path / "q.jsonl", lines(
-        *({"id": i, "program": "all_different(select(scene(), cup), color)"} for i in range(40))))
+    scene = pigeonhole_scene(tmp_path / "p.json")
+    questions = write(tmp_path / "q.jsonl", lines({"id": 0, "program": "exist(select(scene(), cup))"},
+                                                  *({"id": i, "program": HOPELESS} for i in range(1, 40))))
     # as from a terminal: a harness started in the background (`make test &`) ignores SIGINT,
     # and its children would inherit that
     solve = subprocess.Popen([*QLANGC, "solve", "--jsonl", "--program", questions, "--scene", scene,
                               "--workers", "2", "--timeout", "60"],
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True,
                              preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
-    assert solve.stdout is not None
-    assert solve.stdout.readline()  # the workers are answering, and most of the batch is left
-    os.killpg(solve.pid, signal.SIGINT)  # what Ctrl-C does: the whole process group
-    _, err = solve.communicate(timeout=60)
+    try:
+        assert solve.stdout is not None
+        assert solve.stdout.readline()  # the workers are answering, and the rest no machine answers
+        os.killpg(solve.pid, signal.SIGINT)  # what Ctrl-C does: the whole process group
+        _, err = solve.communicate(timeout=60)
+    finally:
+        if solve.poll() is None:  # the test failed: end the batch, whose questions never end
+            os.killpg(solve.pid, signal.SIGKILL)
+            solve.wait()
     assert "Traceback" not in err.decode() and "KeyboardInterrupt" not in err.decode()
     assert solve.returncode != 0
