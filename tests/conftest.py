@@ -4,6 +4,7 @@ names another folder."""
 from __future__ import annotations
 
 import json
+import sys
 from functools import cache
 from pathlib import Path
 
@@ -34,3 +35,28 @@ def data_dir() -> Path:
     if not DATA.is_dir():
         pytest.fail(f"the shared GQA data is missing: {DATA}")
     return DATA
+
+
+#: `qlangc` with the batch's results cut off after `sys.argv[1]`: the process kills itself (as
+#: `kill -9` would) when asked for the next one, which is once those before are written.
+_KILLED = """
+import os, signal, sys
+from itertools import islice
+from qlang import executors
+from qlang.commands.main import main
+
+after = int(sys.argv.pop(1))
+for executor in (executors.Local, executors.Ray):
+    def map(self, *args, _map=executor.map, **kwargs):
+        yield from islice(_map(self, *args, **kwargs), after)
+        os.kill(os.getpid(), signal.SIGKILL)
+    executor.map = map
+main()
+"""
+
+
+def killed_qlangc(after: int) -> list[str]:
+    """The command line of a `qlangc` killed part way through a batch, once it has written
+    `after` results: a test of what a killed run leaves chooses the moment instead of racing
+    the run to it (which a busy or a fast machine can lose)."""
+    return [sys.executable, "-c", _KILLED, str(after)]

@@ -36,7 +36,7 @@ from qlang.records import Answering, BatchError, Pending, read_records
 from qlang.translate.batch import Translating
 from qlang.translate.factory import Models
 from qlang.translate.translator import Settings
-from tests.conftest import all_questions
+from tests.conftest import all_questions, killed_qlangc
 from tests.test_asp_cli import batch_lines
 from tests.test_asp_scene import SCENES, emma_questions
 
@@ -233,21 +233,11 @@ def test_a_killed_driver_resumes_from_its_output_file(
         ray_instance: str, local_output: tuple[str, Path], tmp_path: Path) -> None:
     lines, expected = local_output
     output = tmp_path / "ray.jsonl"
-    qlangc = str(Path(sys.executable).parent / "qlangc")
-    command = [qlangc, "solve", "--jsonl", "--program", lines, "--scene", EMMA, "--output", str(output),
+    options = ["solve", "--jsonl", "--program", lines, "--scene", EMMA, "--output", str(output),
                "--executor", "ray", "--address", ray_instance, "--workers", "2"]
-    driver = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
-        deadline = time.monotonic() + 120
-        while not (output.exists() and output.read_bytes().count(b"\n") >= 150) and driver.poll() is None:
-            assert time.monotonic() < deadline, "the driver wrote nothing"
-            time.sleep(0.01)
-        assert driver.poll() is None, "the run ended before it could be killed"
-        driver.send_signal(signal.SIGKILL)
-    finally:
-        driver.wait()
-    written = ids(output)
-    assert 150 <= len(written) < 1004
+    driver = subprocess.run([*killed_qlangc(150), *options], cwd=ROOT, capture_output=True, timeout=600)
+    assert driver.returncode == -signal.SIGKILL, driver.stderr
+    assert len(ids(output)) == 150
     code, _, _ = run("solve", "--jsonl", "--program", lines, "--scene", EMMA, "--output", str(output),
                      "--executor", "ray", "--workers", "2")
     assert code == 1
