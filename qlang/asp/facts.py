@@ -1,10 +1,11 @@
-"""ASP-facts scenes: ground facts of the scene predicates, and nothing else.
+"""Ground facts as ASP text: what a scene given as ASP is, and a question given as ASP too.
 
 A scene given as ASP text goes into the same program as the question and the theory, so a rule
 in it (``ans(banana).``, ``object(1..20000).``, ``#const``) could change the answer or slip past
 the grounding guard, which counts the facts it can see.  So a scene is read here first, in full:
 facts of `PREDICATES` whose arguments are constants, quoted strings or integers that clingo
-holds exactly, with comments between them.  Nothing else reaches clingo.
+holds exactly, with comments between them.  Nothing else reaches clingo.  A question that
+arrives as ASP text is read by the same rules, with its own predicates (`qlang.asp.question`).
 
 >>> problem("object(1). has_attr(1, class, cat). % a cat")
 >>> message, where = problem("object(1).\\nans(banana).")
@@ -15,39 +16,77 @@ holds exactly, with comments between them.  Nothing else reaches clingo.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
 
 from qlang.errors import Span
 
 #: What the theory reads of a scene, by arity.
 PREDICATES = {"object": 1, "has_attr": 3, "has_rel": 3, "has_obj_weight": 2}
-#: clingo's integers are 32 bits wide and wrap silently beyond.
-_INT_RANGE = range(-(2**31), 2**31)
+#: clingo's integers are 32 bits wide: read from text they wrap silently beyond.
+INT_RANGE = range(-(2**31), 2**31)
 
 _TERM = r'-?[0-9]+|_*[a-z][A-Za-z0-9_\']*|"(?:[^"\\\n]|\\.)*"'
 _SKIP = re.compile(r"(?:\s+|%\*.*?\*%|%[^\n]*)*", re.DOTALL)
 _FACT = re.compile(rf"([a-z][A-Za-z0-9_]*)\(\s*((?:{_TERM})(?:\s*,\s*(?:{_TERM}))*)\s*\)\s*\.")
 _ARGUMENT = re.compile(_TERM)
-_INTEGER = re.compile(r"-?[0-9]+")
-_NAMES = ", ".join(f"{name}/{arity}" for name, arity in PREDICATES.items())
+INTEGER = re.compile(r"-?[0-9]+")
 
 
-def problem(text: str) -> tuple[str, Span] | None:
-    """Why `text` is not a scene of ground facts, and where; None if it is one."""
+@dataclass(frozen=True, slots=True)
+class Kind:
+    """What a text of ground facts may hold, and how an error names it."""
+
+    #: "scene", "question"
+    what: str
+    #: its predicates, by arity
+    arities: Mapping[str, int]
+    #: its predicates as an error lists them
+    listed: str
+
+
+SCENE = Kind("scene", PREDICATES, ", ".join(f"{name}/{arity}" for name, arity in PREDICATES.items()))
+
+
+class Invalid(Exception):
+    """What is wrong with a text of ground facts, and where (its offset)."""
+
+    def __init__(self, message: str, position: int) -> None:
+        super().__init__(message)
+        self.message = message
+        self.position = position
+
+
+def read(text: str, kind: Kind) -> Iterator[tuple[str, list[str], int]]:
+    """Each fact of `text`: its predicate, its arguments as written and its offset; raises
+    `Invalid` at the first thing that is not a ground fact of `kind`."""
     position = _SKIP.match(text, 0).end()  # type: ignore[union-attr]  # it matches the empty string
     while position < len(text):
         fact = _FACT.match(text, position)
         if fact is None:
-            return f"only ground facts of {_NAMES} may be in an ASP scene", _span(text, position)
+            raise Invalid(f"only ground facts of {kind.listed} may be in an ASP {kind.what}", position)
         arguments = _ARGUMENT.findall(fact[2])
-        if PREDICATES.get(fact[1]) != len(arguments):
-            return f"{fact[1]}/{len(arguments)} is not a scene predicate ({_NAMES})", _span(text, position)
-        if any(_INTEGER.fullmatch(a) and int(a) not in _INT_RANGE for a in arguments):
-            return "an integer beyond clingo's 32 bits", _span(text, position)
+        if kind.arities.get(fact[1]) != len(arguments):
+            raise Invalid(f"{fact[1]}/{len(arguments)} is not a {kind.what} predicate ({kind.listed})",
+                          position)
+        if any(INTEGER.fullmatch(a) and int(a) not in INT_RANGE for a in arguments):
+            raise Invalid("an integer beyond clingo's 32 bits", position)
+        yield fact[1], arguments, position
         position = _SKIP.match(text, fact.end()).end()  # type: ignore[union-attr]
+
+
+def problem(text: str) -> tuple[str, Span] | None:
+    """Why `text` is not a scene of ground facts, and where; None if it is one."""
+    try:
+        for _ in read(text, SCENE):
+            pass
+    except Invalid as exc:
+        return exc.message, span(text, exc.position)
     return None
 
 
-def _span(text: str, position: int) -> Span:
+def span(text: str, position: int) -> Span:
+    """The one-character span at an offset of `text`."""
     line = text.count("\n", 0, position) + 1
     column = position - (text.rfind("\n", 0, position) + 1) + 1
     return Span(line, column, line, column + 1)
