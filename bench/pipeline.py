@@ -51,7 +51,10 @@ def qlangc(checkout: str | None) -> tuple[list[str], dict[str, str]]:
     env["QLANG_BENCH_CWD"] = os.path.abspath(checkout) if checkout else os.getcwd()
     if checkout:
         env["PYTHONPATH"] = env["QLANG_BENCH_CWD"]
-    return [sys.executable, "-c", "from qlang.commands.main import main; main()"], env
+    # qlangc's module: qlang/commands/main.py since the restructuring, qlang/cli.py before it
+    tree = Path(env["QLANG_BENCH_CWD"])
+    module = "qlang.commands.main" if (tree / "qlang" / "commands" / "main.py").exists() else "qlang.cli"
+    return [sys.executable, "-c", f"from {module} import main; main()"], env
 
 
 def timed(command: list[str], env: dict[str, str], data: bytes) -> tuple[float, float, bytes]:
