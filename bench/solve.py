@@ -30,6 +30,7 @@ from qlang.asp import batch
 from qlang.asp.scene import SceneLibrary
 from qlang.asp.solve import solve
 from qlang.errors import Source
+from qlang.passes.lower import facts
 from tests.test_asp_scene import SCENES, emma_questions
 from tests.test_asp_theory import ASP, encoded_question, yesno_examples
 
@@ -52,8 +53,9 @@ def questions() -> list[tuple[str, Question]]:
 
 
 def _answer(program: str, syntax: str, scene: Callable[[], str]) -> str:
-    facts = qlang.lower(qlang.parse(program, syntax))
-    return solve(facts, scene()).answers[0].value
+    root = qlang.parse(program, syntax)
+    qlang.check(root)
+    return solve(facts(root), scene()).answers[0].value
 
 
 def per_question(repeat: int) -> list[float]:

@@ -45,16 +45,12 @@ class Answered:
     stages: Stages = field(default_factory=Stages)
 
 
-def lowered(root: Node) -> str:
-    """The ASP facts of a program the checker has passed (`api.lower` checks it first)."""
-    return "\n".join(str(fact) for fact in facts(root))
-
-
 def solve_program(root: Node, scene: str, *, top_k: int = 1, limits: Limits = DEFAULT_LIMITS,
                   semantics: str = "qlang", stages: Stages | None = None) -> Result:
-    """The k best answers of a checked program over a scene's facts."""
+    """The k best answers of a checked program over a scene's facts (lowered as it is: the
+    checker has passed it)."""
     with (stages or Stages()).time("solve"):
-        return solve(lowered(root), scene, top_k=top_k, limits=limits, semantics=semantics)
+        return solve(facts(root), scene, top_k=top_k, limits=limits, semantics=semantics)
 
 
 def _load_perceiver(options: Options) -> Future[tuple[Perceiver, float]]:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import time
 from collections import Counter
+from collections.abc import Sequence
 from typing import Any
 
 import pytest
@@ -21,10 +22,11 @@ from hypothesis import strategies as st
 
 import qlang
 from qlang.asp import program
+from qlang.asp.question import Question, read
 from qlang.asp.scene import SceneLibrary
 from qlang.asp.solve import Limits, Result, Scene, Session, SolveError, solve
 from qlang.errors import Source
-from qlang.passes.lower import facts
+from qlang.passes.lower import Fact, facts
 from tests.test_asp_scene import SCENES, emma_questions
 from tests.test_asp_theory import ASP, encoded_question, yesno_examples
 from tests.test_asp_weighted import SCENE as WEIGHTED
@@ -32,12 +34,12 @@ from tests.test_differential import cases
 from tests.test_top_k import TIE
 
 
-def real_questions() -> list[str]:
+def real_questions() -> list[list[Fact]]:
     """The lowered programs of the 64 real examples (bench/solve.py's)."""
-    programs = [qlang.lower(qlang.parse(p, "flat")) for _, p, _ in yesno_examples()]
-    programs += [qlang.lower(qlang.parse(encoded_question(path)[1], "flat"))
+    programs = [facts(qlang.compile(p, "flat")) for _, p, _ in yesno_examples()]
+    programs += [facts(qlang.compile(encoded_question(path)[1], "flat"))
                  for path in sorted((ASP / "encoded_questions").glob("*.lp"))]
-    programs += [qlang.lower(qlang.parse(q["semanticStr"], "gqa-str")) for q in emma_questions()]
+    programs += [facts(qlang.compile(q["semanticStr"], "gqa-str")) for q in emma_questions()]
     return programs
 
 
@@ -63,7 +65,7 @@ def outcome(run: Any) -> Result | str:
         return str(exc.diagnostics[0].to_json())
 
 
-def same(scene: str, questions: list[str], **options: Any) -> None:
+def same(scene: str, questions: Sequence[Question], **options: Any) -> None:
     grouped = Scene(scene)
     for question in questions:
         alone = outcome(lambda: solve(question, scene, **options))  # noqa: B023
@@ -91,15 +93,15 @@ def test_the_emma_questions_repeated_answer_as_alone_across_a_fresh_control() ->
     for q in emma_questions():
         scene = Scene(library.facts(q["imageId"]))
         scene.RENEW = 3
-        question = qlang.lower(qlang.parse(q["semanticStr"], "gqa-str"))
+        question = facts(qlang.compile(q["semanticStr"], "gqa-str"))
         for _ in range(7):
             assert [a.value for a in scene.solve(question).answers] == [q["answer"]]
 
 
 def test_a_question_leaves_nothing_behind_for_the_next() -> None:
     scene = Scene("object(1). has_attr(1, class, dog). has_obj_weight(1, 0).")
-    unique = "scene(0). select(1, 0, dog). unique(2, 1). exist(3, 2). end(3)."
-    impossible = "scene(0). select(1, 0, cat). unique(2, 1). exist(3, 2). end(3)."
+    unique = read("scene(0). select(1, 0, dog). unique(2, 1). exist(3, 2). end(3).")
+    impossible = read("scene(0). select(1, 0, cat). unique(2, 1). exist(3, 2). end(3).")
     assert scene.solve(impossible).answers == ()  # its `unique` must not hold for later questions
     assert [a.value for a in scene.solve(unique).answers] == ["yes"]
     assert scene.solve(unique, top_k=3).answers == solve(unique, scene.scene, top_k=3).answers
@@ -108,7 +110,7 @@ def test_a_question_leaves_nothing_behind_for_the_next() -> None:
 def test_a_search_past_its_deadline_is_a_timeout_however_fast_it_ends() -> None:
     """The deadline watcher may interrupt just after a fast search has ended, and the interrupt
     then waits on the Control for its next search: that search counts as timed out too."""
-    question = "scene(0). select(1, 0, dog). exist(2, 1). end(2)."
+    question = read("scene(0). select(1, 0, dog). exist(2, 1). end(2).")
     for _ in range(100):  # the watcher wins the race most times; it must not matter when not
         session = Session(question, "object(1). has_attr(1, class, dog).")
         session.deadline = time.monotonic() - 1  # the watcher fires at once: in the search or after
@@ -116,18 +118,18 @@ def test_a_search_past_its_deadline_is_a_timeout_however_fast_it_ends() -> None:
             session.best_models(1)
 
 
-def test_what_is_not_plain_operation_facts_is_solved_alone_with_the_same_errors() -> None:
+def test_a_fact_of_no_operation_is_solved_alone_with_the_same_outcome() -> None:
+    """Lowering never makes one; facts built by hand may."""
     scene = Scene("object(1). has_attr(1, class, dog).")
-    for question in ("scene(0). select(1, 0, dog). exist(2, 1). end(2). ans(banana).",
-                     "scene(0). select(1, 0, dog). exist(2, 1). end(2",
-                     "% a comment\nscene(0). select(1, 0, dog). exist(2, 1). end(2)."):
-        assert program.question_facts(question) is None
+    dogs = read("scene(0). select(1, 0, dog). exist(2, 1). end(2).")
+    for question in ([*dogs, Fact("ans", ("banana",))], [*dogs[:2], Fact("exist", (2,)), dogs[-1]],
+                     [*dogs[:2], Fact("exist", (2, 1, 0)), dogs[-1]]):
         assert outcome(lambda: scene.solve(question, top_k=3)) == outcome(  # noqa: B023
             lambda: solve(question, scene.scene, top_k=3))  # noqa: B023
 
 
 def test_a_scene_clingo_rejects_gives_each_question_the_error_it_gives_alone() -> None:
-    question = "scene(0). exist(1, 0). end(1)."
+    question = read("scene(0). exist(1, 0). end(1).")
     broken = Scene("object(1). has_attr(1, class")
     for _ in range(2):
         assert outcome(lambda: broken.solve(question)) == outcome(lambda: solve(question, broken.scene))
@@ -135,7 +137,7 @@ def test_a_scene_clingo_rejects_gives_each_question_the_error_it_gives_alone() -
 
 def test_the_grounding_guard_holds_for_every_question() -> None:
     scene = "\n".join(f"object({i}). has_attr({i}, class, dog)." for i in range(200))
-    question = "scene(0). all_different(1, 0, color). end(1)."
+    question = read("scene(0). all_different(1, 0, color). end(1).")
     shared = Scene(scene, Limits(max_ground=1000))
     assert outcome(lambda: shared.solve(question)) == outcome(
         lambda: solve(question, scene, limits=Limits(max_ground=1000)))
@@ -155,6 +157,6 @@ def test_random_questions_over_one_random_scene_answer_as_alone(
         cases: list[tuple[dict[str, Any], Any]]) -> None:
     graph = cases[0][0]  # every question over the first case's scene
     scene = SceneLibrary(Source(json.dumps(graph))).facts()
-    questions = ["\n".join(str(fact) for fact in facts(root)) for _, root in cases]
+    questions = [facts(root) for _, root in cases]
     same(scene, questions, top_k=3)
     same(scene, questions, top_k=2, distinct=True)

@@ -18,6 +18,7 @@ from qlang.asp.scene import SceneLibrary
 from qlang.asp.solve import solve
 from qlang.errors import Source
 from qlang.ontology import load
+from qlang.passes import lower
 from qlang.syntax import gqa
 from tests.conftest import DATA, all_questions
 
@@ -45,7 +46,7 @@ def with_class(cls: str) -> set[str]:
 
 
 def trace(program: str) -> Explanation:
-    result = explain(qlang.lower(qlang.compile(program)), facts())
+    result = explain(lower.facts(qlang.compile(program)), facts())
     assert result is not None
     return result
 
@@ -55,7 +56,7 @@ def kept(program: str, step: int) -> set[str]:
 
 
 def answer(program: str) -> str:
-    (best,) = solve(qlang.lower(qlang.compile(program)), facts()).answers
+    (best,) = solve(lower.facts(qlang.compile(program)), facts()).answers
     return best.value
 
 
@@ -159,7 +160,7 @@ def test_same_different_and_common_compare_colours() -> None:
             assert answer(f"two_same({pair}, color)") == ("yes" if same else "no")
             assert answer(f"two_different({pair}, color)") == ("no" if same else "yes")
             common = f"common(unique(select(scene(), {a})), unique(select(scene(), {b})))"
-            result = solve(qlang.lower(qlang.compile(common)), facts()).answers
+            result = solve(lower.facts(qlang.compile(common)), facts()).answers
             assert [r.value for r in result] == (["color"] if same else [])
 
 
@@ -193,5 +194,8 @@ def test_relate_attr_finds_other_objects_sharing_the_value() -> None:
 def test_real_gqa_programs_all_ground_and_solve_over_a_real_scene() -> None:
     """Every 10th of the 3,091 real gold programs: an answer or "no answer", never an error."""
     programs = [q["semantic"] for q in list(all_questions().values())[::10]]
-    outcomes = [solve(qlang.lower(gqa.to_ir(gqa.steps_from_json(p))), facts()).answers for p in programs]
+    roots = [gqa.to_ir(gqa.steps_from_json(p)) for p in programs]
+    for root in roots:
+        qlang.check(root)
+    outcomes = [solve(lower.facts(root), facts()).answers for root in roots]
     assert len(outcomes) == 310 and any(outcomes)

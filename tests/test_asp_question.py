@@ -10,9 +10,12 @@ from hypothesis import strategies as st
 
 import qlang
 from qlang.asp.question import read, word
+from qlang.asp.solve import Scene, SolveError, solve
 from qlang.asp_names import to_term
 from qlang.errors import ParseError, Source, UnsupportedOperation
 from qlang.passes.lower import Fact, facts
+
+SCENE = "object(1). has_attr(1, class, dog). has_attr(1, color, white)."
 
 
 @given(st.text(st.characters(codec="utf-8", blacklist_characters="\0")))
@@ -29,6 +32,23 @@ def test_a_word_asp_cannot_spell_is_an_error() -> None:
 def test_the_lowered_facts_are_the_text_the_reader_reads_back() -> None:
     question = facts(qlang.compile('query(unique(filter(select(scene(), "t-shirt"), color, white)), name)'))
     assert read("\n".join(map(str, question))) == question
+
+
+@pytest.mark.parametrize("step", [2**31, -(2**31) - 1, 2**40])
+def test_a_step_number_beyond_32_bits_is_an_error_not_wrapped(step: int) -> None:
+    question = [Fact("scene", (step,)), Fact("exist", (1, step)), Fact("end", (1,))]
+    message = f"the question's integer {step} is beyond clingo's 32 bits"
+    with pytest.raises(SolveError, match=message):
+        solve(question, SCENE)
+    with pytest.raises(SolveError, match=message):
+        Scene(SCENE).solve(question)
+
+
+def test_the_widest_step_numbers_clingo_holds_answer() -> None:
+    for step in (2**31 - 1, -(2**31)):
+        question = [Fact("scene", (step,)), Fact("exist", (1, step)), Fact("end", (1,))]
+        assert [a.value for a in solve(question, SCENE).answers] == ["yes"]
+        assert [a.value for a in Scene(SCENE).solve(question).answers] == ["yes"]
 
 
 @pytest.mark.parametrize(("text", "message"), [

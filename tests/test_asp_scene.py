@@ -8,9 +8,11 @@ from functools import cache
 import pytest
 
 import qlang
+from qlang.asp.question import read
 from qlang.asp.scene import SceneError, SceneLibrary, weight
 from qlang.asp.solve import solve
 from qlang.errors import Source
+from qlang.passes import lower
 from qlang.syntax import gqa
 from tests.conftest import DATA
 
@@ -34,8 +36,9 @@ def test_four_emma_questions_have_their_scene() -> None:
 
 @pytest.mark.parametrize("question", emma_questions(), ids=lambda q: q["question"])
 def test_emma_question_gets_its_gold_answer_from_the_gqa_scene_graph(question: dict) -> None:
-    program = qlang.lower(gqa.to_ir(gqa.steps_from_json(question["semantic"])))
-    result = solve(program, library().facts(question["imageId"]))
+    program = gqa.to_ir(gqa.steps_from_json(question["semantic"]))
+    qlang.check(program)
+    result = solve(lower.facts(program), library().facts(question["imageId"]))
     assert [a.value for a in result.answers] == [question["answer"]]
 
 
@@ -61,7 +64,7 @@ def test_uncategorised_attributes_fall_under_any() -> None:
 def test_every_graph_of_both_scene_files_encodes_to_clean_asp() -> None:
     for name in ("emma_sceneGraphs.json", "graphvqa_debug_sceneGraphs.json"):
         for image in library(name).image_ids:
-            result = solve("scene(0). exist(1, 0). end(1).", library(name).facts(image))
+            result = solve(read("scene(0). exist(1, 0). end(1)."), library(name).facts(image))
             assert [a.value for a in result.answers] == ["yes"]
 
 
@@ -70,7 +73,7 @@ def test_words_cannot_inject_rules() -> None:
         "name": "cup). ans(hacked", "x": 0, "y": 0, "w": 1, "h": 1,
         "attributes": ["red). :- object(X"], "relations": [{"name": "on). #false", "object": "a"}]}}}
     facts = SceneLibrary(Source(json.dumps(evil))).facts()
-    result = solve(qlang.lower(qlang.parse("query(unique(scene()), name)")), facts)
+    result = solve(lower.facts(qlang.compile("query(unique(scene()), name)")), facts)
     assert [a.value for a in result.answers] == ["cup). ans(hacked"]
 
 

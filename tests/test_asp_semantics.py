@@ -16,6 +16,7 @@ from qlang.asp_names import from_term
 from qlang.commands.main import cli
 from qlang.errors import Source
 from qlang.ontology import load
+from qlang.passes import lower
 
 
 def box(x: int) -> dict[str, int]:
@@ -34,7 +35,7 @@ SCENE = {"width": 300, "height": 300, "objects": {
 def answers(program: str, semantics: str, scene: dict[str, object] = SCENE) -> set[str]:
     """Every answer of a tie (all models cost the same on a ground-truth scene)."""
     facts = SceneLibrary(Source(json.dumps(scene))).facts()
-    result = solve(qlang.lower(qlang.compile(program)), facts, top_k=100, semantics=semantics)
+    result = solve(lower.facts(qlang.compile(program)), facts, top_k=100, semantics=semantics)
     return {a.value for a in result.answers}
 
 
@@ -78,7 +79,7 @@ def test_the_thesis_guess_in_an_uncertain_scene_prices_the_values_it_denies() ->
         "t": {"name": "table", **box(100), "relations": [],
               "attributes": [{"value": "white", "confidence": 0.9}]}}}
     facts = SceneLibrary(Source(json.dumps(scene))).facts()
-    question = qlang.lower(qlang.compile("query(unique(select(scene(), table)), color)"))
+    question = lower.facts(qlang.compile("query(unique(select(scene(), table)), color)"))
     best = {s: solve(question, facts, top_k=2, semantics=s).answers for s in SEMANTICS}
     assert [a.value for a in best["qlang"]] == ["white"]
     white, guess = best["thesis"]

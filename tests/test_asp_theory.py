@@ -11,7 +11,9 @@ from pathlib import Path
 import pytest
 
 import qlang
+from qlang.asp.question import Question, read
 from qlang.asp.solve import solve, theory
+from qlang.passes import lower
 from qlang.signatures import END, SIGNATURES
 from tests.conftest import DATA
 
@@ -39,9 +41,8 @@ def encoded_question(path: Path) -> tuple[str, str, str]:
     return scene, program, rest.split("% ------ Full answer ------")[1].strip("% \n")
 
 
-def answers(program: str, scene: str, syntax: str | None = None, top_k: int = 1) -> list[str]:
-    question = qlang.lower(qlang.parse(program, syntax))
-    return [a.value for a in solve(question, scene, top_k=top_k).answers]
+def answers(question: Question, scene: str) -> list[str]:
+    return [a.value for a in solve(question, scene).answers]
 
 
 def test_there_are_fifty_examples() -> None:
@@ -51,14 +52,20 @@ def test_there_are_fifty_examples() -> None:
 @pytest.mark.parametrize("index", range(50))
 def test_yes_no_example_gets_its_gold_answer(index: int) -> None:
     gold, program, scene = yesno_examples()[index]
-    assert answers(program, scene, "flat") == [gold]
+    assert answers(lower.facts(qlang.compile(program, "flat")), scene) == [gold]
 
 
 @pytest.mark.parametrize("path", sorted((ASP / "encoded_questions").glob("*.lp")), ids=lambda p: p.stem)
 def test_encoded_question_answer_is_in_its_gold_full_answer(path: Path) -> None:
     scene, program, full = encoded_question(path)
-    (answer,) = answers(program, scene, "flat")
+    (answer,) = answers(read(program, name=path.name), scene)  # the question as the ASP it is
     assert re.search(rf"\b{re.escape(answer)}", full, re.IGNORECASE), (answer, full)
+
+
+@pytest.mark.parametrize("path", sorted((ASP / "encoded_questions").glob("*.lp")), ids=lambda p: p.stem)
+def test_an_encoded_question_read_as_asp_is_its_flat_program_lowered(path: Path) -> None:
+    _, program, _ = encoded_question(path)
+    assert read(program) == lower.facts(qlang.compile(program, "flat"))
 
 
 @pytest.mark.parametrize("op", sorted(SIGNATURES))
@@ -71,6 +78,7 @@ def test_every_operation_is_defined_under_a_comment_naming_it(op: str) -> None:
     assert re.search(rf"^[^%]*:-.*\b{op}\(T\b", theory(), re.MULTILINE), "no rule reads it"
 
 
-@pytest.mark.parametrize("module", ["qlang.asp.guard", "qlang.asp.scene", "qlang.asp.solve"])
+@pytest.mark.parametrize("module", ["qlang.asp.facts", "qlang.asp.guard", "qlang.asp.question",
+                                    "qlang.asp.scene", "qlang.asp.solve"])
 def test_doctests(module: str) -> None:
     assert doctest.testmod(importlib.import_module(module)).failed == 0

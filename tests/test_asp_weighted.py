@@ -9,6 +9,7 @@ from qlang.asp.explain import explain
 from qlang.asp.scene import SceneLibrary, weight
 from qlang.asp.solve import Result, solve
 from qlang.errors import Source
+from qlang.passes import lower
 
 
 def box(x: int) -> dict[str, int]:
@@ -29,7 +30,7 @@ SCENE = {"width": 300, "height": 300, "objects": {
 def ask(program: str, top_k: int = 3) -> Result:
     """The top-k distinct answers (the models' ranking is tested in test_top_k.py)."""
     facts = SceneLibrary(Source(json.dumps(SCENE))).facts()
-    return solve(qlang.lower(qlang.compile(program)), facts, top_k=top_k, distinct=True)
+    return solve(lower.facts(qlang.compile(program)), facts, top_k=top_k, distinct=True)
 
 
 def test_the_likeliest_scene_has_no_green_cup() -> None:
@@ -70,7 +71,7 @@ def test_top_one_is_the_first_of_top_k() -> None:
 def test_explanation_shows_the_uncertain_fact_the_answer_needs() -> None:
     program = "query(unique(filter(select(scene(), cup), color, green)), material)"
     facts = SceneLibrary(Source(json.dumps(SCENE))).facts()
-    trace = explain(qlang.lower(qlang.compile(program)), facts, answer="glass")
+    trace = explain(lower.facts(qlang.compile(program)), facts, answer="glass")
     assert trace is not None and trace.answer.value == "glass"
     step = next(s for s in trace.steps if s.op == "filter")
     assert step.objects == ("c2",)

@@ -128,7 +128,7 @@ def cases(draw: st.DrawFn, results: tuple[Type, ...] = (Type.BOOL, Type.VALUE)
 
 
 def asp_answers(root: Node, graph: dict[str, Any], semantics: str = "qlang") -> frozenset[str]:
-    question = "\n".join(str(fact) for fact in facts(root))
+    question = facts(root)
     scene = SceneLibrary(Source(json.dumps(graph))).facts()
     found: set[str] = set()
     while True:  # every distinct answer: ask for one more than found until none is new

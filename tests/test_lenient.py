@@ -8,6 +8,7 @@ import json
 import pytest
 
 import qlang
+from qlang.asp.question import Question
 from qlang.asp.scene import SceneLibrary
 from qlang.asp.solve import solve
 from qlang.errors import Source
@@ -22,14 +23,14 @@ SCENE = {"width": 90, "height": 90, "objects": {
              "relations": []} for i, colour in enumerate(("white", "black"))}}
 
 
-def answers(question: str) -> set[str]:
+def answers(question: Question) -> set[str]:
     scene = SceneLibrary(Source(json.dumps(SCENE))).facts()
     return {a.value for a in solve(question, scene, top_k=10).answers}
 
 
 def test_two_equal_unique_steps_choose_apart_only_when_read_leniently() -> None:
     assert [f.name for f in facts(qlang.parse(SAME))].count("unique") == 1
-    assert answers(qlang.lower(qlang.parse(SAME))) == {"yes"}  # one cat, compared with itself
+    assert answers(facts(qlang.compile(SAME))) == {"yes"}  # one cat, compared with itself
     assert answers(lenient.lower(SAME, "nested")) == {"yes", "no"}  # two choices, as the thesis
     shared = f"c = {CAT}\ntwo_same(c, c, color)"  # the thesis substituted variables too
     assert lenient.lower(shared, "code") == lenient.lower(SAME, "nested")
@@ -38,14 +39,14 @@ def test_two_equal_unique_steps_choose_apart_only_when_read_leniently() -> None:
 def test_flat_programs_are_solved_as_written() -> None:
     """A shared step stays one choice; two equal steps written apart stay two."""
     shared = "scene(0). select(1, 0, cat). unique(2, 1). two_same(3, 2, 2, color). end(3)."
-    assert lenient.lower(shared, "flat").count("unique(") == 1
+    assert [f.name for f in lenient.lower(shared, "flat")].count("unique") == 1
     assert answers(lenient.lower(shared, "flat")) == {"yes"}
     apart = "select(1, 0, cat). unique(2, 1). unique(5, 1). two_same(7, 2, 5, color). end(7)."
     written = lenient.lower(apart, "flat")  # step 0 undefined: scene, as the thesis read it
-    assert written.split() == ["scene(0).", "select(1,", "0,", "cat).", "unique(2,", "1).",
-                               "unique(5,", "1).", "two_same(7,", "2,", "5,", "color).", "end(7)."]
+    assert " ".join(map(str, written)) == ("scene(0). select(1, 0, cat). unique(2, 1). unique(5, 1). "
+                                           "two_same(7, 2, 5, color). end(7).")
     assert answers(written) == {"yes", "no"}
-    assert answers(qlang.lower(qlang.parse("scene(0). " + apart))) == {"yes"}  # qlang merges
+    assert answers(facts(qlang.compile("scene(0). " + apart))) == {"yes"}  # qlang merges
 
 
 def test_unfolding_is_bounded() -> None:

@@ -10,6 +10,7 @@ from qlang.asp.scene import SceneLibrary
 from qlang.asp.solve import solve
 from qlang.errors import Source
 from qlang.evaluate.matching import Generosity, top_k_match
+from qlang.passes import lower
 from tests.test_asp_cli import run, write
 from tests.test_asp_weighted import SCENE as WEIGHTED
 
@@ -28,7 +29,7 @@ TIE = {"width": 300, "height": 300, "objects": {
 
 def models(scene: dict[str, object], program: str, k: int) -> list[tuple[int, str]]:
     facts = SceneLibrary(Source(json.dumps(scene))).facts()
-    result = solve(qlang.lower(qlang.compile(program)), facts, top_k=k)
+    result = solve(lower.facts(qlang.compile(program)), facts, top_k=k)
     return [(a.rank, a.value) for a in result.answers]
 
 
@@ -51,7 +52,7 @@ def test_weighted_models_repeat_an_answer_in_cost_order_and_distinct_does_not() 
     assert [value for _, value in found] == ["plastic", "plastic", "glass"]
     assert [rank for rank, _ in found] == [1, 2, 3]
     facts = SceneLibrary(Source(json.dumps(WEIGHTED))).facts()
-    distinct = solve(qlang.lower(qlang.compile(program)), facts, top_k=3, distinct=True)
+    distinct = solve(lower.facts(qlang.compile(program)), facts, top_k=3, distinct=True)
     assert [a.value for a in distinct.answers] == ["plastic", "glass"]
 
 

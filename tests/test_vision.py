@@ -10,6 +10,7 @@ import pytest
 
 import qlang
 from qlang.asp.solve import solve
+from qlang.passes import lower
 from qlang.vision import geometry, weighted
 from qlang.vision.colour import colours
 from qlang.vision.concepts import expand, extract, mentioned
@@ -121,7 +122,7 @@ def test_a_perception_is_a_weighted_scene_that_solves() -> None:
     facts = weighted.facts(graph)
 
     def answers(program: str) -> list[str]:
-        result = solve(qlang.lower(qlang.compile(program)), facts, top_k=2, distinct=True)
+        result = solve(lower.facts(qlang.compile(program)), facts, top_k=2, distinct=True)
         return [a.value for a in result.answers]
     assert answers("query(unique(select(scene(), cup)), color)") == ["red", "white"]
     assert answers("query(unique(relate(select(scene(), cup), furniture, on, object)), name)")[0] == "table"

@@ -18,11 +18,13 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any, TextIO
 
-from qlang.api import lower
+from qlang.api import check
+from qlang.asp.question import Question
 from qlang.asp.scene import SceneLibrary
 from qlang.asp.solve import DEFAULT_LIMITS, Limits, Scene
 from qlang.errors import QlangError
 from qlang.executors import Executor, Local
+from qlang.passes.lower import facts
 from qlang.records import Pending, Record, internal_error, read_records, resume_key, write
 
 #: Questions a worker answers before it is replaced by a fresh process.
@@ -39,7 +41,7 @@ RAY_BATCH = 64
 class Task:
     id: object
     line: int
-    question: str
+    question: Question
     image_id: str | None
     #: the line's result when it failed before solving (it could not be compiled)
     failed: dict[str, Any] | None = None
@@ -97,12 +99,13 @@ def _tasks(records: Iterable[Record], pending: Pending) -> Iterator[Task]:
             if record.error:
                 raise record.error
             assert record.root is not None
-            question = lower(record.root)
+            check(record.root)
+            question = facts(record.root)
         except QlangError as exc:
-            yield Task(record.id, record.line, "", None, record.error_json(exc))
+            yield Task(record.id, record.line, (), None, record.error_json(exc))
             continue
         except Exception as exc:  # one line's failure must not end the batch
-            yield Task(record.id, record.line, "", None, record.error_json(internal_error(exc)))
+            yield Task(record.id, record.line, (), None, record.error_json(internal_error(exc)))
             continue
         image = record.data.get("image_id", record.data.get("imageId"))
         yield Task(record.id, record.line, question, None if image is None else str(image))

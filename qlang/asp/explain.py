@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 import clingo
 
+from qlang.asp.question import Question
 from qlang.asp.solve import DEFAULT_LIMITS, Answer, Limits, Session, SolveError
 from qlang.asp_names import from_term, to_term
 from qlang.errors import error
@@ -61,7 +62,7 @@ class Explanation:
         return "\n".join(lines)
 
 
-def explain(question: str, scene: str, *, answer: str | None = None,
+def explain(question: Question, scene: str, *, answer: str | None = None,
             limits: Limits = DEFAULT_LIMITS, semantics: str = "qlang") -> Explanation | None:
     """The trace of `answer` (the best one if None) under the theory's `semantics`; None if the
     question has no such answer."""

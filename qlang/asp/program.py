@@ -20,7 +20,7 @@ import contextlib
 import hashlib
 import json
 import os
-import re
+from collections.abc import Collection
 from dataclasses import dataclass
 from functools import cache
 
@@ -41,7 +41,6 @@ INPUTS = frozenset(SIGNATURES) | {"end"}
 SCENE = frozenset({"object", "has_attr", "has_rel", "has_obj_weight", "uncertain", "is_attr",
                    "is_attr_value"})
 _DOMAIN = frozenset({"is_attr", "is_attr_value"})
-_WORD = re.compile(r"[a-z_][A-Za-z0-9_']*")
 
 
 def files(semantics: str) -> list[str]:
@@ -102,17 +101,16 @@ def parsed(semantics: str = "qlang") -> Theory:
     return Theory(tuple(statements), domain() if semantics == "thesis" else "")
 
 
-def program(question: str, scene: str, semantics: str = "qlang") -> str:
-    """The theory cut to the statements that can ground anything with this question and scene.
+def program(operations: Collection[str], scene: str, semantics: str = "qlang") -> str:
+    """The theory cut to the statements that can ground anything with a question of these
+    `operations` (its facts' names, ``end`` among them) and this scene.
 
-    Any word of the question that names an operation keeps its rules (a word in a comment keeps
-    them too, harmlessly), and so does any operation name followed by "(" in the scene, so that
-    a scene that brings operation facts of its own is served as well.
+    Any operation name followed by "(" in the scene keeps its rules too, so that a scene that
+    brings operation facts of its own is served as well.
     """
-    words = set(_WORD.findall(question)) & INPUTS
     # a scene brings an operation's facts only as ``name(``: looking for those few strings is
     # far cheaper than listing every word of a large scene (more than its grounding costs)
-    words |= {name for name in INPUTS if name + "(" in scene}
+    words = {name for name in INPUTS if name in operations or name + "(" in scene}
     theory = parsed(semantics)
     kept = [s for s in theory.statements if s.needs <= words]
     if theory.domain and any(s.reads & _DOMAIN for s in kept if not s.writes & _DOMAIN):
@@ -170,29 +168,6 @@ def shared(semantics: str = "qlang") -> Shared | None:
     named = tuple((f"question_{'_'.join(sorted(needs))}", needs, "\n".join(texts))
                   for needs, texts in parts.items())
     return Shared("\n".join(base), named, frozenset(indexed), frozenset(inputs))
-
-
-_FACT = re.compile(r"\s*([a-z][A-Za-z0-9_]*)\((\s*(?:-?[0-9]+|[a-z][A-Za-z0-9_]*|\"(?:[^\"\\\n]|\\.)*\")"
-                   r"(?:\s*,\s*(?:-?[0-9]+|[a-z][A-Za-z0-9_]*|\"(?:[^\"\\\n]|\\.)*\"))*\s*)\)\s*\.")
-_SPACE = re.compile(r"\s*")
-
-
-def question_facts(question: str) -> list[clingo.Symbol] | None:
-    """The facts of a question of ground operation facts; None for anything else (a rule, a
-    comment, another predicate), which is solved alone."""
-    found: list[clingo.Symbol] = []
-    position = 0
-    while True:
-        fact = _FACT.match(question, position)
-        if fact is None:
-            break
-        if fact[1] not in INPUTS:
-            return None
-        found.append(clingo.parse_term(f"{fact[1]}({fact[2]})"))
-        position = fact.end()
-    if _SPACE.match(question, position).end() != len(question):  # type: ignore[union-attr]
-        return None
-    return found
 
 
 def _parse(text: str) -> list[ast.AST]:

@@ -1,5 +1,7 @@
 """Answering a lowered question over a scene with clingo: ranked answers, or a reason why not.
 
+A question is the lowered program's facts (`qlang.asp.question`), made clingo symbols once.
+
 One `clingo.Control` per question (`solve`), with only the theory's rules for the question's
 operations; or one per scene (`Scene`), grounded once, with each question grounded on top of
 it and switched off after (clingo multi-shot), so nothing leaks from one question into the
@@ -14,6 +16,7 @@ from __future__ import annotations
 import os
 import threading
 import time
+from collections import Counter
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -21,9 +24,11 @@ from dataclasses import dataclass
 import clingo
 
 from qlang.asp import program
+from qlang.asp.facts import INT_RANGE
 from qlang.asp.guard import estimate
 from qlang.asp.messages import located
 from qlang.asp.program import SEMANTICS, theory
+from qlang.asp.question import Question, word
 from qlang.asp_names import from_term
 from qlang.errors import QlangError, error
 from qlang.signatures import SIGNATURES
@@ -33,7 +38,7 @@ __all__ = ["DEFAULT_LIMITS", "SEMANTICS", "Answer", "Limits", "Result", "Scene",
 
 
 class SolveError(QlangError):
-    """No answer could be computed: a timeout, the grounding guard, or invalid ASP input."""
+    """No answer could be computed: a timeout, the grounding guard, or input clingo cannot take."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,16 +96,19 @@ class Session:
     #: the external that holds the question's rules, where several questions share a Control
     active: int | None = None
 
-    def __init__(self, question: str, scene: str, limits: Limits = DEFAULT_LIMITS,
+    def __init__(self, question: Question, scene: str, limits: Limits = DEFAULT_LIMITS,
                  semantics: str = "qlang") -> None:
         self.deadline = time.monotonic() + limits.timeout
         self.limits = limits
         self.messages: list[str] = []
         self.ctl = clingo.Control(["--opt-mode=opt"], logger=self._log, message_limit=5)
         _guard(_counts(scene, _SIZES), question, limits)
+        atoms = _symbols(question)
         self._add("scene", scene)
-        self._add("question", question)
-        self._add("theory", program.program(question, scene, semantics))
+        self._add("theory", program.program({f.name for f in question}, scene, semantics))
+        with self.ctl.backend() as backend:  # the question's facts go straight in
+            for atom in atoms:
+                backend.add_rule([backend.add_atom(atom)])
         try:
             self.ctl.ground([("base", [])])
         except RuntimeError:
@@ -195,22 +203,25 @@ class Session:
             raise self._invalid(part) from None
 
     def _invalid(self, part: str) -> SolveError:
+        """What clingo says is wrong with the scene (or the theory), its line and column in the
+        message: the span would point into the program's source, which neither is."""
         message, span = located(self.messages[0] if self.messages else "clingo rejected it")
-        if part == "scene" and span is not None:  # the span is not in the program's text
-            message, span = f"line {span.line}, column {span.column}: {message}", None
-        return error(SolveError, "asp", f"invalid ASP in the {part}: {message}", span)  # type: ignore[return-value]
+        if span is not None:
+            message = f"line {span.line}, column {span.column}: {message}"
+        return error(SolveError, "asp", f"invalid ASP in the {part}: {message}")  # type: ignore[return-value]
 
 
 class Scene:
     """Many questions over one scene, each answered as `solve` answers it alone, but with the
     scene grounded once: clingo multi-shot (`qlang.asp.program.Shared`).  A question number k
     grounds the theory's parts for its operations with k, solves with ``active(k)`` true, then
-    releases it, so nothing of it reaches the next question.  A question that is not plain
-    operation facts, a scene clingo rejects, and the thesis's semantics (whose questions write
-    scene atoms) are solved alone, by `solve`, with the same results and errors.
+    releases it, so nothing of it reaches the next question.  A fact of no operation the theory
+    defines, a scene clingo rejects, and the thesis's semantics (whose questions write scene
+    atoms) are solved alone, by `solve`, with the same results and errors.
 
+    >>> from qlang.asp.question import read
     >>> scene = Scene("object(1). has_attr(1, class, dog).")
-    >>> [scene.solve(f"scene(0). select(1, 0, {c}). exist(2, 1). end(2).").answers[0].value
+    >>> [scene.solve(read(f"scene(0). select(1, 0, {c}). exist(2, 1). end(2).")).answers[0].value
     ...  for c in ("cat", "dog")]
     ['no', 'yes']
     """
@@ -229,7 +240,7 @@ class Scene:
         self._ctl: _Shared | None = None
         self._broken = self.shared is None
 
-    def solve(self, question: str, *, top_k: int = 1, distinct: bool = False) -> Result:
+    def solve(self, question: Question, *, top_k: int = 1, distinct: bool = False) -> Result:
         """The answers `solve(question, scene, ...)` gives, from the shared grounding."""
         deadline = time.monotonic() + self.limits.timeout
         _guard(self._sizes, question, self.limits)
@@ -279,15 +290,16 @@ class _Shared:
         self.base_open = {a.literal for a in self.ctl.symbolic_atoms if not a.is_fact}
         self.asked = 0
 
-    def ask(self, question: str, deadline: float, limits: Limits) -> _Asked | None:
-        """The question grounded on top of the scene; None if it is not plain operation facts."""
-        facts = program.question_facts(question)
-        if facts is None or any((f.name, len(f.arguments)) not in self.shared.facts for f in facts):
+    def ask(self, question: Question, deadline: float, limits: Limits) -> _Asked | None:
+        """The question grounded on top of the scene; None if a fact is of no operation the
+        theory defines."""
+        if any((f.name, len(f.args)) not in self.shared.facts for f in question):
             return None
+        facts = _symbols(question)
         k = self.asked = self.asked + 1
         self.levels = {}
         number = clingo.Number(k)
-        operations = {f.name for f in facts}
+        operations = {f.name for f in question}
         for name, needs, text in self.shared.parts:  # added when first needed: clingo prepares
             if needs <= operations and name not in self.added:  # every part at each grounding
                 self.ctl.add(name, ["k"], text)
@@ -402,9 +414,9 @@ class _Watchdog:
 _WATCHDOG = _Watchdog()
 
 
-def _guard(scene: dict[str, int], question: str, limits: Limits) -> None:
+def _guard(scene: dict[str, int], question: Question, limits: Limits) -> None:
     """The grounding guard: refuse a question whose grounding would be too large."""
-    size = estimate(scene, _counts(question, tuple(SIGNATURES)))
+    size = estimate(scene, Counter(f.name for f in question if f.name in SIGNATURES))
     if size > limits.max_ground:
         raise error(SolveError, "grounding",
                     f"the question would ground to about {size:,} rules, above the guard of "
@@ -415,18 +427,34 @@ _SIZES = ("object", "has_attr", "has_rel")
 
 
 def _counts(text: str, names: tuple[str, ...]) -> dict[str, int]:
-    """How often each predicate is written in `text`: a fast, generous stand-in for its atoms
-    (``xobject(`` counts as ``object(``: a few too many only make the guard stricter)."""
+    """How often each predicate is written in a scene's `text`: a fast, generous stand-in for
+    its atoms (``xobject(`` counts as ``object(``: a few too many only make the guard stricter)."""
     return {name: text.count(name + "(") for name in names}
 
 
-def solve(question: str, scene: str, *, top_k: int = 1, distinct: bool = False,
+def _symbols(question: Question) -> list[clingo.Symbol]:
+    """The question's facts as clingo symbols, built directly: step numbers as numbers (one
+    beyond clingo's 32 bits is an error, never wrapped), words as `to_term` spells them."""
+    return [clingo.Function(f.name, [_argument(a) for a in f.args]) for f in question]
+
+
+def _argument(value: int | str) -> clingo.Symbol:
+    if isinstance(value, str):
+        return word(value)
+    if value not in INT_RANGE:
+        raise error(SolveError, "input", f"the question's integer {value} is beyond clingo's 32 bits")
+    return clingo.Number(value)
+
+
+def solve(question: Question, scene: str, *, top_k: int = 1, distinct: bool = False,
           limits: Limits = DEFAULT_LIMITS, semantics: str = "qlang") -> Result:
     """The k best models of a lowered question over scene facts, cheapest first, as answers
     with their rank; with `distinct`, the k best distinct answers instead; `semantics` picks
     the theory's choice rules (`SEMANTICS`).
 
-    >>> solve("scene(0). select(1, 0, cat). exist(2, 1). end(2).", "object(1). has_attr(1, class, dog).")
+    >>> from qlang.asp.question import read
+    >>> cat = read("scene(0). select(1, 0, cat). exist(2, 1). end(2).")
+    >>> solve(cat, "object(1). has_attr(1, class, dog).")
     Result(answers=(Answer(value='no', cost=(), rank=1),), complete=True)
     """
     return _answers(Session(question, scene, limits, semantics), top_k, distinct)

@@ -16,6 +16,7 @@ import click
 from qlang import api, executors
 from qlang.asp import batch
 from qlang.asp.explain import explain as explain_answer
+from qlang.asp.question import Question
 from qlang.asp.scene import SceneLibrary
 from qlang.asp.solve import DEFAULT_LIMITS, SEMANTICS, Limits, SolveError
 from qlang.asp.solve import solve as solve_question
@@ -30,6 +31,7 @@ from qlang.commands.console import (
     run_and_exit,
 )
 from qlang.errors import QlangError, Source, error
+from qlang.passes.lower import facts
 from qlang.syntax import SYNTAXES
 
 _path = click.Path(allow_dash=True, dir_okay=False)
@@ -129,11 +131,12 @@ def _scenes(path: str) -> SceneLibrary:
         fail(exc)
 
 
-def _question(path: str, syntax: str | None) -> tuple[str, Source]:
-    """The program's ASP facts and source; a parse or type error is reported against it."""
+def _question(path: str, syntax: str | None) -> tuple[Question, Source]:
+    """The program, compiled (parsed and checked once) and lowered, and its source; a parse or
+    type error is reported against it."""
     source = read_source(path)
     try:
-        return api.lower(api.compile(source.text, syntax, name=source.name)), source
+        return facts(api.compile(source.text, syntax, name=source.name)), source
     except QlangError as exc:
         fail(exc, source)
 

@@ -13,11 +13,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from qlang.api import lower, parse
+from qlang import api
 from qlang.asp.scene import SceneLibrary
 from qlang.asp.solve import solve
 from qlang.errors import QlangError
 from qlang.evaluate.matching import Generosity, top_k_match
+from qlang.passes import lower
 
 LEVELS = ("strict", "generous", "generous+")
 TOP_K = (1, 3, 5)
@@ -49,7 +50,10 @@ def judge(record_id: str, program: str | None, syntax: str, question: dict[str, 
     answers: tuple[str, ...] = ()
     if program is not None:
         try:
-            lowered = thesis_reader.lower(program, syntax) if lenient else lower(parse(program, syntax))
+            if lenient:
+                lowered = thesis_reader.lower(program, syntax)
+            else:
+                lowered = lower.facts(api.compile(program, syntax))
             found = solve(lowered, scenes.facts(image) if facts is None else facts,
                           top_k=max(top_k), semantics=semantics)
             answers = tuple(a.value for a in found.answers)

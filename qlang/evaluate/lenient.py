@@ -24,7 +24,7 @@ import re
 from qlang import api, syntax
 from qlang.errors import Source
 from qlang.ir import Node
-from qlang.passes.lower import facts
+from qlang.passes.lower import Fact, facts
 from qlang.signatures import SIGNATURES
 from qlang.syntax import flat
 
@@ -44,19 +44,19 @@ def read(text: str, syntax: str) -> Node:
     return api.parse(text, syntax)
 
 
-def lower(text: str, syntax: str) -> str:
-    """The program read leniently, checked, as the ASP facts the thesis would have solved.
+def lower(text: str, syntax: str) -> list[Fact]:
+    """The program read leniently, checked, as the facts the thesis would have solved.
 
     >>> cat = "unique(select(scene(), cat))"
-    >>> print(lower(f"two_same({cat}, {cat}, color)", "nested").replace(chr(10), " "))
+    >>> print(*lower(f"two_same({cat}, {cat}, color)", "nested"))
     scene(0). select(1, 0, cat). unique(2, 1). scene(3). select(4, 3, cat). unique(5, 4).
     two_same(6, 2, 5, color). end(6).
     """
     root = read(text, syntax)
     api.check(root)
     if syntax == "flat":  # as written: two equal steps stay two choices
-        return "\n".join(str(fact) for fact in flat.as_written(Source(_undefined_steps_as_scene(text))))
-    return "\n".join(str(fact) for fact in facts(root, unfold=syntax in UNFOLDED))
+        return flat.as_written(Source(_undefined_steps_as_scene(text)))
+    return facts(root, unfold=syntax in UNFOLDED)
 
 
 def detect(text: str) -> str:
