@@ -125,7 +125,7 @@ def in_process(data: bytes, repeat: int, jobs: int) -> dict[str, float]:
         for _ in range(repeat):
             out = io.StringIO()
             start = time.perf_counter()
-            records.run(lines, converter(target), out, syntax=source, jobs=jobs)
+            records.run(lines, converter(target), records.Output(out), syntax=source, jobs=jobs)
             best = min(best, time.perf_counter() - start)
         figures[f"{source} -> {target}"] = best
         data = out.getvalue().encode()

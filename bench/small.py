@@ -28,10 +28,11 @@ import torch
 from qlang.evaluate.programs import score
 from qlang.ir import Node
 from qlang.paths import GQA_QUESTIONS, resource_dir
+from qlang.records import questions_by_id
 from qlang.small import calibrate
 from qlang.small.parser import SmallParser
 from qlang.syntax import gqa
-from qlang.train.pairs import Pair, make_pairs, read_records
+from qlang.train.pairs import Pair, make_pairs
 from qlang.translate.cascade import Cascade, SmallTranslator
 from qlang.translate.translator import Settings, Translates, Translation
 
@@ -106,7 +107,7 @@ def mask_cost(pairs: Sequence[Pair]) -> None:
 
 
 def cross_check(parser: SmallParser, pairs: Sequence[Pair], fallback_file: str) -> None:
-    programs = {k: v.get("program") for k, v in read_records(fallback_file).items()}
+    programs = {k: v.get("program") for k, v in questions_by_id(fallback_file).items()}
     golds = [gold(p) for p in pairs]
     parsed = parser.parse([p.question for p in pairs])
     right = calibrate.fallback_exact(programs, [p.id for p in pairs], golds)

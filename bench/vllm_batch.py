@@ -32,8 +32,8 @@ from pathlib import Path
 from typing import Any
 
 from qlang.evaluate.programs import score
+from qlang.records import questions_by_id
 from qlang.syntax import gqa
-from qlang.train.pairs import read_records
 from qlang.translate.backends.vllm_engine import VllmBackend, peft_adapter
 from qlang.translate.models import ADAPTER, hf_directory
 from qlang.translate.translator import Settings, Translation, Translator
@@ -94,7 +94,7 @@ def main() -> None:
     args = parser.parse_args()
     out = Path(args.out)
     index, count = map(int, args.shard.split("/"))
-    records = list(read_records(args.dev).values())[index::count]
+    records = list(questions_by_id(args.dev).values())[index::count]
     questions = [r["question"] for r in records]
     figures: dict[str, Any] = {"questions": len(questions), "shard": args.shard, "idle": gpu_memory()}
 

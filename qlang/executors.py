@@ -1,12 +1,13 @@
 """Where a batch's work runs: in this machine's worker processes, or on a Ray cluster.
 
-Every batch command (`compile`, `check`, `solve` and `translate --jsonl`, `eval`, `experiment`)
-describes its work as a `Job`: a picklable value whose `setup()` builds what answering needs
-(the grammars; the grounded theory and scenes; a loaded translator) and returns a function from
-a list of items to their results.  An `Executor` maps a job over the items and yields every
-result **in input order**, so the caller writes and flushes each line as soon as it is known,
-from one process: output files, resuming (the ids already written are skipped) and
-exactly-once lines stay the caller's, the same for every executor.
+Every batch command (`compile`, `check`, `solve` and `translate --jsonl`, `eval`, `experiment`,
+`perceive` on a folder) describes its work as a `Job`: a picklable value whose `setup()` builds
+what answering needs (the grammars; the grounded theory and scenes; a loaded translator or
+detector) and returns a function from a list of items to their results.  An `Executor` maps a
+job over the items and yields every result **in input order**, so the caller writes and flushes
+each line as soon as it is known, from one process (`qlang.records.run_batch`): output files,
+resuming (the ids already written are skipped) and exactly-once lines stay the caller's, the
+same for every executor.
 
 - `Local` (the default, nothing to install): the job set up once in this process, then run
   here or in forked worker processes (`Pool`) that inherit it.

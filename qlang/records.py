@@ -1,10 +1,26 @@
-"""JSON-lines batches: one program per line, every line answered, none lost, resumable.
+"""JSON lines in and out: one reader, one resumable writer, one batch loop.
 
-A line is a JSON object with an ``id`` and either ``program`` (a string in any syntax) or
-``semantic`` (a GQA operation list); a whole GQA question record works too (its ``semantic``).
-A line that cannot be read (not UTF-8, not JSON, no program, or one whose reading fails in any
-way) becomes an error record that keeps the line number, so one bad line never stops a batch.
-Lines are split on "\\n" alone (see `qlang.commands.console.read_lines`).
+Every batch command (compile, check, solve, translate, perceive, eval and the experiments) reads
+its input here and maps its job over the items on an executor (`qlang.executors`); all but eval
+(which sums its results up) write one result line per item here, in input order, each flushed
+as soon as it is known:
+
+- Reading.  `json_lines` splits on "\\n" alone and reads each line on its own, so that a line
+  that is not UTF-8, not JSON or no JSON object costs only itself (a `Line` says why); the
+  typed readers build on it: `read_records` (programs: compile, check, solve) and
+  `read_questions` (question files: translate, eval, the experiments, training data), tolerant
+  or strict by a flag, and `read_results` (what an earlier run wrote).
+- Writing.  `Output`: where results go, and which inputs still need one; `appending` resumes an
+  output file (the results it holds are kept, and their inputs skipped), `writing` picks it or
+  standard output.
+- The loop.  `run_batch`: a `Job` mapped over the pending items, every result written as it
+  comes; `attempt` is the batches' rule that one item's failure is recorded as its result (a
+  `QlangError`, or any other exception as an internal error) and the batch goes on.
+
+A program line is a JSON object with an ``id`` and either ``program`` (a string in any syntax)
+or ``semantic`` (a GQA operation list); a whole GQA question record works too (its
+``semantic``).  A line that cannot be read (not UTF-8, not JSON, no program, or one whose
+reading fails in any way) becomes an error record that keeps the line number.
 """
 
 from __future__ import annotations
@@ -17,14 +33,80 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any, TextIO
+from typing import Any, TextIO, TypeVar
 
 from qlang.api import parse
 from qlang.errors import Diagnostic, QlangError, Source, error
-from qlang.executors import BatchError, Executor, Local
+from qlang.executors import BatchError, Executor, Job, Local, chunks
 from qlang.ir import Node
 from qlang.syntax import SYNTAXES, gqa, load
 
+T = TypeVar("T")
+R = TypeVar("R")
+
+#: A result line: an object with the item's ``id`` (or its ``input_line``), and an ``error``
+#: where it failed.
+Result = dict[str, Any]
+
+# ----- reading ---------------------------------------------------------------------------------
+
+
+def split_lines(data: bytes) -> list[bytes]:
+    """The lines of JSON-lines `data`, a byte-order mark dropped, split on "\\n" alone (a JSON
+    string may hold U+2028 or U+0085, which `str.splitlines` would split on) and left undecoded,
+    so that one line that is not UTF-8 costs only itself."""
+    return data.removeprefix(b"\xef\xbb\xbf").split(b"\n")
+
+
+@dataclass(frozen=True, slots=True)
+class Line:
+    """A line of JSON lines, read: its number and JSON value, or why it holds none (`error`)."""
+
+    number: int
+    value: object = None
+    error: UnicodeDecodeError | json.JSONDecodeError | RecursionError | None = None
+
+    @property
+    def data(self) -> dict[str, Any] | None:
+        """Its JSON object; None where it holds none."""
+        return self.value if isinstance(self.value, dict) else None
+
+    def problem(self) -> str:
+        """Why it holds no JSON object."""
+        if isinstance(self.error, UnicodeDecodeError):
+            return f"not UTF-8 text ({self.error.reason} at byte {self.error.start})"
+        if isinstance(self.error, json.JSONDecodeError):
+            return f"not JSON: {self.error.msg}"
+        return "not JSON: nested too deeply" if self.error else "not a JSON object"
+
+
+def read_line(number: int, raw: bytes) -> Line | None:
+    """One line, read; None for a blank one."""
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return Line(number, error=exc)
+    if not text.strip():
+        return None
+    try:
+        return Line(number, json.loads(text))
+    except (json.JSONDecodeError, RecursionError) as exc:
+        return Line(number, error=exc)
+
+
+def json_lines(data: bytes) -> Iterator[Line]:
+    """The lines of JSON-lines `data` (`split_lines`) that are not blank, each read on its own."""
+    for number, raw in enumerate(split_lines(data), start=1):
+        if (line := read_line(number, raw)) is not None:
+            yield line
+
+
+def resume_key(result: dict[str, Any]) -> str:
+    """What identifies an input across runs: its id, or its input line when it has none."""
+    return json.dumps(result["id"]) if result.get("id") is not None else f"line {result.get('input_line')}"
+
+
+# ----- program lines (compile, check, solve) ---------------------------------------------------
 
 @dataclass
 class Record:
@@ -37,10 +119,15 @@ class Record:
     error: QlangError | None = None
     source: Source | None = None
 
-    def error_json(self, exc: QlangError | None = None) -> dict[str, object]:
+    @property
+    def key(self) -> str:
+        """What identifies it across runs (`resume_key`)."""
+        return resume_key({"id": self.id, "input_line": self.line})
+
+    def error_json(self, exc: QlangError | None = None) -> Result:
         exc = exc or self.error
         assert exc is not None
-        result: dict[str, object] = {"id": self.id, "error": exc.diagnostics[0].to_json()}
+        result: Result = {"id": self.id, "error": exc.diagnostics[0].to_json()}
         if len(exc.diagnostics) > 1:
             result["errors"] = [d.to_json() for d in exc.diagnostics]
         if self.id is None:
@@ -52,46 +139,24 @@ def _bad_line(message: str) -> QlangError:
     return QlangError([Diagnostic("input", message)])
 
 
-def internal_error(exc: Exception) -> QlangError:
-    """A failure that is qlang's fault, recorded for its line so that the batch goes on."""
-    return QlangError([Diagnostic("internal", f"internal error: {type(exc).__name__}: {exc}")])
-
-
 def read_records(lines: Iterable[tuple[int, bytes]], syntax: str | None = None) -> Iterator[Record]:
     """The records of numbered input lines (a blank line has none)."""
     for number, raw in lines:
-        data = _read(number, raw)
-        if data is None:
-            continue
-        if isinstance(data, QlangError):
-            yield Record(None, number, error=data)
-            continue
-        record = Record(data.get("id", data.get("question_id")), number, data)
-        try:
-            record.root, record.source = _program(data, syntax, number)
-        except QlangError as exc:
-            record.error = exc
-        except Exception as exc:  # one line's failure must not end the batch
-            record.error = internal_error(exc)
-        yield record
+        if (line := read_line(number, raw)) is not None:
+            yield _record(line, syntax)
 
 
-def _read(number: int, raw: bytes) -> dict[str, Any] | QlangError | None:
-    """A line's JSON object, or why it has none; None for a blank line."""
-    try:
-        line = raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        return _bad_line(f"line {number} is not UTF-8 text ({exc.reason} at byte {exc.start})")
-    if not line.strip():
-        return None
-    try:
-        data = json.loads(line)
-    except (json.JSONDecodeError, RecursionError) as exc:
-        reason = exc.msg if isinstance(exc, json.JSONDecodeError) else "nested too deeply"
-        return _bad_line(f"line {number} is not JSON: {reason}")
-    if not isinstance(data, dict):
-        return _bad_line(f"line {number} is not a JSON object")
-    return data
+def _record(line: Line, syntax: str | None) -> Record:
+    data = line.data
+    if data is None:
+        return Record(None, line.number, error=_bad_line(f"line {line.number} is {line.problem()}"))
+    record_id = data.get("id", data.get("question_id"))
+
+    def read() -> Record:
+        root, source = _program(data, syntax, line.number)
+        return Record(record_id, line.number, data, root, source=source)
+
+    return attempt(read, lambda exc: Record(record_id, line.number, data, error=exc))
 
 
 def _program(data: dict[str, Any], syntax: str | None, number: int) -> tuple[Node, Source | None]:
@@ -104,131 +169,98 @@ def _program(data: dict[str, Any], syntax: str | None, number: int) -> tuple[Nod
     raise _bad_line(f"line {number} has neither a 'program' string nor a 'semantic' list")
 
 
-def write(out: Any, obj: dict[str, object]) -> None:
-    out.write(json.dumps(obj) + "\n")
-    out.flush()
+def line_key(numbered: tuple[int, bytes]) -> str:
+    """The `resume_key` of a numbered input line, read for its id alone."""
+    number, raw = numbered
+    line = read_line(number, raw)
+    data = line.data if line is not None else None
+    return resume_key({"id": data.get("id", data.get("question_id")) if data else None,
+                       "input_line": number})
 
 
-# ----- answering lines (compile, check) --------------------------------------------------------
-
-#: What a batch does with one well-read line: its result object.  It travels to Ray actors
-#: pickled (a forked local worker inherits it).
-Handler = Callable[[Record], dict[str, object]]
-
-#: Lines one task answers: enough that handing them over costs little next to parsing them, few
-#: enough that results stream out and the cores stay evenly busy.
-CHUNK = 200
-#: Numbered input lines, as a task carries them.
-Lines = list[tuple[int, bytes]]
-
-
-def cores() -> int:
-    """The cores this process may run on (the default number of local workers)."""
-    return len(os.sched_getaffinity(0))
-
-
-def answer(record: Record, handle: Handler) -> dict[str, object]:
-    """A line's result: its reading error, or what `handle` makes of it, or the error it raised."""
-    if record.error:
-        return record.error_json()
-    try:
-        return handle(record)
-    except QlangError as exc:
-        return record.error_json(exc)
-    except Exception as exc:  # one line's failure must not end the batch
-        return record.error_json(internal_error(exc))
-
+# ----- question files (translate, eval, the experiments, training data) -----------------------
 
 @dataclass(frozen=True, slots=True)
-class Answering:
-    """The job of a `compile`/`check` batch (`qlang.executors`): raw numbered lines in, their
-    result lines out as one text with whether all succeeded, so that the parent only writes."""
+class Entry:
+    """An entry of a question file: its place (its line, or its place among the file's
+    records), its id and record, or why it is no record."""
 
-    handle: Handler
-    syntax: str | None = None
+    number: int
+    id: object = None
+    #: the GQA question record as the file holds it
+    data: dict[str, Any] = field(default_factory=dict)
+    problem: str | None = None
 
-    def setup(self) -> Callable[[list[Lines]], list[tuple[str, bool]]]:
-        load([self.syntax] if self.syntax else SYNTAXES)
-        return lambda tasks: [self.answer(lines) for lines in tasks]
+    @property
+    def key(self) -> str:
+        """What identifies it across runs (`resume_key`)."""
+        return resume_key({"id": self.id, "input_line": self.number})
 
-    def answer(self, lines: Lines) -> tuple[str, bool]:
-        results, ok = [], True
-        for record in read_records(lines, self.syntax):
-            result = answer(record, self.handle)
-            ok = ok and "error" not in result and not result.get("errors")
-            results.append(json.dumps(result) + "\n")
-        return "".join(results), ok
-
-
-def run(lines: Sequence[bytes], handle: Handler, out: TextIO, *, syntax: str | None = None,
-        jobs: int = 1, chunk: int | None = None, pending: Pending | None = None,
-        executor: Executor | None = None) -> bool:
-    """Answer every line still `pending`, results written to `out` in input order, task by task
-    as they come; True if every line succeeded.  A task is `chunk` (default `CHUNK`) lines;
-    `executor`: where they are answered (default: `jobs` local worker processes, no more than
-    there are tasks)."""
-    chunk = chunk or CHUNK
-    todo = _todo(lines, pending or Pending())
-    tasks = [todo[start:start + chunk] for start in range(0, len(todo), chunk)]
-    executor = executor or Local(max(1, min(jobs, len(tasks))))
-    ok = True
-    for text, task_ok in executor.map(Answering(handle, syntax), tasks, batch=1):
-        ok = ok and task_ok
-        out.write(text)
-        out.flush()
-    return ok
+    @property
+    def record(self) -> dict[str, Any]:
+        """The record with its id (a GQA question file holds the id as the record's key)."""
+        return {"id": self.id, **self.data}
 
 
-def _todo(lines: Sequence[bytes], pending: Pending) -> Lines:
-    """The numbered lines still `pending`; a line is read for its id only when an earlier run
-    has written results."""
-    numbered = list(enumerate(lines, start=1))
-    if not pending.done:
-        return numbered
-    return [(number, raw) for number, raw in numbered if pending(_key(number, raw))]
+def read_questions(data: bytes, path: str, *, strict: bool = False,
+                   limit: int | None = None) -> list[Entry]:
+    """The first `limit` entries of a question file: a GQA question file (a JSON object of
+    records by id, or a list of records) or JSON lines.
+
+    Tolerant: an entry that is no record (a JSON line that is not UTF-8, not JSON or not an
+    object) comes with its `problem`, so that it costs only its own result.  `strict`: such an
+    entry, or a record without an id, raises a located QlangError instead.
+    """
+    try:
+        whole = json.loads(data.decode("utf-8-sig"))
+    except (ValueError, RecursionError):  # not one JSON document (nor UTF-8): JSON lines
+        entries = _lines(data)
+    else:
+        if isinstance(whole, dict) and all(isinstance(v, dict) for v in whole.values()):
+            entries = [_entry(n, v, k) for n, (k, v) in enumerate(whole.items(), start=1)]
+        elif isinstance(whole, list):
+            entries = [_entry(n, v) for n, v in enumerate(whole, start=1)]
+        elif isinstance(whole, dict):  # JSON lines of one line
+            entries = _lines(data)
+        else:
+            raise error(QlangError, "input", f"{path}: expected question records with 'id' and 'question'")
+    entries = entries[:limit]
+    for entry in entries if strict else ():
+        problem = entry.problem or (f"entry {entry.number}: a question record without an id"
+                                    if entry.id is None else None)
+        if problem is not None:
+            raise error(QlangError, "input", f"{path}: {problem}")
+    return entries
 
 
-def _key(number: int, raw: bytes) -> str:
-    data = _read(number, raw)
-    line_id = data.get("id", data.get("question_id")) if isinstance(data, dict) else None
-    return resume_key({"id": line_id, "input_line": number})
+def _lines(data: bytes) -> list[Entry]:
+    return [_entry(line.number, line.value, why=line.error) for line in json_lines(data)]
 
 
-def resume_key(result: dict[str, Any]) -> str:
-    """What identifies a line across runs: its id, or its input line when it has none."""
-    return json.dumps(result["id"]) if result.get("id") is not None else f"line {result.get('input_line')}"
+def _entry(number: int, value: object, key: object = None, why: Exception | None = None) -> Entry:
+    if why is not None:
+        return Entry(number, problem=f"entry {number}: not JSON: {why}")
+    if not isinstance(value, dict):
+        return Entry(number, problem=f"entry {number}: not a question record")
+    return Entry(number, value.get("id") if key is None else key, value)
 
 
-def _results(path: str, key: Callable[[dict[str, Any]], str]) -> list[tuple[str, dict[str, Any]]]:
-    """The results an earlier run wrote to `path`, with their keys.  A torn last line (the run was
-    killed while writing it) is dropped so that it is redone, but only once every whole line has
-    proved to be a result: a file that is not ours is refused untouched."""
-    if not os.path.exists(path):
-        return []
-    with open(path, "rb+") as handle:
-        data = handle.read()
-        whole = data[: data.rfind(b"\n") + 1]
-        results = []
-        for number, line in enumerate(whole.split(b"\n")[:-1], start=1):
-            try:
-                result = json.loads(line)
-                results.append((key(result), result))
-            except (ValueError, TypeError, KeyError, AttributeError):
-                raise error(BatchError, "batch", f"{path}:{number}: not a result line of an earlier run",
-                            hint="resume into the output file of the same batch") from None
-        if len(whole) < len(data):
-            handle.truncate(len(whole))
-    return results
+def questions_by_id(path: str | os.PathLike[str]) -> dict[str, dict[str, Any]]:
+    """The records of a question file by id, every entry a record with an id (`read_questions`,
+    strict)."""
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read()
+    except OSError as exc:
+        raise error(QlangError, "input", f"{path}: cannot read: {exc}") from None
+    return {str(entry.id): entry.data for entry in read_questions(data, str(path), strict=True)}
 
 
-def read_log(path: str, key: Callable[[dict[str, Any]], str] = resume_key) -> dict[str, dict[str, Any]]:
-    """The results an earlier run wrote to `path`, by `key` (see `_results`)."""
-    return dict(_results(path, key))
-
+# ----- writing ---------------------------------------------------------------------------------
 
 class Pending:
-    """Which input lines still need a result, given what an earlier run wrote.  Keys are counted,
-    so that of two lines with the same id the second is done only once its own result is there."""
+    """Which inputs still need a result, given what an earlier run wrote.  Keys are counted, so
+    that of two inputs with the same id the second is done only once its own result is there."""
 
     def __init__(self, done: Counter[str] | None = None) -> None:
         self.done = done or Counter()
@@ -238,69 +270,219 @@ class Pending:
         self.seen[key] += 1
         return self.seen[key] > self.done[key]
 
+    def todo(self, items: Iterable[T], key: Callable[[T], str]) -> list[T]:
+        """The items still pending; an item is keyed only when an earlier run has written results."""
+        if not self.done:
+            return list(items)
+        return [item for item in items if self(key(item))]
+
+
+@dataclass(frozen=True, slots=True)
+class Progress:
+    """A progress bar on standard error, shown on a terminal only (`shown`: at all)."""
+
+    what: str
+    total: int
+    unit: str = "q"
+    shown: bool = True
+
+    def over(self, results: Iterable[T]) -> Iterable[T]:
+        from tqdm import tqdm
+
+        shown: Iterable[T] = tqdm(results, total=self.total, desc=self.what, unit=self.unit,
+                                  file=sys.stderr, disable=None if self.shown else True)
+        return shown
+
+
+@dataclass(frozen=True, slots=True)
+class Printed:
+    """An item's result lines, printed by the worker that made them, and whether every one
+    succeeded: a task of `compile`/`check` (so that the driver only writes), a question's rows
+    in the pipeline experiment."""
+
+    text: str
+    ok: bool
+
+
+def printed(results: Sequence[Result]) -> Printed:
+    return Printed("".join(json.dumps(result) + "\n" for result in results), all(map(succeeded, results)))
+
+
+def succeeded(result: Result | Printed) -> bool:
+    return result.ok if isinstance(result, Printed) else "error" not in result
+
+
+#: What a job answers an item with: a result, or a task's result lines printed.
+Written = TypeVar("Written", Result, Printed)
+
+
+@dataclass
+class Output:
+    """Where a batch writes its results, one JSON line each, flushed as soon as it is known (and,
+    `sync`, on disk: a killed machine loses none); `pending`: the inputs that still need one."""
+
+    stream: TextIO
+    pending: Pending = field(default_factory=Pending)
+    sync: bool = False
+
+    def write(self, result: Result | Printed) -> None:
+        self.stream.write(result.text if isinstance(result, Printed) else json.dumps(result) + "\n")
+        self.stream.flush()
+        if self.sync:
+            os.fsync(self.stream.fileno())
+
+
+def read_results(path: str, key: Callable[[Result], str] = resume_key) -> list[Result]:
+    """The results an earlier run wrote to `path` (none where it does not exist), but for a torn
+    last line (the run was killed while writing it); a file that is not ours (a line that is not
+    a result `key` can key) is refused with a `BatchError`."""
+    if not os.path.exists(path):
+        return []
+    with open(path, "rb") as handle:
+        return [result for _, result in _results(path, _whole(handle.read()), key)]
+
+
+def _whole(data: bytes) -> bytes:
+    """The lines of `data` that are whole (end in "\\n")."""
+    return data[: data.rfind(b"\n") + 1]
+
+
+def _results(path: str, whole: bytes, key: Callable[[Result], str]) -> list[tuple[str, Result]]:
+    """The results of the whole lines of `path`, with their keys."""
+    return [_result(path, line, key) for line in json_lines(whole)]
+
+
+def _result(path: str, line: Line, key: Callable[[Result], str]) -> tuple[str, Result]:
+    if line.data is not None:
+        try:
+            return key(line.data), line.data
+        except (ValueError, TypeError, KeyError, AttributeError):
+            pass
+    raise error(BatchError, "batch", f"{path}:{line.number}: not a result line of an earlier run",
+                hint="resume into the output file of the same batch")
+
 
 @contextmanager
-def appending(path: str, inputs: str) -> Iterator[tuple[TextIO, Pending]]:
+def appending(path: str, inputs: str | None = None, *, key: Callable[[Result], str] = resume_key,
+              sync: bool = False) -> Iterator[Output]:
     """The output file of a resumable batch, open to append, and what it still lacks.
 
-    It is checked before anything is written (not the input file, only result lines) and locked
-    while written, so that two runs never answer the same lines into one file.  Raises OSError
-    when it cannot be opened, `BatchError` when it must not be.
+    It is checked before anything is written (not the file of the `inputs`, only result lines
+    `key` can key; a torn last line is dropped so that it is redone) and locked while written,
+    so that two runs never answer the same inputs into one file.  Raises OSError when it cannot
+    be opened, `BatchError` when it must not be.
     """
-    if inputs != "-" and os.path.exists(path) and os.path.samefile(path, inputs):
+    if inputs not in (None, "-") and os.path.exists(path) and os.path.samefile(path, inputs):
         raise error(BatchError, "batch", f"{path}: the output file is the input file",
                     hint="write the results to another file")
-    with open(path, "a", encoding="utf-8") as out:
+    with open(path, "a", encoding="utf-8") as stream:
         try:
-            fcntl.flock(out, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            fcntl.flock(stream, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
             raise error(BatchError, "batch", f"{path}: another run is writing to it",
                         hint="wait for it to end, or write elsewhere") from None
-        yield out, Pending(Counter(key for key, _ in _results(path, resume_key)))
+        with open(path, "rb+") as handle:
+            data = handle.read()
+            whole = _whole(data)
+            done = Counter(found for found, _ in _results(path, whole, key))
+            if len(whole) < len(data):
+                handle.truncate(len(whole))
+        yield Output(stream, Pending(done), sync)
 
 
 @contextmanager
-def writing(path: str | None, inputs: str) -> Iterator[tuple[TextIO, Pending]]:
+def writing(path: str | None, inputs: str) -> Iterator[Output]:
     """Where a batch writes its results: the file `path`, resumed (`appending`), or standard
     output."""
     if path is None:
-        yield sys.stdout, Pending()
+        yield Output(sys.stdout)
         return
-    with appending(path, inputs) as opened:
-        yield opened
+    with appending(path, inputs) as output:
+        yield output
 
 
-def read_questions(data: bytes, path: str, limit: int | None = None) -> list[dict[str, Any]]:
-    """Question records from a GQA question file (a JSON object by id, or a list) or JSON lines.
+# ----- the loop --------------------------------------------------------------------------------
 
-    A record without an id gets its place as ``input_line``, which keys its result for resuming;
-    an entry that is no record (a JSON line that is not UTF-8, not JSON or not an object) becomes
-    ``{"input_line", "problem"}``, so that it costs only its own result.
-    """
+def run_batch(job: Job[T, Written], items: Iterable[T], output: Output,
+              executor: Executor, *, batch: int, progress: Progress | None = None) -> bool:
+    """Every batch's loop: `job` mapped over `items` on `executor`, `batch` items a call, each
+    result written to `output` as soon as it and those before it are known, in input order;
+    True if no item failed.  The items are the pending ones (`Pending.todo`), and a job answers
+    each, its failure included (`attempt`): only a batch that cannot go on raises."""
+    results: Iterable[Written] = executor.map(job, items, batch=batch)
+    ok = True
+    for result in progress.over(results) if progress else results:
+        ok = succeeded(result) and ok
+        output.write(result)
+    return ok
+
+
+def failure(exc: Exception) -> QlangError:
+    """Why an item failed, as its result records it: its QlangError, or any other exception as
+    an internal error (qlang's fault)."""
+    if isinstance(exc, QlangError):
+        return exc
+    return QlangError([Diagnostic("internal", f"internal error: {type(exc).__name__}: {exc}")])
+
+
+def attempt(work: Callable[[], R], failed: Callable[[QlangError], R]) -> R:
+    """What `work` returns, or, where it raises, what `failed` makes of why (`failure`): the
+    batches' rule that one item's failure is recorded as its result and the batch goes on."""
     try:
-        whole = json.loads(data.decode("utf-8-sig"))
-    except ValueError:  # not one JSON document (nor UTF-8): JSON lines
-        lines = data.removeprefix(b"\xef\xbb\xbf").split(b"\n")
-        entries = [(number, _json_line(line)) for number, line in enumerate(lines, start=1)
-                   if line.strip()]
-    else:
-        if not isinstance(whole, dict | list):
-            raise error(QlangError, "input", f"{path}: expected question records with 'id' and 'question'")
-        entries = ([(n, {"id": k, **v} if isinstance(v, dict) else v)
-                    for n, (k, v) in enumerate(whole.items(), start=1)]
-                   if isinstance(whole, dict) else list(enumerate(whole, start=1)))
-    return [_question_record(number, entry) for number, entry in entries[:limit]]
+        return work()
+    except Exception as exc:  # one item's failure must not end the batch
+        return failed(failure(exc))
 
 
-def _json_line(line: bytes) -> object:
-    try:
-        return json.loads(line)
-    except ValueError as exc:
-        return f"not JSON: {exc}"
+# ----- answering program lines (compile, check) ------------------------------------------------
+
+#: What a batch does with one well-read line: its result object.  It travels to Ray actors
+#: pickled (a forked local worker inherits it).
+Handler = Callable[[Record], Result]
+
+#: Lines one task answers: enough that handing them over costs little next to parsing them, few
+#: enough that results stream out and the cores stay evenly busy.
+CHUNK = 200
 
 
-def _question_record(number: int, entry: object) -> dict[str, Any]:
-    if not isinstance(entry, dict):
-        why = entry if isinstance(entry, str) else "not a question record"
-        return {"input_line": number, "problem": f"entry {number}: {why}"}
-    return entry if entry.get("id") is not None else {**entry, "input_line": number}
+def cores() -> int:
+    """The cores this process may run on (the default number of local workers)."""
+    return len(os.sched_getaffinity(0))
+
+
+def answer(record: Record, handle: Handler) -> Result:
+    """A line's result: its reading error, or what `handle` makes of it, or why that failed."""
+    if record.error:
+        return record.error_json()
+    return attempt(lambda: handle(record), record.error_json)
+
+
+#: Numbered input lines, as a task carries them.
+Lines = list[tuple[int, bytes]]
+
+
+@dataclass(frozen=True, slots=True)
+class Answering:
+    """The job of a `compile`/`check` batch (`qlang.executors`): tasks of raw numbered lines in,
+    their result lines out, printed: the workers read, answer and print, the driver only writes."""
+
+    handle: Handler
+    syntax: str | None = None
+
+    def setup(self) -> Callable[[list[Lines]], list[Printed]]:
+        load([self.syntax] if self.syntax else SYNTAXES)
+        return lambda tasks: [self.answer(lines) for lines in tasks]
+
+    def answer(self, lines: Lines) -> Printed:
+        return printed([answer(record, self.handle) for record in read_records(lines, self.syntax)])
+
+
+def run(lines: Sequence[bytes], handle: Handler, output: Output, *, syntax: str | None = None,
+        jobs: int = 1, chunk: int | None = None, executor: Executor | None = None) -> bool:
+    """Answer every line still pending, `chunk` (default `CHUNK`) lines a task; True if every
+    line succeeded.  `executor`: where (default: `jobs` local worker processes, no more than
+    there are tasks)."""
+    todo = output.pending.todo(enumerate(lines, start=1), line_key)
+    tasks = list(chunks(todo, chunk or CHUNK))
+    return run_batch(Answering(handle, syntax), tasks, output,
+                     executor or Local(max(1, min(jobs, len(tasks)))), batch=1)

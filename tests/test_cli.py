@@ -150,7 +150,7 @@ def test_a_dead_worker_ends_the_batch_with_what_came_before(capsys) -> None:
     lines = [json.dumps({"id": i, "program": "exist(scene())"}).encode() for i in range(20)]
     out = io.StringIO()
     with pytest.raises(BatchError, match="worker process died"):
-        records.run(lines, _dies_on_seven, out, jobs=2, chunk=2)
+        records.run(lines, _dies_on_seven, records.Output(out), jobs=2, chunk=2)
     written = [json.loads(line)["id"] for line in out.getvalue().splitlines()]
     assert written == list(range(len(written))) and len(written) <= 6
 

@@ -21,7 +21,8 @@ from click.testing import CliRunner
 
 from qlang.commands.main import cli
 from qlang.commands.translate import run_batch
-from qlang.translate.translator import Translation
+from qlang.translate.batch import Translating
+from qlang.translate.translator import Settings, Translation
 from tests.conftest import DATA
 from tests.test_asp_cli import HOPELESS, pigeonhole_scene
 
@@ -289,14 +290,14 @@ def test_translate_batch_records_failures_and_resumes_records_without_ids(tmp_pa
         b'{"question": "Is it red?"}', b'{"question": "' + b"why " * 100 + b'"}',
         b'{"question": "Is it \xff?"}', b"not json", b'{"question": "Is it blue?"}']))
     output = tmp_path / "out.jsonl"
-    assert not run_batch(_Translator(), questions, str(output), None)  # type: ignore[arg-type]
+    assert not run_batch(Translating(Settings(), translator=_Translator()), questions, str(output), None)  # type: ignore[arg-type]
     got = results(output.read_text())
     assert [r["input_line"] for r in got] == [1, 2, 3, 4, 5]
     assert [r["program"] for r in got if "error" not in r] == [GOOD, GOOD]
     assert "context window" in got[1]["error"]["message"]
     assert "not JSON" in got[2]["error"]["message"] and "not JSON" in got[3]["error"]["message"]
     output.write_text(output.read_text().split("\n", 1)[0] + "\n")
-    run_batch(_Translator(), questions, str(output), None)  # type: ignore[arg-type]
+    run_batch(Translating(Settings(), translator=_Translator()), questions, str(output), None)  # type: ignore[arg-type]
     assert [r["input_line"] for r in results(output.read_text())] == [1, 2, 3, 4, 5]
 
 

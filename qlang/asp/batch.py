@@ -16,16 +16,15 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
-from typing import Any, TextIO
+from typing import Any
 
 from qlang.api import check
 from qlang.asp.question import Question
 from qlang.asp.scene import SceneLibrary
 from qlang.asp.solve import DEFAULT_LIMITS, Limits, Scene
-from qlang.errors import QlangError
 from qlang.executors import Executor, Local
 from qlang.passes.lower import facts
-from qlang.records import Pending, Record, internal_error, read_records, resume_key, write
+from qlang.records import Output, Pending, Record, failure, read_records, run_batch
 
 #: Questions a worker answers before it is replaced by a fresh process.
 RECYCLE = 500
@@ -59,24 +58,16 @@ class Settings:
     semantics: str = "qlang"
 
 
-def run(lines: Iterable[bytes], settings: Settings, out: TextIO, *, syntax: str | None = None,
-        workers: int = 1, pending: Pending | None = None, executor: Executor | None = None) -> bool:
-    """Answer every line still `pending`, writing results to `out` in input order; True if every
-    line succeeded.  `executor`: where the questions are solved (default: `workers` local
+def run(lines: Iterable[bytes], settings: Settings, output: Output, *, syntax: str | None = None,
+        workers: int = 1, executor: Executor | None = None) -> bool:
+    """Answer every line still pending, writing results to `output` in input order; True if
+    every line succeeded.  `executor`: where the questions are solved (default: `workers` local
     processes)."""
-    tasks = _tasks(read_records(enumerate(lines, start=1), syntax), pending or Pending())
+    tasks = _tasks(read_records(enumerate(lines, start=1), syntax), output.pending)
     if executor is None:
         executor = Local(workers, RECYCLE, settings.limits.timeout + 60)
     batch = LOCAL_BATCH if isinstance(executor, Local) else RAY_BATCH
-    return _write(executor.map(Solving(settings), tasks, batch=batch), out)
-
-
-def _write(results: Iterable[dict[str, Any]], out: TextIO) -> bool:
-    ok = True
-    for result in results:
-        ok = ok and "error" not in result
-        write(out, result)
-    return ok
+    return run_batch(Solving(settings), tasks, output, executor, batch=batch)
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,7 +84,7 @@ class Solving:
 def _tasks(records: Iterable[Record], pending: Pending) -> Iterator[Task]:
     """The lines still to do, compiled here (cheap) so that workers only solve."""
     for record in records:
-        if not pending(resume_key({"id": record.id, "input_line": record.line})):
+        if not pending(record.key):
             continue
         try:
             if record.error:
@@ -101,11 +92,8 @@ def _tasks(records: Iterable[Record], pending: Pending) -> Iterator[Task]:
             assert record.root is not None
             check(record.root)
             question = facts(record.root)
-        except QlangError as exc:
-            yield Task(record.id, record.line, (), None, record.error_json(exc))
-            continue
         except Exception as exc:  # one line's failure must not end the batch
-            yield Task(record.id, record.line, (), None, record.error_json(internal_error(exc)))
+            yield Task(record.id, record.line, (), None, record.error_json(failure(exc)))
             continue
         image = record.data.get("image_id", record.data.get("imageId"))
         yield Task(record.id, record.line, question, None if image is None else str(image))
@@ -146,8 +134,6 @@ def _answer(task: Task) -> dict[str, Any]:
         result["answers"] = [a.to_json() for a in answers.answers]
         if not answers.complete:
             result["complete"] = False
-    except QlangError as exc:
-        result["error"] = exc.diagnostics[0].to_json()
     except Exception as exc:  # one question's failure must not end the batch
-        result["error"] = internal_error(exc).diagnostics[0].to_json()
+        result["error"] = failure(exc).diagnostics[0].to_json()
     return result

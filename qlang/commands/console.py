@@ -7,14 +7,14 @@ import math
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Any, NoReturn, TextIO, TypeVar
+from typing import Any, NoReturn, TypeVar
 
 import click
 from click.core import ParameterSource
 
 from qlang import executors
 from qlang.errors import QlangError, Source
-from qlang.records import Pending, writing
+from qlang.records import Output, split_lines, writing
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -40,10 +40,8 @@ def read_source(file: str) -> Source:
 
 
 def read_lines(file: str) -> list[bytes]:
-    """The lines of a JSON-lines FILE, split on "\\n" alone (a JSON string may hold U+2028 or
-    U+0085, which `str.splitlines` would split on) and left undecoded, so that one line that is
-    not UTF-8 costs only itself."""
-    return read_bytes(file).removeprefix(b"\xef\xbb\xbf").split(b"\n")
+    """The lines of a JSON-lines FILE (`qlang.records.split_lines`)."""
+    return split_lines(read_bytes(file))
 
 
 class Bounded(click.FloatRange):
@@ -84,11 +82,11 @@ def reported(path: str | None) -> Iterator[None]:
         raise click.UsageError(f"{path}: {exc.strerror}") from None
 
 
-def run_and_exit(work: Callable[[TextIO, Pending], bool], path: str | None, inputs: str) -> NoReturn:
+def run_and_exit(work: Callable[[Output], bool], path: str | None, inputs: str) -> NoReturn:
     """Run a batch command's `work` into its output (`writing`) and exit: 0 if every line
     succeeded, else 1 (or as `reported`)."""
-    with reported(path), writing(path, inputs) as (out, pending):
-        ok = work(out, pending)
+    with reported(path), writing(path, inputs) as output:
+        ok = work(output)
     sys.exit(0 if ok else 1)
 
 

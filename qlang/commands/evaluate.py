@@ -17,7 +17,7 @@ from qlang.commands.console import executor_from, executor_options, fail, read_b
 from qlang.commands.translate import read_question_file, translation_options, translator_from
 from qlang.errors import QlangError, error, shown
 from qlang.executors import Local
-from qlang.records import internal_error
+from qlang.records import Line, failure, json_lines, questions_by_id
 from qlang.syntax import SYNTAXES
 from qlang.translate.factory import Loaded, Models, make
 from qlang.translate.translator import Translates
@@ -86,7 +86,8 @@ def _experiment(name: str, doc: str, extra: tuple[Any, ...] = ()) -> None:
         command_line = "qlangc " + " ".join(shlex.quote(a) for a in sys.argv[1:])
         try:
             base, models = translator_from(options)
-            questions = experiments.questions_from(read_question_file(questions_file, limit))
+            entries = read_question_file(questions_file, limit)
+            questions = experiments.questions_from(entry.record for entry in entries)
             if only and library is not None:
                 questions = experiments.answerable_only(questions, library, semantics)
             if name == "pipeline":
@@ -177,10 +178,10 @@ def evaluate(translations: str, question_files: tuple[str, ...], syntax: str | N
     gold: dict[str, dict[str, Any]] = {}
     for path in question_files:
         try:
-            records = read_question_file(path)
+            entries = read_question_file(path)
         except QlangError as exc:
             fail(exc)
-        programs = {str(r["id"]): r for r in records if r.get("id") is not None and "semantic" in r}
+        programs = {str(e.id): e.record for e in entries if e.id is not None and "semantic" in e.data}
         if not programs:
             fail(error(QlangError, "input", f"{path}: not a question file (no record has an id "
                        "and a 'semantic' program)"))
@@ -249,14 +250,12 @@ class Evaluating:
             return scored, judge(str(record["id"]), answered, syntax, question, self.scenes,
                                  lenient=self.lenient, semantics=self.semantics), None
         except Exception as exc:  # one translation's failure must not cost the whole evaluation
-            return scored, None, str(internal_error(exc))
+            return scored, None, str(failure(exc))
 
 
 def _question_texts(path: str) -> set[str]:
-    from qlang.train.pairs import read_records
-
     try:
-        return {normal_question(str(r.get("question", ""))) for r in read_records(path).values()}
+        return {normal_question(str(r.get("question", ""))) for r in questions_by_id(path).values()}
     except QlangError as exc:
         fail(exc)
 
@@ -272,19 +271,22 @@ def _latency(records: list[dict[str, Any]]) -> dict[str, float]:
 def _translations(path: str) -> list[dict[str, Any]]:
     """The translation records; a line that is not one is reported and skipped."""
     records = []
-    for number, line in enumerate(read_bytes(path).split(b"\n"), start=1):  # "\n" alone ends a line
-        try:
-            record = json.loads(line) if line.strip() else None
-        except json.JSONDecodeError as exc:
-            record = exc.msg
-        except UnicodeDecodeError:
-            record = "not UTF-8 text"
-        if isinstance(record, dict) and "id" in record:
-            records.append(record)
-        elif record is not None:
-            click.echo(f"{path}:{number}: skipped: not a translation record ({shown(str(record))})",
-                       err=True)
+    for line in json_lines(read_bytes(path)):
+        if line.data is not None and "id" in line.data:
+            records.append(line.data)
+        else:
+            click.echo(f"{path}:{line.number}: skipped: not a translation record "
+                       f"({shown(str(_what(line)))})", err=True)
     return records
+
+
+def _what(line: Line) -> object:
+    """What a line that is no translation record holds instead: its JSON value, or why none."""
+    if isinstance(line.error, UnicodeDecodeError):
+        return "not UTF-8 text"
+    if isinstance(line.error, json.JSONDecodeError):
+        return line.error.msg
+    return line.problem() if line.error else line.value
 
 
 def _library(path: str) -> Any:
@@ -340,7 +342,7 @@ def oracle(questions_file: str, scenes: str, mode: str, semantics: str, output: 
     from qlang.evaluate import oracle as run
 
     try:
-        questions = [q for q in read_question_file(questions_file) if "semantic" in q]
+        questions = [e.record for e in read_question_file(questions_file) if "semantic" in e.data]
     except QlangError as exc:
         fail(exc)
     graphs = _graphs(scenes)

@@ -41,9 +41,8 @@ def run_batch(file: str, syntax: str | None, handle: records.Handler, output: st
     output), in order, on `executor` (default: `workers` local processes, default all cores);
     exit 1 if any line failed."""
     lines = read_lines(file)
-    run_and_exit(lambda out, pending: records.run(
-        lines, handle, out, syntax=syntax, jobs=workers or records.cores(), pending=pending,
-        executor=executor), output, file)
+    run_and_exit(lambda out: records.run(lines, handle, out, syntax=syntax,
+                                         jobs=workers or records.cores(), executor=executor), output, file)
 
 
 @click.command()

@@ -144,7 +144,7 @@ def _question(path: str, syntax: str | None) -> tuple[Question, Source]:
 def _batch(path: str, settings: batch.Settings, syntax: str | None, output: str | None,
            workers: int, executor: executors.Executor | None) -> NoReturn:
     lines = read_lines(path)
-    run_and_exit(lambda out, pending: batch.run(lines, settings, out, syntax=syntax, workers=workers,
-                                                pending=pending, executor=executor), output, path)
+    run_and_exit(lambda out: batch.run(lines, settings, out, syntax=syntax, workers=workers,
+                                       executor=executor), output, path)
 
 

@@ -129,11 +129,12 @@ def train(data_file: str, out: str, arch: str, base: str, method: str, rank: int
 def calibrate(model: str, dev_file: str, fallback: str, slack: float, beam: int) -> None:
     """Calibrate the cascade's threshold for a small-parser MODEL folder on dev questions and
     write it into the model's config."""
+    from qlang.records import questions_by_id
     from qlang.small import calibrate as cal
     from qlang.small.model import save
     from qlang.small.parser import SmallParser
     from qlang.syntax import gqa
-    from qlang.train.pairs import read_pairs, read_records
+    from qlang.train.pairs import read_pairs
 
     try:
         dev = list(read_pairs(dev_file))
@@ -141,7 +142,7 @@ def calibrate(model: str, dev_file: str, fallback: str, slack: float, beam: int)
         parser = SmallParser.load(model, beam)
         questions = [p.question for p in dev]
         parsed = [r for i in range(0, len(dev), 64) for r in parser.parse(questions[i:i + 64])]
-        programs = {k: v.get("program") for k, v in read_records(fallback).items()}
+        programs = {k: v.get("program") for k, v in questions_by_id(fallback).items()}
         points = cal.curve(parsed, golds, cal.fallback_exact(programs, [p.id for p in dev], golds))
         chosen = cal.choose(points, slack)
         save(parser.model, Path(model), threshold=chosen.threshold,

@@ -22,7 +22,8 @@ from qlang.commands.console import (
     read_bytes,
     reported,
 )
-from qlang.records import read_questions
+from qlang.executors import Executor
+from qlang.records import Entry, read_questions, writing
 from qlang.syntax import SYNTAXES
 from qlang.translate import batch
 from qlang.translate.backends import BACKENDS
@@ -114,9 +115,18 @@ def translator_from(options: dict[str, Any]) -> tuple[Settings, Models]:
     return settings, models
 
 
-def read_question_file(path: str, limit: int | None = None) -> list[dict[str, Any]]:
-    """The question records of a file given on the command line (`qlang.records.read_questions`)."""
-    return read_questions(read_bytes(path), path, limit)
+def read_question_file(path: str, limit: int | None = None) -> list[Entry]:
+    """The entries of a question file given on the command line (`qlang.records.read_questions`)."""
+    return read_questions(read_bytes(path), path, limit=limit)
+
+
+def run_batch(job: batch.Translating, path: str, output: str | None, limit: int | None,
+              executor: Executor | None = None) -> bool:
+    """Translate the question file `path` into `output` (default: standard output), resuming it;
+    True if every question translated.  `executor`: where (default: in this process)."""
+    entries = read_question_file(path, limit)
+    with writing(output, path) as out:
+        return batch.run(job, entries, out, executor)
 
 
 @click.command()
@@ -145,17 +155,15 @@ def translate(question: str | None, questions_file: str | None, output: str | No
                                "translated in this process")
     with reported(output):
         if questions_file is not None and runner is not None:  # each actor loads its own translator
-            records = read_question_file(questions_file, limit)
-            ok = batch.run(batch.Translating(settings, models), records, questions_file, output, runner)
-            sys.exit(0 if ok else 1)
+            sys.exit(0 if run_batch(batch.Translating(settings, models), questions_file, output, limit,
+                                    runner) else 1)
         start = time.perf_counter()
         translator = make(settings, models)
         if questions_file is not None:
             click.echo(f"{translator.description} loaded in "
                        f"{time.perf_counter() - start:.2f} s", err=True)
-            records = read_question_file(questions_file, limit)
-            ok = batch.run(batch.Translating(settings, models, translator), records, questions_file, output)
-            sys.exit(0 if ok else 1)
+            sys.exit(0 if run_batch(batch.Translating(settings, models, translator), questions_file,
+                                    output, limit) else 1)
         assert question is not None
         result = translator.translate(question)
     if verbose:

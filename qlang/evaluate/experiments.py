@@ -11,9 +11,8 @@ judged (top-1/3/5 at each generosity), with the oracle's verdict on the gold pro
 from __future__ import annotations
 
 import json
-import os
-import sys
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -22,7 +21,7 @@ from qlang.errors import QlangError, error
 from qlang.evaluate.programs import score
 from qlang.executors import Executor, Local
 from qlang.ir import Node
-from qlang.records import read_log
+from qlang.records import Output, Progress, appending, run_batch
 from qlang.syntax import gqa
 from qlang.translate.factory import FACTORIES
 from qlang.translate.grammar import GRAMMAR_SYNTAXES
@@ -55,7 +54,7 @@ class Question:
 
 def questions_from(records: Iterable[dict[str, Any]]) -> list[Question]:
     """Questions with their gold programs (None where GQA's cannot be read); records without a
-    question text (a line of the file that could not be read) are left out."""
+    question text (an entry of the file that could not be read) are left out."""
     result = []
     for record in records:
         if not isinstance(record.get("question"), str) or not record["question"].strip():
@@ -149,28 +148,22 @@ def run(configs: list[Config], questions: list[Question], out: Path,
     where `scenes` has its image, as the thesis did unless told otherwise: the program read
     leniently, the theory's and the oracle's `semantics` the thesis's), on `executor` (default:
     in this process); returns the log path."""
+    with open_log(out) as output:
+        todo = output.pending.todo([(c, q) for c in configs for q in questions],
+                                   lambda pair: log_key({"config": pair[0].label, "id": pair[1].id}))
+        run_batch(Experimenting(make_translator, scenes, lenient, semantics), todo, output,
+                  executor or Local(), batch=1, progress=Progress("experiment", len(todo), shown=progress))
+    return out / LOG
+
+
+@contextmanager
+def open_log(out: Path) -> Iterator[Output]:
+    """The log of an experiment in the folder `out`, resumed (`qlang.records.appending`): each
+    result is written as soon as it is known, on disk, so that a killed run keeps every line it
+    wrote and the next one goes on after them."""
     out.mkdir(parents=True, exist_ok=True)
-    log = out / LOG
-    done = read_log(str(log), log_key)
-    todo = [(c, q) for c in configs for q in questions
-            if log_key({"config": c.label, "id": q.id}) not in done]
-    results = (executor or Local()).map(Experimenting(make_translator, scenes, lenient, semantics),
-                                        todo, batch=1)
-    logged(log, results, len(todo), "experiment", progress)
-    return log
-
-
-def logged(log: Path, results: Iterable[dict[str, Any]], total: int, what: str, progress: bool) -> None:
-    """Append each result to the log as soon as it is known, flushed to disk: a killed run keeps
-    every line it wrote, and the next one goes on after them."""
-    from tqdm import tqdm
-
-    with open(log, "a", encoding="utf-8") as handle:
-        for result in tqdm(results, total=total, desc=what, unit="q", file=sys.stderr,
-                           disable=None if progress else True):
-            handle.write(json.dumps(result) + "\n")
-            handle.flush()
-            os.fsync(handle.fileno())
+    with appending(str(out / LOG), key=log_key, sync=True) as output:
+        yield output
 
 
 @dataclass(frozen=True)

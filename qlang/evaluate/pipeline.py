@@ -23,14 +23,13 @@ import json
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from functools import cache
-from itertools import chain
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from qlang.evaluate.answers import LEVELS, TOP_K, judge
-from qlang.evaluate.experiments import LOG, Question, answered_program, log_key, logged
+from qlang.evaluate.experiments import LOG, Question, answered_program, log_key, open_log
 from qlang.executors import Executor, Local
-from qlang.records import read_log
+from qlang.records import Printed, Progress, printed, read_results, run_batch
 from qlang.translate.translator import Translates, Translation
 
 if TYPE_CHECKING:
@@ -55,24 +54,21 @@ def run(questions: list[Question], out: Path, make_translator: Callable[[], Tran
     """Translate each question once and judge every row it has scenes for, one log line per
     (row, question), resuming what the log already has, on `executor` (default: in this
     process); returns the log path."""
-    out.mkdir(parents=True, exist_ok=True)
-    log = out / LOG
-    done = read_log(str(log), log_key)
     kept = [q for q in questions if q.record.get("imageId") in scenes.truth.image_ids]
-    missing = [(q, [row for row in _rows(q, scenes) if log_key({"config": row, "id": q.id}) not in done])
-               for q in kept]
-    todo = [(question, rows) for question, rows in missing if rows]
-    job = Judging(make_translator, scenes, syntax, lenient, semantics)
-    results = (executor or Local()).map(job, todo, batch=1)
-    logged(log, chain.from_iterable(results), sum(len(rows) for _, rows in todo), "pipeline", progress)
-    return log
+    with open_log(out) as output:
+        missing = [(q, [row for row in _rows(q, scenes)
+                        if output.pending(log_key({"config": row, "id": q.id}))]) for q in kept]
+        todo = [(question, rows) for question, rows in missing if rows]
+        run_batch(Judging(make_translator, scenes, syntax, lenient, semantics), todo, output,
+                  executor or Local(), batch=1, progress=Progress("pipeline", len(todo), shown=progress))
+    return out / LOG
 
 
 @dataclass(frozen=True)
 class Judging:
     """The job of the pipeline experiment (`qlang.executors`): (question, its rows not yet
-    logged) pairs in, the rows' log records out; each worker makes the translator when it first
-    needs it (a question with only its base row left needs none)."""
+    logged) pairs in, the rows' log records out, printed; each worker makes the translator when
+    it first needs it (a question with only its base row left needs none)."""
 
     make_translator: Callable[[], Translates]
     scenes: Scenes
@@ -80,15 +76,15 @@ class Judging:
     lenient: bool
     semantics: str
 
-    def setup(self) -> Callable[[list[tuple[Question, list[str]]]], list[list[dict[str, Any]]]]:
+    def setup(self) -> Callable[[list[tuple[Question, list[str]]]], list[Printed]]:
         translator = cache(self.make_translator)
 
-        def answer(pairs: list[tuple[Question, list[str]]]) -> list[list[dict[str, Any]]]:
+        def answer(pairs: list[tuple[Question, list[str]]]) -> list[Printed]:
             results = []
             for question, rows in pairs:
                 translation = translator().translate(question.text) if set(rows) - {"base"} else None
-                results.append(list(_judged(question, rows, translation, self.scenes, self.syntax,
-                                            self.lenient, self.semantics)))
+                results.append(printed(list(_judged(question, rows, translation, self.scenes, self.syntax,
+                                                    self.lenient, self.semantics))))
             return results
 
         return answer
@@ -153,7 +149,7 @@ def table(results: list[dict[str, Any]]) -> list[str]:
 
 def write(out: Path, log: Path, command: str) -> Path:
     """Write `report.md` with Table 10, rebuilt from the log; returns its path."""
-    results = [json.loads(line) for line in log.read_text(encoding="utf-8").splitlines()]
+    results = read_results(str(log), log_key)
     questions = len({r["id"] for r in results})
     lines = ["# Experiment: pipeline (thesis Table 10)", "", f"Command: `{command}`", "",
              f"{questions} questions. isolated: the translation over the ground-truth scene graphs; "

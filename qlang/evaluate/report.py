@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
-import json
 from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 from statistics import mean, median
 from typing import Any
+
+from qlang.evaluate.experiments import log_key
+from qlang.records import read_results
 
 REPORT = "report.md"
 #: The report's rate columns: (heading, the field of the results log it counts).
@@ -89,7 +91,7 @@ def _percent(rate: float | None) -> str:
 
 def write(out: Path, title: str, log: Path, axis_names: list[str], command: str) -> Path:
     """Write `report.md` and its plots next to the log; returns the report's path."""
-    results = [json.loads(line) for line in log.read_text(encoding="utf-8").splitlines()]
+    results = read_results(str(log), log_key)
     table = rows(results, axis_names)
     plots = [_bars(out, table, title)]
     if "examples" in axis_names:

@@ -18,8 +18,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from qlang.errors import QlangError, error
+from qlang.errors import QlangError
 from qlang.passes.canonical import canonicalize
+from qlang.records import questions_by_id
 from qlang.syntax import SYNTAXES, gqa
 from qlang.words import normal_question
 
@@ -52,40 +53,13 @@ def split_of(image: str, dev_percent: float) -> str:
     return "dev" if int.from_bytes(digest[:8], "big") % 10_000 < dev_percent * 100 else "train"
 
 
-def read_records(path: str | Path) -> dict[str, dict[str, Any]]:
-    """Question records by id from a GQA question file (JSON object) or JSON lines with `id`."""
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise error(QlangError, "input", f"{path}: cannot read: {exc}") from None
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError:
-        data = None
-    if isinstance(data, dict) and all(isinstance(v, dict) for v in data.values()):
-        return {str(k): v for k, v in data.items()}  # a GQA question file; else one JSON line
-    records: dict[str, dict[str, Any]] = {}
-    for number, line in enumerate(text.split("\n"), start=1):
-        if not line.strip():
-            continue
-        try:
-            item = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise error(QlangError, "input", f"{path}:{number}: neither a GQA question file nor "
-                        f"JSON lines: {exc.msg}") from None
-        if not isinstance(item, dict) or "id" not in item:
-            raise error(QlangError, "input", f"{path}:{number}: a question record with an 'id'")
-        records[str(item["id"])] = item
-    return records
-
-
 def make_pairs(files: Iterable[str | Path], *, syntax: str = "nested", dev_percent: float = 13.0,
                exclude: Iterable[str | Path] = ()) -> tuple[list[Pair], dict[str, int]]:
     """The deduplicated pairs of question files, split; and counts of what was left out."""
     excluded_ids: set[str] = set()
     excluded_images: set[str] = set()
     for path in exclude:
-        for qid, record in read_records(path).items():
+        for qid, record in questions_by_id(path).items():
             excluded_ids.add(qid)
             excluded_images.add(str(record.get("imageId", "")))
     excluded_images.discard("")
@@ -93,7 +67,7 @@ def make_pairs(files: Iterable[str | Path], *, syntax: str = "nested", dev_perce
     seen: set[tuple[str, str, str]] = set()
     pairs = []
     for path in files:
-        for qid, record in sorted(read_records(path).items()):
+        for qid, record in sorted(questions_by_id(path).items()):
             image = str(record.get("imageId", ""))
             if qid in excluded_ids or image in excluded_images:
                 counts["excluded"] += 1
@@ -133,6 +107,6 @@ def write_pairs(pairs: Iterable[Pair], path: str | Path) -> int:
 
 
 def read_pairs(path: str | Path) -> Iterator[Pair]:
-    for record in read_records(path).values():
+    for record in questions_by_id(path).values():
         if isinstance(record.get("question"), str) and isinstance(record.get("program"), str):
             yield Pair.from_json(record)

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from qlang.errors import Diagnostic, QlangError
+from qlang.errors import Diagnostic
 from qlang.executors import Executor, Local
-from qlang.records import internal_error, resume_key, write, writing
+from qlang.records import Entry, Output, Progress, attempt, run_batch
 from qlang.translate.factory import Models, make
 from qlang.translate.translator import Settings, Translates, Translation
 
@@ -31,44 +30,34 @@ class Translating:
         """One GPU per worker where it runs a vLLM engine."""
         return 1.0 if self.models.needs_gpu(self.settings.translator) else 0.0
 
-    def setup(self) -> Callable[[list[dict[str, Any]]], list[dict[str, Any]]]:
+    def setup(self) -> Callable[[list[Entry]], list[dict[str, Any]]]:
         translator = self.translator or make(self.settings, self.models)
-        return lambda records: _translate_records(translator, records)
+        return lambda entries: _translate_entries(translator, entries)
 
 
-def run(job: Translating, records: list[dict[str, Any]], path: str, output: str | None,
-        executor: Executor | None = None) -> bool:
-    """Translate the question records of the file `path`, one result line each, in input order;
-    True if every question translated.  `executor`: where (default: in this process, `CHUNK`
-    questions at a time)."""
-    from tqdm import tqdm
-
-    ok = True
-    with writing(output, path) as (out, pending):
-        todo = [r for r in records if pending(resume_key(r))]
-        with tqdm(total=len(todo), desc="translate", unit="q", file=sys.stderr, disable=None) as bar:
-            for result in (executor or Local()).map(job, todo, batch=CHUNK):
-                ok = ok and "error" not in result
-                write(out, result)
-                bar.update(1)
-    return ok
+def run(job: Translating, entries: list[Entry], output: Output, executor: Executor | None = None) -> bool:
+    """Translate the entries of a question file still pending, one result line each, in input
+    order; True if every question translated.  `executor`: where (default: in this process,
+    `CHUNK` questions at a time)."""
+    todo = output.pending.todo(entries, lambda entry: entry.key)
+    return run_batch(job, todo, output, executor or Local(), batch=CHUNK,
+                     progress=Progress("translate", len(todo)))
 
 
-def _translate_records(translator: Translates, records: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """One result per record, in order: the questions translated together, and one by one
+def _translate_entries(translator: Translates, entries: list[Entry]) -> list[dict[str, Any]]:
+    """One result per entry, in order: the questions translated together, and one by one
     if that fails, so that a question's failure costs only its own result."""
-    questions = [r.get("question") for r in records]
+    questions = [entry.data.get("question") for entry in entries]
     texts = [q for q in questions if isinstance(q, str) and q.strip()]
     try:
         translated = iter(translator.translate_many(texts))
     except Exception:  # retried one by one below, where each failure is recorded
         translated = iter([_translate_one(translator, q) for q in texts])
     results = []
-    for record, question in zip(records, questions, strict=True):
-        key = {"id": record.get("id")}
-        key |= {"input_line": record["input_line"]} if "input_line" in record else {}
+    for entry, question in zip(entries, questions, strict=True):
+        key = {"id": entry.id} | ({"input_line": entry.number} if entry.id is None else {})
         if not isinstance(question, str) or not question.strip():
-            problem = Diagnostic("input", record.get("problem", "the record has no 'question' text"))
+            problem = Diagnostic("input", entry.problem or "the record has no 'question' text")
             results.append({**key, "error": problem.to_json()})
         else:
             results.append({**key, **next(translated).to_json()})
@@ -76,11 +65,7 @@ def _translate_records(translator: Translates, records: list[dict[str, Any]]) ->
 
 
 def _translate_one(translator: Translates, question: str) -> Translation:
-    try:
-        return translator.translate(question)
-    except QlangError as exc:
-        return Translation(question, error=exc)
-    except Exception as exc:  # one question's failure (e.g. longer than the context) must not end the batch
-        return Translation(question, error=internal_error(exc))
+    """A question's translation, or why it failed (e.g. longer than the model's context)."""
+    return attempt(lambda: translator.translate(question), lambda exc: Translation(question, error=exc))
 
 
