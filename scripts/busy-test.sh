@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The tests whose verdict could hang on the clock, run while every core is kept busy by other
-# processes: they must pass as on an idle machine (issue 28).  Arguments go to pytest instead of
-# the list below: `scripts/busy-test.sh tests` runs the whole suite so.  BUSY=n: n busy loops
-# (default: one a core).
+# processes: they must pass as on an idle machine (issue 28).  `scripts/busy-test.sh all` runs
+# the whole suite so (as `make test` runs pytest); other arguments go to pytest after the list
+# (`-x`, `-k timeout`).  BUSY=n: n busy loops (default: one a core).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -44,7 +44,11 @@ for _ in $(seq "${BUSY:-$(nproc)}"); do
 done
 echo "busy-test: ${#busy[@]} busy loops on $(nproc) cores" >&2
 
-(($#)) || set -- "${TIMING[@]}"
+if [[ ${1:-} == all ]]; then
+    shift
+else
+    set -- "${TIMING[@]}" "$@"
+fi
 start=$SECONDS
 status=0
 "${PYTHON:-.venv/bin/python}" -m pytest -q --durations=10 "$@" || status=$?
