@@ -12,10 +12,9 @@ from dataclasses import dataclass
 
 import clingo
 
-from qlang.asp.question import Question
-from qlang.asp.solve import DEFAULT_LIMITS, Answer, Limits, Session, SolveError
-from qlang.asp_names import from_term, to_term
-from qlang.errors import error
+from qlang.asp.question import Question, word
+from qlang.asp.solve import DEFAULT_LIMITS, Answer, Limits, Session
+from qlang.asp_names import from_term
 from qlang.signatures import SIGNATURES
 
 _VALUES = ("bool", "attr_value", "attr", "rel")
@@ -68,12 +67,8 @@ def explain(question: Question, scene: str, *, answer: str | None = None,
     question has no such answer."""
     session = Session(question, scene, limits, semantics)
     assumptions = []
-    if answer is not None:
-        try:
-            term = clingo.parse_term(to_term(answer))
-        except RuntimeError:
-            raise error(SolveError, "input", f"{answer!r} is not an answer word") from None
-        assumptions.append((clingo.Function("ans", [term]), True))
+    if answer is not None:  # its symbol built as a question's words are, not parsed
+        assumptions.append((clingo.Function("ans", [word(answer)]), True))
     found = session.optimum(assumptions, atoms=True)
     if found is None:
         return None
