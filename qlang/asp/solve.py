@@ -102,7 +102,7 @@ class Session:
         self.limits = limits
         self.messages: list[str] = []
         self.ctl = clingo.Control(["--opt-mode=opt"], logger=self._log, message_limit=5)
-        _guard(_counts(scene, _SIZES), question, limits)
+        _guard(_sizes(scene), question, limits)
         atoms = _symbols(question)
         self._add("scene", scene)
         self._add("theory", program.program({f.name for f in question}, scene, semantics))
@@ -236,7 +236,7 @@ class Scene:
         self.limits = limits
         self.semantics = semantics
         self.shared = program.shared(semantics)
-        self._sizes = _counts(scene, _SIZES)
+        self._sizes = _sizes(scene)
         self._ctl: _Shared | None = None
         self._broken = self.shared is None
 
@@ -423,13 +423,11 @@ def _guard(scene: dict[str, int], question: Question, limits: Limits) -> None:
                     f"{limits.max_ground:,}", hint="a smaller scene, or a larger --max-ground")
 
 
-_SIZES = ("object", "has_attr", "has_rel")
-
-
-def _counts(text: str, names: tuple[str, ...]) -> dict[str, int]:
-    """How often each predicate is written in a scene's `text`: a fast, generous stand-in for
-    its atoms (``xobject(`` counts as ``object(``: a few too many only make the guard stricter)."""
-    return {name: text.count(name + "(") for name in names}
+def _sizes(scene: str) -> dict[str, int]:
+    """How often each predicate the guard weighs is written in a scene's text: a fast, generous
+    stand-in for its atoms (``xobject(`` counts as ``object(``: a few too many only make the guard
+    stricter)."""
+    return {name: scene.count(name + "(") for name in ("object", "has_attr", "has_rel")}
 
 
 def _symbols(question: Question) -> list[clingo.Symbol]:
