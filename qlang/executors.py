@@ -246,13 +246,16 @@ def _serve(answer: Answer, connection: Connection, parents: list[Connection]) ->
     while True:
         try:
             items = connection.recv()
-        except EOFError:
+        except (EOFError, OSError):  # the parent closed the pipe (the batch is over) or died
             return
         try:
             results: list[Any] | Exception = answer(items)
         except Exception as exc:  # the parent raises it
             results = exc
-        connection.send(results)
+        try:
+            connection.send(results)
+        except OSError:  # the batch ended while the task was answered: nobody waits for it
+            return
 
 
 # ----- Ray --------------------------------------------------------------------------------------
