@@ -130,20 +130,8 @@ def make_inputs(inputs: Inputs) -> None:
     (inputs.root / "written").mkdir()  # where commands write their files
 
 
-def _box(x: int) -> dict[str, int]:
-    return {"x": x, "y": 10, "w": 50, "h": 50}
-
-
-#: An uncertain scene (tests/test_asp_weighted.py's): two cups, each unlikely to be green; a
-#: table likely white, maybe brown.
-WEIGHTED = {"width": 300, "height": 300, "objects": {
-    "c1": {"name": "cup", "confidence": 0.9, **_box(10), "relations": [],
-           "attributes": [{"value": "green", "confidence": 0.3}, "plastic"]},
-    "c2": {"name": "cup", "confidence": 0.8, **_box(200), "relations": [],
-           "attributes": [{"value": "green", "confidence": 0.2}, "glass"]},
-    "t": {"name": "table", **_box(100), "relations": [],
-          "attributes": [{"value": "white", "confidence": 0.9}, {"value": "brown", "confidence": 0.6}]},
-}}
+#: An uncertain scene: two cups, each unlikely to be green; a table likely white, maybe brown.
+WEIGHTED = json.loads((REPO / "tests" / "fixtures" / "weighted_scene.json").read_text())
 
 #: Programs with errors: the error output is behaviour too.
 ERRORS: dict[str, str | bytes] = {

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import qlang
 from qlang.asp.explain import explain
@@ -11,20 +12,9 @@ from qlang.asp.solve import Result, solve
 from qlang.errors import Source
 from qlang.passes import lower
 
-
-def box(x: int) -> dict[str, int]:
-    return {"x": x, "y": 10, "w": 50, "h": 50}
-
-
-#: Two detected cups, each unlikely to be green; a table that is likely white, maybe brown.
-SCENE = {"width": 300, "height": 300, "objects": {
-    "c1": {"name": "cup", "confidence": 0.9, **box(10), "relations": [],
-           "attributes": [{"value": "green", "confidence": 0.3}, "plastic"]},
-    "c2": {"name": "cup", "confidence": 0.8, **box(200), "relations": [],
-           "attributes": [{"value": "green", "confidence": 0.2}, "glass"]},
-    "t": {"name": "table", **box(100), "relations": [],
-          "attributes": [{"value": "white", "confidence": 0.9}, {"value": "brown", "confidence": 0.6}]},
-}}
+#: Two detected cups, each unlikely to be green; a table that is likely white, maybe brown
+#: (also a scene of bench/outputs.py's).
+SCENE = json.loads((Path(__file__).parent / "fixtures" / "weighted_scene.json").read_text())
 
 
 def ask(program: str, top_k: int = 3) -> Result:
