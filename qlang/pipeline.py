@@ -2,10 +2,11 @@
 photo, to an `Answered`: the answers ranked, the program, what was perceived, and the seconds
 each stage took, every model load among them.
 
-`ask`, `eval`, the experiments and the benches all answer through here, so each stage runs
-once: the scene is encoded once (a photo's weighted scene straight from the perception, not
-through JSON), and the program is checked once (by the translator, or by `api.compile`) and
-lowered without a second check.
+`ask` and bench/vision.py answer through here (`eval` and the experiments still judge through
+`qlang.evaluate.answers`, which lowers and solves the same way), so each stage runs once: the
+scene is encoded once (a photo's weighted scene straight from the perception, not through
+JSON), and the program is checked once (by the translator, or by `api.compile`) and lowered
+without a second check.
 """
 
 from __future__ import annotations
@@ -76,7 +77,8 @@ def ask(question: str, translator: Translates, *, scene: str | None = None, imag
     for what the program needs; every model `loaded` on the way is a stage of its own.  Raises
     `Untranslated` when no program came out, QlangError when no answer could be computed."""
     stages = stages or Stages()
-    looking = _load_perceiver(vision or Options()) if image is not None else None
+    options = vision or Options()
+    looking = _load_perceiver(options) if image is not None else None
     translation = translator.translate(question)
     for label, seconds in (loaded.seconds if loaded else {}).items():
         stages.add(label, seconds)
@@ -87,14 +89,15 @@ def ask(question: str, translator: Translates, *, scene: str | None = None, imag
         untranslated.translation = translation
         raise untranslated
     perceived = None
-    if image is not None and looking is not None:
+    if image is not None:
+        assert looking is not None
         from qlang.vision import pipeline
 
         with stages.time("extract"):
             concepts = pipeline.from_program(translation.root)
         looker, seconds = looking.result()
         stages.add("load detector (beside translating)", seconds)
-        seen = pipeline.perceive(image, concepts, looker, (vision or Options()).thresholds, stages)
+        seen = pipeline.perceive(image, concepts, looker, options.thresholds, stages)
         scene, perceived = seen.facts, seen.graph
     if scene is None:
         raise ValueError("ask needs a scene or an image")

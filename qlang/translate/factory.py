@@ -15,6 +15,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from qlang.translate.backends import Backend, load_backend
+from qlang.translate.cascade import Cascade, SmallTranslator
 from qlang.translate.translator import Settings, Translates, Translation, Translator
 
 
@@ -104,9 +105,7 @@ def _language_model(settings: Settings, models: Models, loaded: Loaded) -> Trans
     return Translator(backend, pool, settings)
 
 
-def _small(settings: Settings, models: Models, loaded: Loaded) -> Translates:
-    from qlang.translate.cascade import SmallTranslator
-
+def _small(settings: Settings, models: Models, loaded: Loaded) -> SmallTranslator:
     def load() -> Any:
         from qlang.small.parser import SmallParser  # torch: part of the load
 
@@ -117,10 +116,7 @@ def _small(settings: Settings, models: Models, loaded: Loaded) -> Translates:
 
 
 def _cascade(settings: Settings, models: Models, loaded: Loaded) -> Translates:
-    from qlang.translate.cascade import Cascade, SmallTranslator
-
     small = _small(settings, models, loaded)
-    assert isinstance(small, SmallTranslator)
     fallback = replace(settings, translator="finetuned")
     deferred = Deferred(fallback, f"finetuned {models.backend} model (loaded when first needed)",
                         lambda: _language_model(fallback, models, loaded))
