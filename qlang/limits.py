@@ -1,0 +1,115 @@
+"""How much qlang reads of each kind of input, and reading within that bound.
+
+Every file or stream qlang reads whole (a program, a scene, a question file, a batch's output
+being resumed) is read here, in chunks, and given up as soon as it passes its kind's limit, so
+that no input (a huge file, ``/dev/zero``, a pipe that never ends) can take more memory than
+the limit; a file handed to a native library (an image, a model) is checked here by its size
+before anything opens it.  Each limit is an environment variable, ``QLANG_MAX_<KIND>_MB``:
+one setting reaches every reader (the library's as well as the commands', and the workers
+they fork), where an option would have to be threaded through a dozen commands.
+
+>>> PROGRAM.variable, PROGRAM.default_mb
+('QLANG_MAX_PROGRAM_MB', 16)
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import stat
+from dataclasses import dataclass
+from typing import BinaryIO
+
+from qlang.errors import QlangError, error
+
+#: Bytes in a megabyte, as the limits count them.
+MB = 1_000_000
+#: What one read takes at a time: the most a limit is overshot by before the read is given up.
+CHUNK = 1 << 20
+
+
+class TooLarge(QlangError):
+    """An input is larger than its kind's limit (or a limit is set to no number)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Limit:
+    """The most bytes qlang reads of one kind of input: `default_mb` megabytes, unless the
+    environment variable `variable` says otherwise."""
+
+    what: str
+    variable: str
+    default_mb: int
+
+    @property
+    def mb(self) -> float:
+        """The limit in force, in megabytes; raises `TooLarge` where the variable holds no
+        positive number."""
+        setting = os.environ.get(self.variable, "").strip()
+        if not setting:
+            return self.default_mb
+        try:
+            value = float(setting)
+        except ValueError:
+            value = math.nan
+        if not (math.isfinite(value) and value > 0):
+            raise error(TooLarge, "limit", f"{self.variable}={setting!r} is not a positive number "
+                        "of megabytes")
+        return value
+
+    @property
+    def bytes(self) -> int:
+        return int(self.mb * MB)
+
+    def exceeded(self, name: str) -> QlangError:
+        """The error for an input `name` larger than this limit."""
+        return error(TooLarge, "limit", f"{name}: exceeds {self.mb:g} MB, the limit for {self.what}",
+                     hint=f"set {self.variable} to raise it")
+
+
+PROGRAM = Limit("a program", "QLANG_MAX_PROGRAM_MB", 16)
+SCENE = Limit("a scene file", "QLANG_MAX_SCENE_MB", 1024)
+QUESTIONS = Limit("a question or JSON-lines file", "QLANG_MAX_QUESTIONS_MB", 1024)
+LINE = Limit("a JSON line", "QLANG_MAX_LINE_MB", 16)
+OUTPUT = Limit("an output file being resumed", "QLANG_MAX_OUTPUT_MB", 1024)
+IMAGE = Limit("an image", "QLANG_MAX_IMAGE_MB", 64)
+MODEL = Limit("a model file", "QLANG_MAX_MODEL_MB", 65_536)
+#: Every limit, for the documentation and the tests.
+LIMITS = (PROGRAM, SCENE, QUESTIONS, LINE, OUTPUT, IMAGE, MODEL)
+
+
+def read_stream(stream: BinaryIO, name: str, limit: Limit) -> bytes:
+    """What is left of `stream` (a file, a pipe, a device), read in chunks; raises `TooLarge`
+    once it passes `limit`, having held no more than the limit and a chunk."""
+    most = limit.bytes
+    chunks, size = [], 0
+    while chunk := stream.read(min(CHUNK, most + 1 - size)):
+        chunks.append(chunk)
+        size += len(chunk)
+        if size > most:
+            raise limit.exceeded(name)
+    return b"".join(chunks)
+
+
+def read(path: str | os.PathLike[str], limit: Limit) -> bytes:
+    """The bytes of the file `path`, within `limit` (a regular file is judged by its size
+    before it is read).  Raises `TooLarge`, or OSError where it cannot be read."""
+    with open(path, "rb") as handle:
+        if is_regular(handle) and os.fstat(handle.fileno()).st_size > limit.bytes:
+            raise limit.exceeded(str(path))
+        return read_stream(handle, str(path), limit)
+
+
+def is_regular(handle: BinaryIO) -> bool:
+    """Whether an open file is a regular file (not a pipe, a device or a socket)."""
+    return stat.S_ISREG(os.fstat(handle.fileno()).st_mode)
+
+
+def check_file(path: str | os.PathLike[str], limit: Limit) -> None:
+    """That `path`, which a native library is about to open, is a regular file within `limit`;
+    raises `TooLarge`, a QlangError for a file that is not regular, or OSError."""
+    status = os.stat(path)
+    if not stat.S_ISREG(status.st_mode):
+        raise error(QlangError, "input", f"{path}: not a regular file")
+    if status.st_size > limit.bytes:
+        raise limit.exceeded(str(path))
