@@ -2,10 +2,15 @@
 
 Every operation of `SIGNATURES` can appear; operand types and literal kinds come from its
 signature, literal words from the bundled GQA ontology (values narrowed to the attribute
-category of the same node), so every generated program passes the checker.
+category of the same node), so every generated program passes the checker.  `cases` draws a
+small scene graph and a program over mostly its own words, for the differential tests; `mutated`
+breaks a text a little, for the parsers' fuzzing.
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
 
 from hypothesis import strategies as st
 
@@ -28,24 +33,28 @@ def words(kind: Kind, category: str | None = None) -> st.SearchStrategy[str]:
     return st.sampled_from(_WORDS[kind])
 
 
+#: the words a literal of a kind may be, given the attribute category of its node so far
+Vocabulary = Callable[[Kind, str | None], st.SearchStrategy[str]]
+
+
 @st.composite
-def literals(draw: st.DrawFn, kinds: tuple[Kind, ...]) -> list[Lit]:
+def literals(draw: st.DrawFn, kinds: tuple[Kind, ...], vocabulary: Vocabulary = words) -> list[Lit]:
     result, category = [], None
     for kind in kinds:
-        word = draw(words(kind, category))
+        word = draw(vocabulary(kind, category))
         category = word if kind is Kind.ATTR else category
         result.append(Lit(word))
     return result
 
 
 @st.composite
-def nodes(draw: st.DrawFn, result: Type, depth: int) -> Node:
+def nodes(draw: st.DrawFn, result: Type, depth: int, vocabulary: Vocabulary = words) -> Node:
     """A well-typed node yielding `result`, at most about `depth` operations deep."""
     fitting = sorted(s.name for s in SIGNATURES.values() if result.accepts(s.result))
     name = _LEAF_OPS[result] if depth <= 0 else draw(st.sampled_from(fitting))
     signature = SIGNATURES[name]
-    operands = [draw(nodes(t, depth - 1)) for t in signature.operands]
-    return Node(name, (*operands, *draw(literals(signature.literals))))
+    operands = [draw(nodes(t, depth - 1, vocabulary)) for t in signature.operands]
+    return Node(name, (*operands, *draw(literals(signature.literals, vocabulary))))
 
 
 def programs(max_depth: int = 5) -> st.SearchStrategy[Node]:
@@ -56,6 +65,67 @@ def programs(max_depth: int = 5) -> st.SearchStrategy[Node]:
 
 #: characters mutations insert: the punctuation of every syntax, and a few letters and digits
 MUTATION_ALPHABET = "()[],.:=->_ \n\"'%|?\\abcdez019"
+
+
+# --- small scenes, and programs over their words (for the differential tests) ---------------
+
+NAMES = ("dog", "cat", "horse", "man", "woman", "car", "table", "shirt")
+CATEGORIES = ("animal", "person", "vehicle", "furniture", "clothing")
+VALUES = {
+    "color": ("white", "black", "red"),
+    "material": ("metal", "plastic", "wooden"),
+    "size": ("large", "small"),
+    "hposition": ("left", "middle", "right"),
+    "vposition": ("top", "bottom"),
+    "pose": ("standing",),
+}
+VALUES |= {"any": tuple(v for vs in VALUES.values() for v in vs), "name": NAMES,
+           "class": NAMES + CATEGORIES, "place": ("beach",)}
+ATTRIBUTES = (*(v for cat in ("color", "material", "size", "pose") for v in VALUES[cat]), "left")
+RELATIONS = ("on", "near", "holding", "to the left of")
+
+
+@st.composite
+def scene_graphs(draw: st.DrawFn) -> dict[str, Any]:
+    ids = [str(i) for i in range(draw(st.integers(2, 4)))]
+    coordinate = st.integers(0, 290)
+    objects = {
+        oid: {"name": draw(st.sampled_from(NAMES)),
+              "attributes": draw(st.lists(st.sampled_from(ATTRIBUTES), max_size=3, unique=True)),
+              "relations": draw(st.lists(st.fixed_dictionaries(
+                  {"name": st.sampled_from(RELATIONS), "object": st.sampled_from(ids)}), max_size=3)),
+              "x": draw(coordinate), "y": draw(coordinate), "w": 10, "h": 10}
+        for oid in ids
+    }
+    return {"width": 300, "height": 300, "objects": objects}
+
+
+@st.composite
+def cases(draw: st.DrawFn, results: tuple[Type, ...] = (Type.BOOL, Type.VALUE)
+          ) -> tuple[dict[str, Any], Node]:
+    """A scene and a program ending in one of `results`, whose classes and relations are mostly
+    the scene's own, so that selections and relations find something."""
+    graph = draw(scene_graphs())
+    objects = graph["objects"]
+    edges = [(o["name"], r["name"], objects[r["object"]]["name"])
+             for o in objects.values() for r in o["relations"]]
+    # classes at the ends of the scene's relations first, so that relations find something
+    present = {w for edge in edges for w in edge} or {o["name"] for o in objects.values()}
+
+    def mostly_present(pool: tuple[str, ...]) -> tuple[str, ...]:
+        """The words of the pool in the scene (a class category by a member), and one any."""
+        found = [w for w in pool if w in present or load().class_members.get(w, frozenset()) & present]
+        return (*found, draw(st.sampled_from(pool)))
+
+    pools = {Kind.CLASS: mostly_present(NAMES + CATEGORIES), Kind.REL: mostly_present(RELATIONS),
+             Kind.ATTR: tuple(VALUES)}
+
+    def vocabulary(kind: Kind, category: str | None) -> st.SearchStrategy[str]:
+        return st.sampled_from(CLOSED_KINDS.get(kind) or (VALUES[category or "any"] if kind is Kind.VALUE
+                                                          else pools[kind]))
+
+    spec = draw(st.tuples(st.sampled_from(results), st.integers(1, 4)))
+    return graph, draw(nodes(*spec, vocabulary))
 
 
 @st.composite

@@ -8,21 +8,19 @@ import sys
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 
-from qlang.commands.main import cli
-from qlang.ontology import load
-from tests.conftest import DATA
-from tests.test_asp_scene import SCENES, emma_questions
-from tests.test_asp_weighted import SCENE
-
-EMMA = str(SCENES / "emma_sceneGraphs.json")
-
-
-def run(*args: str, input: str | None = None) -> tuple[int, str, str]:
-    result = CliRunner().invoke(cli, list(args), input=input)
-    assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
-    return result.exit_code, result.stdout, result.stderr
+from tests.conftest import (
+    DATA,
+    EMMA,
+    HOPELESS,
+    SCENES,
+    WEIGHTED,
+    batch_lines,
+    emma_questions,
+    pigeonhole_scene,
+    run,
+    write,
+)
 
 
 def run_guarded(*args: str, input: str) -> tuple[int, str, str]:
@@ -31,11 +29,6 @@ def run_guarded(*args: str, input: str) -> tuple[int, str, str]:
     done = subprocess.run([sys.executable, "-c", "from qlang.commands.main import main; main()", *args],
                           input=input, capture_output=True, text=True, timeout=60)
     return done.returncode, done.stdout, done.stderr
-
-
-def write(path: Path, text: str) -> str:
-    path.write_text(text)
-    return str(path)
 
 
 @pytest.mark.parametrize("question", emma_questions(), ids=lambda q: q["question"])
@@ -115,32 +108,6 @@ def test_the_grounding_guard_refuses_a_blow_up(tmp_path: Path) -> None:
     assert (code, out) == (0, "yes\n")
 
 
-def pigeonhole_scene(path: Path, colours: int = 20) -> str:
-    """One cup more than `colours`, each maybe any of them (at 0.3, so that the likeliest scene,
-    every colour absent, is the first one clingo tries), a plate of every colour, and a table
-    near every cup."""
-    names = sorted(load().categories["color"])[:colours]
-    cups = [f"c{n}" for n in range(colours + 1)]
-    box = {"x": 0, "y": 0, "w": 1, "h": 1}
-    objects = {cup: {"name": "cup", **box, "relations": [],
-                     "attributes": [{"value": c, "confidence": 0.3} for c in names]} for cup in cups}
-    objects["plate"] = {"name": "plate", **box, "attributes": names, "relations": []}
-    objects["table"] = {"name": "table", **box, "attributes": [],
-                        "relations": [{"name": "near", "object": cup} for cup in cups]}
-    return write(path, json.dumps({"width": 100, "height": 100, "objects": objects}))
-
-
-#: The table's name, over the pigeonhole scene, where every cup has a colour (one the plate has)
-#: and no two cups share one: with one cup more than colours, there is no such scene.  Proving
-#: it is the pigeonhole principle, which takes clingo's search (resolution) exponentially many
-#: steps (Haken 1985): 0.26 s with 8 colours, 2.9 s with 9, each colour about ten times the last;
-#: with 20, no machine answers, and a timeout of any length fires.
-HOPELESS = ("query(unique(negate("
-            "relate(relate_attr(select(scene(), cup), cup, color), table, near, subject), "
-            "negate(relate(negate(relate_attr(select(scene(), plate), cup, color), select(scene(), cup)), "
-            "table, near, subject), select(scene(), table)))), name)")
-
-
 def test_a_timeout_is_reported_not_waited_out(tmp_path: Path) -> None:
     code, _, err = run_guarded("solve", "--timeout", "0.3", "--scene", pigeonhole_scene(tmp_path / "p.json"),
                                input=HOPELESS)
@@ -177,19 +144,6 @@ def test_batch_reports_timeouts_and_blow_ups_and_goes_on(scene, kind: str, timeo
     assert code == 1
     assert got[1]["error"]["kind"] == kind
     assert got[2]["answers"][0]["answer"] == "yes"
-
-
-def batch_lines() -> list[str]:
-    """Good and bad lines: every one must get exactly one result line."""
-    questions = json.loads((SCENES / "emma_questions.json").read_text())
-    lines = [json.dumps({"id": qid, **record}) for qid, record in questions.items()]
-    lines += [
-        '{"id": "nested", "program": "exist(select(scene(), man))", "image_id": "2353884"}',
-        '{"id": "typo", "program": "exist(select(scene(), mna))", "image_id": "2353884"}',
-        "not json at all",
-        '{"id": "noscene", "program": "exist(scene())", "image_id": "999"}',
-    ]
-    return lines
 
 
 def results(text: str) -> dict[object, dict]:
@@ -260,7 +214,7 @@ def test_batch_over_asp_scene(tmp_path: Path) -> None:
 
 
 def test_top_k_distinct_prints_answers_with_their_costs_best_first(tmp_path: Path) -> None:
-    scene = write(tmp_path / "weighted.json", json.dumps(SCENE))
+    scene = write(tmp_path / "weighted.json", json.dumps(WEIGHTED))
     code, out, _ = run("solve", "--top-k", "3", "--distinct", "--scene", scene,
                        input="query(unique(filter(select(scene(), cup), color, green)), material)")
     assert code == 0

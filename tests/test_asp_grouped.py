@@ -27,11 +27,8 @@ from qlang.asp.scene import SceneLibrary
 from qlang.asp.solve import Limits, Result, Scene, Session, SolveError, solve
 from qlang.errors import Source
 from qlang.passes.lower import Fact, facts
-from tests.test_asp_scene import SCENES, emma_questions
-from tests.test_asp_theory import ASP, encoded_question, yesno_examples
-from tests.test_asp_weighted import SCENE as WEIGHTED
-from tests.test_differential import cases
-from tests.test_top_k import TIE
+from tests.conftest import ASP, SCENES, TIE, WEIGHTED, emma_questions, encoded_question, yesno_examples
+from tests.strategies import cases
 
 
 def real_questions() -> list[list[Fact]]:

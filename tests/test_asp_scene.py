@@ -14,20 +14,13 @@ from qlang.asp.solve import solve
 from qlang.errors import Source
 from qlang.passes import lower
 from qlang.syntax import gqa
-from tests.conftest import DATA
-
-SCENES = DATA / "gqa" / "scenes"
+from tests.conftest import SCENES, emma_questions
 
 
 @cache
 def library(name: str = "emma_sceneGraphs.json") -> SceneLibrary:
     path = SCENES / name
     return SceneLibrary(Source(path.read_text(), str(path)))
-
-
-def emma_questions() -> list[dict]:
-    questions = json.loads((SCENES / "emma_questions.json").read_text())
-    return [q for q in questions.values() if q["imageId"] in library().image_ids]
 
 
 def test_four_emma_questions_have_their_scene() -> None:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import doctest
 import importlib
 import re
-from functools import cache
 from pathlib import Path
 
 import pytest
@@ -14,31 +13,8 @@ import qlang
 from qlang.asp.question import Question, read
 from qlang.asp.solve import solve, theory
 from qlang.passes import lower
-from qlang.signatures import END, SIGNATURES
-from tests.conftest import DATA
-
-ASP = DATA / "asp"
-_FACT = re.compile(r"(\w+)\([^()]*\)\.")
-
-
-@cache
-def yesno_examples() -> list[tuple[str, str, str]]:
-    """(gold answer, flat program, scene facts) of each `#pos` example."""
-    text = (ASP / "gqa_yesno_examples_dev.pl").read_text()
-    examples = []
-    for gold, body in re.findall(r"#pos\(\{ans\((\w+)\)\}, \{\}, \{(.*?)\}\)", text, re.S):
-        program, scene = [], []
-        for fact in _FACT.finditer(body):
-            (program if fact[1] in SIGNATURES or fact[1] == END else scene).append(fact[0])
-        examples.append((gold, " ".join(program), "\n".join(scene)))
-    return examples
-
-
-def encoded_question(path: Path) -> tuple[str, str, str]:
-    """(scene facts, flat program, full gold answer) of a GS-VQA encoding."""
-    scene, rest = path.read_text().split("% ------ question encoding ------")
-    program, rest = rest.split("% ------ NL question ------")
-    return scene, program, rest.split("% ------ Full answer ------")[1].strip("% \n")
+from qlang.signatures import SIGNATURES
+from tests.conftest import ASP, encoded_question, yesno_examples
 
 
 def answers(question: Question, scene: str) -> list[str]:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import qlang
 from qlang.asp.explain import explain
@@ -11,15 +10,15 @@ from qlang.asp.scene import SceneLibrary, weight
 from qlang.asp.solve import Result, solve
 from qlang.errors import Source
 from qlang.passes import lower
+from tests.conftest import WEIGHTED
 
 #: Two detected cups, each unlikely to be green; a table that is likely white, maybe brown
 #: (also a scene of bench/outputs.py's).
-SCENE = json.loads((Path(__file__).parent / "fixtures" / "weighted_scene.json").read_text())
 
 
 def ask(program: str, top_k: int = 3) -> Result:
     """The top-k distinct answers (the models' ranking is tested in test_top_k.py)."""
-    facts = SceneLibrary(Source(json.dumps(SCENE))).facts()
+    facts = SceneLibrary(Source(json.dumps(WEIGHTED))).facts()
     return solve(lower.facts(qlang.compile(program)), facts, top_k=top_k, distinct=True)
 
 
@@ -60,7 +59,7 @@ def test_top_one_is_the_first_of_top_k() -> None:
 
 def test_explanation_shows_the_uncertain_fact_the_answer_needs() -> None:
     program = "query(unique(filter(select(scene(), cup), color, green)), material)"
-    facts = SceneLibrary(Source(json.dumps(SCENE))).facts()
+    facts = SceneLibrary(Source(json.dumps(WEIGHTED))).facts()
     trace = explain(lower.facts(qlang.compile(program)), facts, answer="glass")
     assert trace is not None and trace.answer.value == "glass"
     step = next(s for s in trace.steps if s.op == "filter")

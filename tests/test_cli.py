@@ -9,21 +9,13 @@ import subprocess
 import sys
 
 import pytest
-from click.testing import CliRunner
 
 import qlang
 from qlang import records
-from qlang.commands.main import cli
 from qlang.executors import BatchError
-from tests.test_syntax import FORMS
+from tests.conftest import FORMS, run
 
 COMMANDS = ["compile", "check", "fmt", "lower", "ops"]
-
-
-def run(*args: str, input: str | bytes | None = None) -> tuple[int, str, str]:
-    result = CliRunner().invoke(cli, list(args), input=input)
-    assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
-    return result.exit_code, result.stdout, result.stderr
 
 
 @pytest.mark.parametrize("command", [[], *[[c] for c in COMMANDS]])

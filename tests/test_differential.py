@@ -43,88 +43,16 @@ import json
 from typing import Any
 
 from hypothesis import HealthCheck, assume, given, settings
-from hypothesis import strategies as st
 
 from qlang.asp.scene import SceneLibrary
 from qlang.asp.solve import solve
 from qlang.errors import Source
 from qlang.interpret import KNOWLEDGE_ERRORS, Knowledge, MissingEdge, Scene, evaluate, sanitize
-from qlang.ir import Lit, Node, postorder
-from qlang.ontology import load
+from qlang.ir import Node, postorder
 from qlang.passes.lower import facts
-from qlang.signatures import CLOSED_KINDS, SIGNATURES, Kind, Type
+from qlang.signatures import Type
 from tests import strategies
-
-NAMES = ("dog", "cat", "horse", "man", "woman", "car", "table", "shirt")
-CATEGORIES = ("animal", "person", "vehicle", "furniture", "clothing")
-VALUES = {
-    "color": ("white", "black", "red"),
-    "material": ("metal", "plastic", "wooden"),
-    "size": ("large", "small"),
-    "hposition": ("left", "middle", "right"),
-    "vposition": ("top", "bottom"),
-    "pose": ("standing",),
-}
-VALUES |= {"any": tuple(v for vs in VALUES.values() for v in vs), "name": NAMES,
-           "class": NAMES + CATEGORIES, "place": ("beach",)}
-ATTRIBUTES = (*(v for cat in ("color", "material", "size", "pose") for v in VALUES[cat]), "left")
-RELATIONS = ("on", "near", "holding", "to the left of")
-_LEAF_OPS = {Type.OBJECTS: "scene", Type.OBJECT: "unique", Type.BOOL: "exist", Type.VALUE: "query"}
-
-
-@st.composite
-def scene_graphs(draw: st.DrawFn) -> dict[str, Any]:
-    ids = [str(i) for i in range(draw(st.integers(2, 4)))]
-    coordinate = st.integers(0, 290)
-    objects = {
-        oid: {"name": draw(st.sampled_from(NAMES)),
-              "attributes": draw(st.lists(st.sampled_from(ATTRIBUTES), max_size=3, unique=True)),
-              "relations": draw(st.lists(st.fixed_dictionaries(
-                  {"name": st.sampled_from(RELATIONS), "object": st.sampled_from(ids)}), max_size=3)),
-              "x": draw(coordinate), "y": draw(coordinate), "w": 10, "h": 10}
-        for oid in ids
-    }
-    return {"width": 300, "height": 300, "objects": objects}
-
-
-@st.composite
-def nodes(draw: st.DrawFn, result: Type, depth: int, words: dict[Kind, tuple[str, ...]]) -> Node:
-    """A well-typed node over `words` (a scene-aware `tests.strategies.nodes`)."""
-    fitting = sorted(s.name for s in SIGNATURES.values() if result.accepts(s.result))
-    name = _LEAF_OPS[result] if depth <= 0 else draw(st.sampled_from(fitting))
-    signature = SIGNATURES[name]
-    operands = [draw(nodes(t, depth - 1, words)) for t in signature.operands]
-    literals, category = [], None
-    for kind in signature.literals:
-        vocabulary = CLOSED_KINDS.get(kind) or (VALUES[category or "any"] if kind is Kind.VALUE
-                                                else words[kind])
-        word = draw(st.sampled_from(vocabulary))
-        category = word if kind is Kind.ATTR else category
-        literals.append(Lit(word))
-    return Node(name, (*operands, *literals))
-
-
-@st.composite
-def cases(draw: st.DrawFn, results: tuple[Type, ...] = (Type.BOOL, Type.VALUE)
-          ) -> tuple[dict[str, Any], Node]:
-    """A scene and a program ending in one of `results`, whose classes and relations are mostly
-    the scene's own, so that selections and relations find something."""
-    graph = draw(scene_graphs())
-    objects = graph["objects"]
-    edges = [(o["name"], r["name"], objects[r["object"]]["name"])
-             for o in objects.values() for r in o["relations"]]
-    # classes at the ends of the scene's relations first, so that relations find something
-    present = {w for edge in edges for w in edge} or {o["name"] for o in objects.values()}
-
-    def mostly_present(pool: tuple[str, ...]) -> tuple[str, ...]:
-        """The words of the pool in the scene (a class category by a member), and one any."""
-        found = [w for w in pool if w in present or load().class_members.get(w, frozenset()) & present]
-        return (*found, draw(st.sampled_from(pool)))
-
-    words = {Kind.CLASS: mostly_present(NAMES + CATEGORIES), Kind.REL: mostly_present(RELATIONS),
-             Kind.ATTR: tuple(VALUES)}
-    spec = draw(st.tuples(st.sampled_from(results), st.integers(1, 4)))
-    return graph, draw(nodes(*spec, words))
+from tests.strategies import cases, scene_graphs
 
 
 def asp_answers(root: Node, graph: dict[str, Any], semantics: str = "qlang") -> frozenset[str]:

@@ -25,22 +25,17 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from click.testing import CliRunner
 
 from qlang.asp import batch
 from qlang.asp.scene import SceneLibrary
-from qlang.commands.main import cli
 from qlang.errors import Source
 from qlang.executors import Doubling, Job, Local, Ray, chunks
 from qlang.records import Answering, BatchError, Pending, read_records
 from qlang.translate.batch import Translating
 from qlang.translate.factory import Models
 from qlang.translate.translator import Settings
-from tests.conftest import all_questions, killed_qlangc
-from tests.test_asp_cli import batch_lines
-from tests.test_asp_scene import SCENES, emma_questions
+from tests.conftest import EMMA, SCENES, all_questions, batch_lines, emma_questions, killed_qlangc, run
 
-EMMA = str(SCENES / "emma_sceneGraphs.json")
 # read when Ray is first imported: every address of a Ray instance started here is the loopback
 # one (Ray otherwise takes the machine's own, for a cluster); Ray's processes inherit it
 os.environ["RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"] = "0"
@@ -51,12 +46,6 @@ pytestmark = [
     pytest.mark.filterwarnings("ignore:The minimum number of concurrent actors:UserWarning"),
 ]
 ROOT = Path(__file__).resolve().parents[1]
-
-
-def run(*args: str) -> tuple[int, str, str]:
-    result = CliRunner().invoke(cli, list(args))
-    assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
-    return result.exit_code, result.stdout, result.stderr
 
 
 def questions(path: Path, copies: int = 250) -> str:

@@ -11,14 +11,7 @@ import qlang
 from qlang.commands.main import cli
 from qlang.passes.canonical import equivalent
 from qlang.translate.models import ADAPTER
-
-#: the README's translator examples and the programs it shows for them (GQA's conventions:
-#: what a gold program for the question would be)
-README = {
-    "Who wears shorts?": "query(unique(relate(select(scene(), shorts), person, wearing, subject)), name)",
-    "What is the man holding?": "query(unique(relate_any(select(scene(), man), holding, object)), name)",
-    "Is the cup red?": "verify_attr(unique(select(scene(), cup)), color, red)",
-}
+from tests.conftest import README
 
 
 def test_the_adapter_is_small_and_has_a_model_card() -> None:

@@ -17,30 +17,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from click.testing import CliRunner
 
-from qlang.commands.main import cli
 from qlang.commands.translate import run_batch
 from qlang.translate.batch import Translating
 from qlang.translate.translator import Settings, Translation
-from tests.conftest import DATA
-from tests.test_asp_cli import HOPELESS, pigeonhole_scene
+from tests.conftest import DATA, EMMA, HOPELESS, pigeonhole_scene, run, write
 
-EMMA = str(DATA / "gqa" / "scenes" / "emma_sceneGraphs.json")
 QUESTIONS = str(DATA / "gqa" / "questions" / "testdev_ood_head.json")
 GOOD = "exist(select(scene(), cat))"
-
-
-def run(*args: str, input: str | bytes | None = None) -> tuple[int, str, str]:
-    result = CliRunner().invoke(cli, list(args), input=input)
-    assert result.exception is None or isinstance(result.exception, SystemExit), repr(result.exception)
-    assert "Traceback" not in result.stdout + result.stderr
-    return result.exit_code, result.stdout, result.stderr
-
-
-def write(path: Path, content: str | bytes) -> str:
-    path.write_bytes(content if isinstance(content, bytes) else content.encode())
-    return str(path)
 
 
 def lines(*records: dict[str, Any]) -> str:

@@ -4,14 +4,11 @@ from __future__ import annotations
 
 import json
 import re
-from functools import cache
 from typing import Any
 
 import pytest
 
 from qlang import wordnet as wn
-from qlang.api import parse
-from qlang.asp_names import from_term
 from qlang.interpret import (
     AmbiguousAnswer,
     EmptyChoice,
@@ -29,26 +26,10 @@ from qlang.interpret import (
     sanitize,
 )
 from qlang.ir import Node, op
-from qlang.signatures import END, SIGNATURES
 from qlang.syntax import gqa
-from tests.conftest import DATA
+from tests.conftest import EXAMPLE, SCENES, asp_example, emma_questions, graphs, scene
 
-SCENES = DATA / "gqa" / "scenes"
 MODES = {"metadata": Knowledge(), "ontology": Knowledge(wordnet=False), "pure": Knowledge(ontology=False)}
-
-
-@cache
-def graphs(name: str) -> dict[str, Any]:
-    return json.loads((SCENES / f"{name}_sceneGraphs.json").read_text())
-
-
-def scene(name: str, image: str) -> Scene:
-    return Scene.from_json(graphs(name)[image])
-
-
-def emma_questions() -> list[dict[str, Any]]:
-    questions = json.loads((SCENES / "emma_questions.json").read_text())
-    return [q for q in questions.values() if q["imageId"] in graphs("emma")]
 
 
 # GraphVQA's debug programs: "[id]=op([deps], argument)"; relate_inv finds the relation's subject.
@@ -106,39 +87,6 @@ def test_how_many_available_questions_are_answerable() -> None:
     assert counts == dict.fromkeys(MODES, total)
 
 
-# Real GQA examples as ASP: a flat program and the ground-truth scene as facts (the 50 yes/no
-# examples and the 10 GS-VQA encodings).
-_EXAMPLE = re.compile(r"#pos\(\{ans\((\w+)\)\},\s*\{\},\s*\{(.*?)\}\)\.", re.S)
-_FACT = re.compile(r"(\w+)\(([^()]*)\)\.")
-_THIRD = {"left": 0.5, "top": 0.5, "middle": 1.5, "right": 2.5, "bottom": 2.5}
-
-
-def asp_example(text: str) -> tuple[Node, Scene]:
-    """The program, and the scene as a graph of a 3x3 image.  GS-VQA places an object in every
-    third its box overlaps, a box centre is in one: the box goes to the first third stated, the
-    others become attributes, which the position categories also read."""
-    program, objects = [], {}
-    for name, text_args in _FACT.findall(text):
-        args = [a.strip() for a in text_args.split(",")]
-        if name in SIGNATURES or name == END:
-            program.append(f"{name}({text_args}).")
-        elif name == "object":
-            objects[args[0]] = {"name": "", "attributes": [], "relations": [], "w": 0, "h": 0}
-        elif name == "has_rel":
-            objects[args[0]]["relations"].append({"name": from_term(args[1]), "object": args[2]})
-        elif name == "has_attr" and args[1] != "class":
-            obj, category, value = objects[args[0]], args[1], from_term(args[2])
-            if category == "name":
-                obj["name"] = value
-            elif category in ("hposition", "vposition") and ("x" if category[0] == "h" else "y") not in obj:
-                obj["x" if category[0] == "h" else "y"] = _THIRD[value]
-            else:
-                obj["attributes"].append(value)
-    boxes = {oid: {"x": 1.5, "y": 1.5} | obj for oid, obj in objects.items()}
-    graph = {"width": 3, "height": 3, "objects": boxes}
-    return parse(" ".join(program), "flat"), Scene.from_json(graph)
-
-
 def answer_or_failure(root: Node, where: Scene, knowledge: Knowledge) -> str:
     try:
         return interpret(root, where, knowledge)
@@ -150,7 +98,7 @@ def answer_or_failure(root: Node, where: Scene, knowledge: Knowledge) -> str:
 def test_real_yes_no_examples_give_their_gold_answers(data_dir: Any, mode: str) -> None:
     text = (data_dir / "asp" / "gqa_yesno_examples_dev.pl").read_text()
     outcomes = [(answer_or_failure(*asp_example(body), MODES[mode]), gold)
-                for gold, body in _EXAMPLE.findall(text)]
+                for gold, body in EXAMPLE.findall(text)]
     print(f"\nreal yes/no examples answered as gold ({mode}): "
           f"{sum(a == gold for a, gold in outcomes)} of {len(outcomes)}")
     assert len(outcomes) == 50

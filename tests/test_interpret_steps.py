@@ -9,7 +9,7 @@ import pytest
 from qlang.interpret import InterpretError, Knowledge, MissingEdge, Outcome, evaluate
 from qlang.interpret.gqa_steps import evaluate_steps
 from qlang.syntax import gqa
-from tests.test_interpret import _EXAMPLE, MAN_AND_SHORTS, asp_example, emma_questions, scene
+from tests.conftest import EXAMPLE, asp_example, emma_questions, scene
 
 
 def result(outcome: Outcome) -> str:
@@ -30,7 +30,7 @@ def test_emma_steps_answer_as_the_converted_program(question: dict[str, Any]) ->
 
 def test_real_yes_no_examples_as_steps_answer_as_the_converted_program(data_dir: Any) -> None:
     text = (data_dir / "asp" / "gqa_yesno_examples_dev.pl").read_text()
-    examples = [asp_example(body) for _, body in _EXAMPLE.findall(text)]
+    examples = [asp_example(body) for _, body in EXAMPLE.findall(text)]
     assert len(examples) == 50
     for root, where in examples:
         direct = evaluate_steps(gqa.to_steps(root), where, Knowledge())
@@ -41,4 +41,4 @@ def test_an_empty_relate_step_is_a_missing_edge() -> None:
     steps = [gqa.Step("select", "shorts", ()), gqa.Step("relate", "person,eating,s", (0,)),
              gqa.Step("exist", "?", (1,))]
     with pytest.raises(MissingEdge):
-        _ = evaluate_steps(steps, MAN_AND_SHORTS).answer
+        _ = evaluate_steps(steps, scene("emma", "2353884")).answer

@@ -218,7 +218,7 @@ def test_the_shipped_model_is_small_calibrated_and_has_a_model_card(shipped) -> 
 
 
 def test_the_shipped_model_translates_the_readme_questions(shipped) -> None:
-    from tests.test_finetuned import README
+    from tests.conftest import README
 
     parsed = shipped.parse(list(README))
     for result, program in zip(parsed, README.values(), strict=True):

@@ -9,31 +9,10 @@ import pytest
 
 import qlang
 from qlang.errors import Source
-from qlang.ir import op
 from qlang.syntax import SYNTAXES, detect
+from tests.conftest import FORMS, TRUCK_TIRE
 
 FIXTURES = Path(__file__).parent / "fixtures"
-
-# "Does the truck tire look round and black?" (seed thesis Listings 9-11)
-TIRE = op("unique", op("relate", op("select", op("scene"), "truck"), "tire", "of", "subject"))
-TRUCK_TIRE = op("and", op("verify_attr", TIRE, "color", "black"), op("verify_attr", TIRE, "shape", "round"))
-FORMS = {
-    "gqa": '[{"operation": "select", "dependencies": [], "argument": "truck"},'
-           ' {"operation": "relate", "dependencies": [0], "argument": "tire,of,s (2)"},'
-           ' {"operation": "verify color", "dependencies": [1], "argument": "black"},'
-           ' {"operation": "verify shape", "dependencies": [1], "argument": "round"},'
-           ' {"operation": "and", "dependencies": [2, 3], "argument": ""}]',
-    "gqa-str": "select: truck (1) -> relate: tire,of,s (2) [0] -> verify color: black [1] -> "
-               "verify shape: round [1] -> and: [2, 3]",
-    "flat": "scene(0). select(1, 0, truck). relate(2, 1, tire, of, subject). unique(3, 2).\n"
-            "verify_attr(4, 3, color, black). unique(5, 2). verify_attr(6, 5, shape, round).\n"
-            "and(7, 4, 6). end(7).",
-    "nested": "and(verify_attr(unique(relate(select(scene(), truck), tire, of, subject)), color, black),\n"
-              "    verify_attr(unique(relate(select(scene(), truck), tire, of, subject)), shape, round))",
-    "code": "truck = unique(relate(select(scene(), truck), tire, of, subject))\n"
-            "and(verify_attr(truck, color, black), verify_attr(truck, shape, round))",
-}
-
 
 @pytest.mark.parametrize("syntax", FORMS)
 def test_the_thesis_example_reads_the_same_in_every_syntax(syntax: str) -> None:

@@ -11,20 +11,7 @@ from qlang.asp.solve import solve
 from qlang.errors import Source
 from qlang.evaluate.matching import Generosity, top_k_match
 from qlang.passes import lower
-from tests.test_asp_cli import run, write
-from tests.test_asp_weighted import SCENE as WEIGHTED
-
-
-def box(x: int) -> dict[str, int]:
-    return {"x": x, "y": 10, "w": 50, "h": 50}
-
-
-#: A ground-truth scene with a tie: two dogs, one black and one white, nothing to prefer either.
-TIE = {"width": 300, "height": 300, "objects": {
-    "d1": {"name": "dog", "attributes": ["black"], "relations": [], **box(10)},
-    "d2": {"name": "dog", "attributes": ["white"], "relations": [], **box(200)},
-    "c": {"name": "cat", "attributes": ["black"], "relations": [], **box(100)},
-}}
+from tests.conftest import TIE, WEIGHTED, run, write
 
 
 def models(scene: dict[str, object], program: str, k: int) -> list[tuple[int, str]]:
