@@ -88,11 +88,8 @@ def translation_options(command: Callable[..., Any]) -> Callable[..., Any]:
     return command
 
 
-#: the parameters `translation_options` adds
-_OPTION_NAMES = ("translator", "small_model", "cascade_threshold", "beam", "adapter", "syntax", "backend",
-                 "model", "base_url", "n_gpu_layers", "pool", "n_examples", "sampling", "cover_operators",
-                 "prompt_version", "constrained", "vocabulary", "engine", "repair", "completion",
-                 "max_tokens")
+#: the parameters `translation_options` adds, read off the options themselves
+_OPTION_NAMES = tuple(str(p.name) for p in click.command()(translation_options(lambda: None)).params)
 
 
 def translator_from(options: dict[str, Any]) -> tuple[Settings, Models]:
