@@ -35,6 +35,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, TextIO, TypeVar
 
+from qlang import jsontext
 from qlang.api import parse
 from qlang.errors import Diagnostic, QlangError, Source, error
 from qlang.executors import BatchError, Executor, Job, Local, chunks
@@ -89,7 +90,7 @@ def read_line(number: int, raw: bytes) -> Line | None:
     if not text.strip():
         return None
     try:
-        return Line(number, json.loads(text))
+        return Line(number, jsontext.loads(text))
     except (json.JSONDecodeError, RecursionError) as exc:
         return Line(number, error=exc)
 
@@ -212,7 +213,7 @@ def read_questions(data: bytes, path: str, *, strict: bool = False,
     entry, or a record without an id, raises a located QlangError instead.
     """
     try:
-        whole = json.loads(data.decode("utf-8-sig"))
+        whole = jsontext.loads(data.decode("utf-8-sig"))
     except (ValueError, RecursionError):  # not one JSON document (nor UTF-8): JSON lines
         entries = _lines(data)
     else:

@@ -26,6 +26,7 @@ from typing import Any
 from qlang.asp import facts
 from qlang.asp_names import to_term
 from qlang.errors import QlangError, Source, Span, error, shown
+from qlang.jsontext import loads
 from qlang.ontology import ANY_CATEGORY, CLASS_CATEGORIES, load, suggestions
 
 #: Weights are -1000 ln p, as in GS-VQA, so that costs are integers.
@@ -80,7 +81,7 @@ class SceneLibrary:
             self._asp = text
             return
         try:
-            data = json.loads(text)
+            data = loads(text)
         except json.JSONDecodeError as exc:
             span = Span(exc.lineno, exc.colno, exc.lineno, exc.colno + 1)
             raise error(SceneError, "scene", f"malformed scene JSON: {exc.msg}", span, source) from None
@@ -236,7 +237,7 @@ def _finite(value: object) -> float | None:
 def _object_term(oid: str) -> str:
     """GQA's numeric ids stay integers, as in GS-VQA's encodings, where clingo holds them exactly
     (ASCII digits, 32 bits); any other id is a safe term."""
-    integer = oid.isascii() and oid.isdigit() and str(int(oid)) == oid and int(oid) < 2**31
+    integer = oid.isascii() and oid.isdigit() and len(oid) <= 10 and str(int(oid)) == oid and int(oid) < 2**31
     return oid if integer else to_term(oid)
 
 

@@ -18,6 +18,7 @@ from typing import Any
 
 from lark import Token
 
+from qlang import jsontext
 from qlang.errors import Diagnostic, ParseError, Source, Span, UnsupportedOperation, error, shown
 from qlang.ir import MAX_DEPTH, Node, op
 from qlang.ontology import ANY_CATEGORY
@@ -68,12 +69,10 @@ def parse_steps(source: Source) -> list[Step]:
         steps: list[Step] = _lark.parse("gqa", _StrBuilder, source)
         return steps
     try:
-        data = json.loads(source.text)
+        data = jsontext.loads(source.text)
     except json.JSONDecodeError as exc:
         raise error(ParseError, "syntax", f"invalid JSON: {exc.msg}",
                     Span(exc.lineno, exc.colno, exc.lineno, exc.colno + 1), source) from None
-    except RecursionError:
-        raise error(ParseError, "syntax", "JSON nested too deeply", None, source) from None
     return steps_from_json(data, source)
 
 

@@ -17,6 +17,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+from qlang import jsontext
 from qlang.errors import QlangError, error
 
 #: PEFT module name -> llama.cpp tensor name (Llama architecture)
@@ -39,7 +40,7 @@ def unpermute(weights: Any, heads: int) -> Any:
 
 
 def _heads(base: Path) -> dict[str, int]:
-    config = json.loads((base / "config.json").read_text())
+    config = jsontext.loads((base / "config.json").read_text())
     return {"attn_q": config["num_attention_heads"],
             "attn_k": config.get("num_key_value_heads", config["num_attention_heads"])}
 
@@ -52,7 +53,7 @@ def export_lora(adapter: Path, target: Path, *, architecture: str = "llama",
     from safetensors.numpy import load_file
 
     try:
-        config = json.loads((adapter / "adapter_config.json").read_text())
+        config = jsontext.loads((adapter / "adapter_config.json").read_text())
         heads = _heads(Path(config["base_model_name_or_path"]))
         tensors = load_file(str(adapter / "adapter_model.safetensors"))
     except (OSError, KeyError, ValueError) as exc:

@@ -1,27 +1,28 @@
 """In-context examples: a pool of questions with gold programs, and which of them to show.
 
-The pool is any GQA-format question file (a JSON object of question records by id); each gold
-`semantic` program is read into the IR and canonicalised, and a record that does not convert is
-skipped and counted.  `select` ranks the pool by similarity to the question (`random`,
-`jaccard`, `embedding`), takes the best `n`, and with `cover_operators` adds examples until every
-operation of the pool is shown once (seed thesis §3.1.2).  The question itself is never among
-its examples, nor is any question twice: the same question about another image is still the
-same question.
+The pool is any question file, read as every command reads one (`qlang.records.read_questions`:
+GQA's records by id, a list of records, or JSON lines); each gold `semantic` program is read
+into the IR and canonicalised, and a record that does not convert is skipped and counted.
+`select` ranks the pool by similarity to the question (`random`, `jaccard`, `embedding`), takes
+the best `n`, and with `cover_operators` adds examples until every operation of the pool is
+shown once (seed thesis §3.1.2).  The question itself is never among its examples, nor is any
+question twice: the same question about another image is still the same question.
 """
 
 from __future__ import annotations
 
-import json
 import random
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from qlang import limits
 from qlang.errors import QlangError, error
 from qlang.ir import Node, postorder
 from qlang.passes.canonical import canonicalize
 from qlang.paths import GQA_QUESTIONS
+from qlang.records import Entry, read_questions
 from qlang.syntax import gqa
 from qlang.words import normal_question
 
@@ -45,21 +46,22 @@ class Pool:
 
 
 def read_pool(path: str | Path = DEFAULT_POOL) -> Pool:
-    """The examples of a GQA question file; raises QlangError if it is not one."""
+    """The examples of a question file; raises QlangError if it cannot be read or holds none."""
     try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        entries = read_questions(limits.read(path, limits.QUESTIONS), str(path))
+    except OSError as exc:
         raise error(QlangError, "input", f"{path}: cannot read the example pool: {exc}") from None
-    if not isinstance(data, dict):
-        raise error(QlangError, "input", f"{path}: a GQA question file is a JSON object of "
-                    "question records by id")
     examples, skipped = [], []
-    for qid, record in data.items():
-        example = _example(str(qid), record)
+    for entry in entries:
+        example = _example(entry)
         if example is None:
-            skipped.append(str(qid))
+            skipped.append(str(entry.id) if entry.id is not None else f"entry {entry.number}")
         else:
             examples.append(example)
+    if not examples:
+        why = next((entry.problem for entry in entries if entry.problem), None)
+        raise error(QlangError, "input", f"{path}: the example pool holds no question with a gold "
+                    "program qlang reads", hint=why)
     return Pool(tuple(examples), tuple(skipped))
 
 
@@ -68,15 +70,15 @@ def load_pool(path: str | Path | None = None) -> list[Example]:
     return list(read_pool(DEFAULT_POOL if path is None else path).examples)
 
 
-def _example(qid: str, record: object) -> Example | None:
-    if not (isinstance(record, dict) and isinstance(record.get("question"), str)
-            and record["question"].strip()):
+def _example(entry: Entry) -> Example | None:
+    record = entry.data  # empty where the entry is no record
+    if not (isinstance(record.get("question"), str) and record["question"].strip()):
         return None
     try:
         root = gqa.to_ir(gqa.steps_from_json(record.get("semantic")))
     except QlangError:
         return None
-    return Example(qid, record["question"].strip(), canonicalize(root))
+    return Example(str(entry.id), record["question"].strip(), canonicalize(root))
 
 
 def operations(example: Example) -> frozenset[str]:

@@ -3,12 +3,12 @@ long each stage takes (the figure a user of `ask --image` sees)."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from qlang import jsontext
 from qlang.errors import error
 from qlang.ir import Node
 from qlang.timing import Stages
@@ -64,7 +64,7 @@ def from_question(question: str) -> Concepts:
 def read_concepts(path: str) -> Concepts:
     """A concepts file: `{"classes": [...], "attributes": [...], "values": [...], "relations": [...]}`."""
     try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
+        data = jsontext.loads(Path(path).read_text(encoding="utf-8"))
         return expand(Concepts(**{k: frozenset(map(str, data.get(k, []))) for k in Concepts().to_json()}))
     except (OSError, ValueError, AttributeError, TypeError) as exc:
         raise error(VisionError, "concepts", f"{path}: not a concepts file ({exc})") from None
