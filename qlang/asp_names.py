@@ -14,6 +14,8 @@ from functools import lru_cache
 from qlang.errors import UnsupportedOperation, error
 
 _CONSTANT = re.compile(r"[a-z][A-Za-z0-9_]*")
+#: what clingo cannot read in a string: NUL ends its text, a surrogate is no UTF-8
+_UNSPELLABLE = re.compile("[\0\ud800-\udfff]")
 _ESCAPES = {"\\": "\\\\", '"': '\\"', "\n": "\\n"}
 _UNESCAPES = {"\\\\": "\\", '\\"': '"', "\\n": "\n"}
 
@@ -21,8 +23,10 @@ _UNESCAPES = {"\\\\": "\\", '\\"': '"', "\\n": "\n"}
 @lru_cache(maxsize=1 << 16)
 def to_term(word: str) -> str:
     """The term spelling `word` (remembered: a program's words come from a small vocabulary)."""
-    if "\0" in word:
-        raise error(UnsupportedOperation, "literal", f"ASP cannot spell {word!r}: it contains NUL")
+    if (unspellable := _UNSPELLABLE.search(word)) is not None:
+        found = unspellable[0]
+        what = "NUL" if found == "\0" else f"a lone surrogate ({ascii(found)[1:-1]}), which is no text"
+        raise error(UnsupportedOperation, "literal", f"ASP cannot spell {word!r}: it contains {what}")
     candidate = word.replace(" ", "_")
     if "_" not in word and _CONSTANT.fullmatch(candidate) and candidate not in _RESERVED:
         return candidate

@@ -4,8 +4,10 @@ A scene given as ASP text goes into the same program as the question and the the
 in it (``ans(banana).``, ``object(1..20000).``, ``#const``) could change the answer or slip past
 the grounding guard, which counts the facts it can see.  So a scene is read here first, in full:
 facts of `PREDICATES` whose arguments are constants, quoted strings or integers that clingo
-holds exactly, with comments between them.  Nothing else reaches clingo.  A question that
-arrives as ASP text is read by the same rules, with its own predicates (`qlang.asp.question`).
+holds exactly, with comments between them, spaced as clingo reads (no other space, no NUL).
+Nothing else reaches clingo, so nothing can change a meaning or fail below Python.  A question
+that arrives as ASP text is read by the same rules, with its own predicates
+(`qlang.asp.question`).
 
 >>> problem("object(1). has_attr(1, class, cat). % a cat")
 >>> message, where = problem("object(1).\\nans(banana).")
@@ -26,9 +28,27 @@ PREDICATES = {"object": 1, "has_attr": 3, "has_rel": 3, "has_obj_weight": 2}
 #: clingo's integers are 32 bits wide: read from text they wrap silently beyond.
 INT_RANGE = range(-(2**31), 2**31)
 
-_TERM = r'-?[0-9]+|_*[a-z][A-Za-z0-9_\']*|"(?:[^"\\\n]|\\.)*"'
-_SKIP = re.compile(r"(?:\s+|%\*.*?\*%|%[^\n]*)*", re.DOTALL)
-_FACT = re.compile(rf"([a-z][A-Za-z0-9_]*)\(\s*((?:{_TERM})(?:\s*,\s*(?:{_TERM}))*)\s*\)\s*\.")
+#: Terms as clingo reads them: integers without leading zeros, constants, strings with the
+#: escapes it knows (any other is a lexer error).
+_TERM = r'-?(?:0|[1-9][0-9]*)|_*[a-z][A-Za-z0-9_\']*|"(?:[^"\\\n]|\\[\\"n])*"'
+#: The spaces clingo reads: another one (U+00A0, U+3000, a vertical tab) is a lexer error whose
+#: message, for one that is not ASCII, clingo cannot even hand to Python (a PANIC below it).
+_SPACE = r"[ \t\r\n]"
+#: Spaces and comments; a block comment holds no other (clingo nests them).
+_SKIP = re.compile(rf"(?:{_SPACE}+|%\*(?:(?!%\*).)*?\*%|%(?!\*)[^\n]*)*", re.DOTALL)
+
+
+def _fact(space: str) -> re.Pattern[str]:
+    return re.compile(rf"([a-z][A-Za-z0-9_]*)\({space}*((?:{_TERM})(?:{space}*,{space}*(?:{_TERM}))*)"
+                      rf"{space}*\){space}*\.")
+
+
+_FACT = _fact(_SPACE)
+#: A fact but for other spaces: where one is, to say so.
+_SPACED_FACT = _fact(r"\s")
+_ODD_SPACE = re.compile(r'"(?:[^"\\\n]|\\.)*"|([^\S \t\r\n])')
+#: What clingo cannot read anywhere: NUL ends its text, a surrogate is no UTF-8.
+_UNREADABLE = re.compile("[\0\ud800-\udfff]")
 _ARGUMENT = re.compile(_TERM)
 INTEGER = re.compile(r"-?[0-9]+")
 
@@ -60,19 +80,41 @@ class Invalid(Exception):
 def read(text: str, kind: Kind) -> Iterator[tuple[str, list[str], int]]:
     """Each fact of `text`: its predicate, its arguments as written and its offset; raises
     `Invalid` at the first thing that is not a ground fact of `kind`."""
+    if (unreadable := _UNREADABLE.search(text)) is not None:
+        found = unreadable[0]
+        raise Invalid("a NUL character, where clingo's text would end" if found == "\0" else
+                      f"a lone surrogate ({ascii(found)[1:-1]}), which is no text", unreadable.start())
     position = _SKIP.match(text, 0).end()  # type: ignore[union-attr]  # it matches the empty string
     while position < len(text):
         fact = _FACT.match(text, position)
         if fact is None:
-            raise Invalid(f"only ground facts of {kind.listed} may be in an ASP {kind.what}", position)
+            raise _not_a_fact(text, position, kind)
         arguments = _ARGUMENT.findall(fact[2])
         if kind.arities.get(fact[1]) != len(arguments):
             raise Invalid(f"{fact[1]}/{len(arguments)} is not a {kind.what} predicate ({kind.listed})",
                           position)
-        if any(INTEGER.fullmatch(a) and int(a) not in INT_RANGE for a in arguments):
+        if any(INTEGER.fullmatch(a) and not _held(a) for a in arguments):
             raise Invalid("an integer beyond clingo's 32 bits", position)
         yield fact[1], arguments, position
         position = _SKIP.match(text, fact.end()).end()  # type: ignore[union-attr]
+
+
+def _held(integer: str) -> bool:
+    """Whether clingo holds an integer exactly (a long one is not converted at all: Python's
+    int refuses 4,300 digits)."""
+    return len(integer) <= len(str(INT_RANGE.start)) and int(integer) in INT_RANGE
+
+
+def _not_a_fact(text: str, position: int, kind: Kind) -> Invalid:
+    """Why no ground fact starts at `position`: a space clingo does not read, where one is in
+    the way (between facts, or between a fact's tokens), else what may be there."""
+    spaced = _SPACED_FACT.match(text, position)
+    end = spaced.end() if spaced else position + 1
+    odd = next((m.start(1) for m in _ODD_SPACE.finditer(text, position, end) if m[1]), None)
+    if odd is not None:
+        return Invalid(f"{ascii(text[odd])[1:-1]} is a space clingo does not read (it reads spaces, "
+                       "tabs and line breaks)", odd)
+    return Invalid(f"only ground facts of {kind.listed} may be in an ASP {kind.what}", position)
 
 
 def problem(text: str) -> tuple[str, Span] | None:
