@@ -8,8 +8,9 @@ the strict readers accept; everything else is read as strictly as ever.  And the
 nested program out as flat steps one per occurrence (a code-like one through nested, its
 variables substituted), so `lower` unfolds those: two equal ``unique`` steps choose apart, where
 qlang's lowering merges them into one choice.  A flat program is solved as written, its own
-steps and numbers (two equal steps written apart stay apart); GQA programs keep their shared
-steps, as the thesis ran them.
+steps in their order (two equal steps written apart stay apart), numbered 0, 1, 2, ... so that
+clingo, whose integers are 32 bits wide, takes each as written (it would read 4294967297 as 1);
+GQA programs keep their shared steps, as the thesis ran them.
 
 >>> print(read("Truck = unique(select(scene(), truck))\\nquery(Truck, color)", "code"))
 query(unique(select(scene(), truck)), color)
@@ -25,7 +26,7 @@ from qlang import api, syntax
 from qlang.errors import Source
 from qlang.ir import Node
 from qlang.passes.lower import Fact, facts
-from qlang.signatures import SIGNATURES
+from qlang.signatures import END, SIGNATURES
 from qlang.syntax import flat
 
 #: The syntaxes the thesis lowered a step per occurrence (module docstring).
@@ -55,8 +56,19 @@ def lower(text: str, syntax: str) -> list[Fact]:
     root = read(text, syntax)
     api.check(root)
     if syntax == "flat":  # as written: two equal steps stay two choices
-        return flat.as_written(Source(_undefined_steps_as_scene(text)))
+        return _dense(flat.as_written(Source(_undefined_steps_as_scene(text))))
     return facts(root, unfold=syntax in UNFOLDED)
+
+
+def _dense(written: list[Fact]) -> list[Fact]:
+    """The facts of a flat program with its steps numbered 0, 1, 2, ... in the order of their
+    numbers (a fact's integers are its step numbers: words are strings).
+
+    >>> print(*_dense(flat.as_written(Source("scene(7). select(4294967297, 7, cat). end(4294967297)."))))
+    scene(0). select(1, 0, cat). end(1).
+    """
+    dense = {step: n for n, step in enumerate(sorted({f.args[0] for f in written if f.name != END}))}
+    return [Fact(f.name, tuple(dense[a] if isinstance(a, int) else a for a in f.args)) for f in written]
 
 
 def detect(text: str) -> str:

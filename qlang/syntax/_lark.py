@@ -27,6 +27,7 @@ from lark.lexer import LexerThread, PatternStr
 from qlang.asp_names import from_term
 from qlang.errors import Diagnostic, ParseError, Source, Span, shown
 from qlang.ir import MAX_DEPTH, Lit, Node
+from qlang.jsontext import MAX_DIGITS
 from qlang.paths import resource_dir
 from qlang.syntax import _descent
 
@@ -182,6 +183,14 @@ def _end_of(text: str) -> tuple[int, int]:
     body = text.rstrip()
     line = body.count("\n") + 1
     return line, len(body) - (body.rfind("\n") + 1) + 1
+
+
+def step_number(token: Token) -> int:
+    """An INT token's number, of at most `MAX_DIGITS` digits (Python's int refuses 4,300)."""
+    if len(token.value) > MAX_DIGITS:
+        raise ParseError([Diagnostic("syntax", f"a step number of more than {MAX_DIGITS} digits",
+                                     span(token))])
+    return int(token.value)
 
 
 def literal(token: Token) -> Lit:

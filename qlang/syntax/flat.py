@@ -42,7 +42,7 @@ class _Fact(NamedTuple):
 
 class _Builder(_lark.Builder):
     def ref(self, children: list[Token]) -> _Ref:
-        return _Ref(int(children[0].value), children[0])
+        return _Ref(_lark.step_number(children[0]), children[0])
 
     def atom(self, children: list[Token]) -> Lit:
         return _lark.literal(children[0])

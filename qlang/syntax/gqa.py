@@ -56,7 +56,7 @@ class _StrBuilder(_lark.Builder):
         return Step(operation.value.strip(), argument.strip(), deps, _lark.span(operation))
 
     def deps(self, children: list[Token]) -> tuple[int, ...]:
-        return tuple(int(c.value) for c in children)
+        return tuple(map(_lark.step_number, children))
 
     def start(self, steps: list[Step]) -> list[Step]:
         return steps
