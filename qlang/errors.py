@@ -25,6 +25,8 @@ class Span(NamedTuple):
 class Source:
     text: str
     name: str = "<input>"
+    #: the number of the text's first line: a line read alone from a long stream is its own source
+    first_line: int = 1
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,9 +58,10 @@ class Diagnostic:
         if source is None:
             return head
         lines = source.text.split("\n")  # parsers count lines by "\n" alone
-        if not 0 < self.span.line <= len(lines):
+        index = self.span.line - source.first_line
+        if not 0 <= index < len(lines):
             return head
-        text, column = _window(lines[self.span.line - 1], self.span.column)
+        text, column = _window(lines[index], self.span.column)
         width = 1
         if self.span.end_line == self.span.line:
             width = min(max(1, self.span.end_column - self.span.column), len(text) - column + 2)

@@ -12,6 +12,7 @@ import click
 
 from qlang.commands.ask import ask
 from qlang.commands.evaluate import evaluate, experiment, oracle
+from qlang.commands.knowledge import kb
 from qlang.commands.program import check, compile, fmt, lower, ops
 from qlang.commands.solve import explain, solve
 from qlang.commands.train import calibrate, data, export, train
@@ -32,7 +33,7 @@ def cli() -> None:
 
 
 COMMANDS = (compile, check, fmt, lower, ops, solve, explain, translate, ask, grammar, experiment,
-            evaluate, oracle, data, train, export, calibrate, perceive)
+            evaluate, oracle, data, train, export, calibrate, perceive, kb)
 for _command in COMMANDS:
     cli.add_command(_command)
 

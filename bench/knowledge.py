@@ -1,0 +1,106 @@
+"""Indexing a ConceptNet-sized knowledge file, and asking the index what a question asks.
+
+    .venv/bin/python bench/knowledge.py [--edges N] [--runs R] [--queries Q] [--keep DIR]
+
+Writes a file of `--edges` lines in ConceptNet 5.7's assertion format (generated: English
+edges of qlang's relations, each with JSON as ConceptNet's, about 300 bytes a line, between
+made-up concepts, a quarter as many as edges, and GQA's 1,786 classes: each end of an edge is
+a class one time in five, so that a class has about 110 edges out and 110 in, as a common word
+has in ConceptNet), then, `--runs` times, reads and indexes it as `qlangc kb build` does
+(`qlang.knowledge.sources.triples` into `qlang.knowledge.index.build`), and times what a
+question asks of the index: the 3-hop neighbourhood of three GQA classes (all relations; three
+relations; all relations, at most 1,000 edges, as GATHER bounds its graph) and `qlangc kb
+paths`'s search (best 10 paths of at most 3 steps).  Medians; the machine's load is printed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import statistics
+import sys
+import tempfile
+import time
+from collections import Counter
+from collections.abc import Callable
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from qlang.knowledge import sources
+from qlang.knowledge.graph import Knowledge
+from qlang.knowledge.index import build
+from qlang.knowledge.relations import RELATIONS
+from qlang.ontology import load
+
+_SOURCE = {"activity": "/s/activity/omcs/omcs1_possibly_free_text",
+           "contributor": "/s/contributor/omcs/bench"}
+
+
+def generate(path: Path, edges: int, seed: int = 0) -> None:
+    """Write `edges` ConceptNet lines to `path`."""
+    rng = random.Random(seed)
+    classes = [name.replace(" ", "_") for name in sorted(load().classes)]
+    concepts = [f"concept_{n}" for n in range(edges // 4)]
+    relations = [relation.conceptnet for relation in RELATIONS]
+    with path.open("w", encoding="utf-8") as out:
+        for _ in range(edges):
+            head, tail = (rng.choice(classes if rng.random() < 0.2 else concepts) for _ in range(2))
+            relation = rng.choice(relations)
+            info = {"dataset": "/d/conceptnet/4/en", "license": "cc:by/4.0", "sources": [_SOURCE],
+                    "weight": rng.choice((0.5, 1.0, 1.0, 2.0, 3.464))}
+            out.write(f"/a/[/r/{relation}/,/c/en/{head}/n/,/c/en/{tail}/]\t/r/{relation}\t/c/en/{head}/n\t"
+                      f"/c/en/{tail}\t{json.dumps(info)}\n")
+
+
+def median_ms(work: Callable[[], object], runs: int) -> tuple[float, object]:
+    times, result = [], None
+    for _ in range(runs):
+        start = time.perf_counter()
+        result = work()
+        times.append((time.perf_counter() - start) * 1000)
+    return statistics.median(times), result
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--edges", type=int, default=1_000_000)
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--queries", type=int, default=21)
+    parser.add_argument("--keep", type=Path,
+                        help="the folder for the file and its index (default: a temporary one)")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as scratch:
+        folder = args.keep or Path(scratch)
+        folder.mkdir(parents=True, exist_ok=True)
+        csv, target = folder / "assertions.csv", folder / "assertions.sqlite"
+        start = time.perf_counter()
+        generate(csv, args.edges)
+        print(f"load average {os.getloadavg()[0]:.1f}; generated {args.edges:,} lines "
+              f"({csv.stat().st_size / 1e6:.0f} MB) in {time.perf_counter() - start:.1f} s")
+        builds = []
+        for _ in range(args.runs):
+            start = time.perf_counter()
+            index = build(sources.triples(str(csv), Counter()), target, {"source": "bench"})
+            builds.append(time.perf_counter() - start)
+        print(f"index build: median {statistics.median(builds):.1f} s of {args.runs} "
+              f"({', '.join(f'{b:.1f}' for b in builds)}); {index.edge_count:,} edges, "
+              f"{index.words:,} words, {target.stat().st_size / 1e6:.0f} MB")
+        knowledge = Knowledge([index])
+        classes = ["cup", "table", "man"]
+        some = {"is_a", "used_for", "at_location"}
+        for what, work in (
+                ("neighbourhood, 3 hops, all relations", lambda: knowledge.neighbourhood(classes, 3)),
+                ("neighbourhood, 3 hops, 3 relations",
+                 lambda: knowledge.neighbourhood(classes, 3, relations=some)),
+                ("neighbourhood, 3 hops, at most 1,000 edges",
+                 lambda: knowledge.neighbourhood(classes, 3, limit=1000)),
+                ("paths cup -> man, at most 3 steps", lambda: knowledge.paths("cup", "man", 3))):
+            ms, found = median_ms(work, args.queries)
+            print(f"{what}: median {ms:.1f} ms of {args.queries} ({len(found):,} found)")  # type: ignore[arg-type]
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,144 @@
+"""`qlangc kb build|stats|paths`: knowledge indexed, described and searched; and `--kb`, the
+option of every command that reads knowledge (`kb_option`, `knowledge_from`)."""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections import Counter
+from collections.abc import Iterator
+from pathlib import Path
+from typing import NoReturn
+
+import click
+
+from qlang.commands.console import fail
+from qlang.errors import QlangError
+from qlang.knowledge import bundled, sources
+from qlang.knowledge.graph import Knowledge
+from qlang.knowledge.index import Index, build
+from qlang.knowledge.relations import BY_NAME
+from qlang.knowledge.triples import Triple, normal_word
+
+kb_option = click.option(
+    "--kb", "kb", multiple=True, metavar="FILE|default|none",
+    help="Knowledge to use (repeatable): a TSV or ConceptNet file (indexed once, into the cache) "
+         "or an index from `qlangc kb build`; 'default' is the bundled base, used when no --kb is "
+         "given; 'none' is no knowledge.")
+
+
+def knowledge_from(specs: tuple[str, ...]) -> Knowledge:
+    """The knowledge `--kb` names (exit 1 where a file is bad)."""
+    try:
+        return sources.knowledge(specs)
+    except QlangError as exc:
+        fail(exc)
+
+
+@click.group()
+def kb() -> None:
+    """Knowledge bases: index one (build), describe one (stats), find paths in one (paths)."""
+
+
+@kb.command("build")
+@click.argument("files", nargs=-1, required=True, metavar="FILE...")
+@click.option("--out", type=click.Path(dir_okay=False),
+              help="The index to write.  Default: `default` alone rebuilds the bundled base in the "
+                   "cache; else the first FILE's name with .sqlite for its extensions, beside it.")
+def build_command(files: tuple[str, ...], out: str | None) -> None:
+    """Index knowledge files (qlang's TSV, ConceptNet's assertions CSV, gzipped or not, detected;
+    `default`, the bundled base; `-`, standard input) into one SQLite index."""
+    start, tally = time.perf_counter(), Counter[str]()
+    try:
+        if files == (sources.DEFAULT,) and out is None:
+            index = bundled.rebuild()
+        else:
+            target = _target(files, out)
+            index = build(_triples(files, tally), target, {"source": ", ".join(files)})
+    except QlangError as exc:
+        fail(exc)
+    skipped = "".join(f"; skipped {count:,} ({why})" for why, count in sorted(tally.items()))
+    click.echo(f"{index.path}: {index.edge_count:,} edges, {index.words:,} words "
+               f"({time.perf_counter() - start:.1f} s){skipped}")
+
+
+def _target(files: tuple[str, ...], out: str | None) -> Path:
+    named = [Path(file) for file in files if file not in (sources.DEFAULT, "-")]
+    if out is None:
+        if not named:
+            raise click.UsageError("give --out: no FILE names the index")
+        target = named[0].with_name((named[0].name.split(".")[0] or named[0].name) + ".sqlite")
+    else:
+        target = Path(out)
+    if any(target.resolve() == path.resolve() for path in named):
+        raise click.UsageError(f"{target} is an input: the index would overwrite it")
+    return target
+
+
+def _triples(files: tuple[str, ...], tally: Counter[str]) -> Iterator[Triple]:
+    for file in files:
+        if file == "-":
+            if sys.stdin is None:
+                raise click.UsageError("standard input is closed")
+            yield from sources.read(sys.stdin.buffer, "<stdin>", tally)
+        else:
+            yield from sources.triples(file, tally)
+
+
+@kb.command()
+@kb_option
+def stats(kb: tuple[str, ...]) -> None:
+    """What the knowledge in use holds: edges per relation and words, for each base."""
+    knowledge = knowledge_from(kb)
+    if not knowledge.indexes:
+        click.echo("no knowledge (--kb none)")
+    for index in knowledge.indexes:
+        _describe(index)
+
+
+def _describe(index: Index) -> None:
+    click.echo(f"{index.path}: {index.about.get('source', '')}")
+    click.echo(f"  {index.edge_count:,} edges, {index.words:,} words")
+    width = max(map(len, index.relations), default=0)
+    for relation, count in sorted(index.relations.items(), key=lambda item: (-item[1], item[0])):
+        click.echo(f"  {relation:<{width}}  {count:>9,}")
+
+
+@kb.command()
+@click.argument("start")
+@click.argument("goal")
+@click.option("--max-hops", type=click.IntRange(min=1, max=6), default=3, show_default=True,
+              help="The most edges a path has.")
+@click.option("--relation", "relations", multiple=True, type=click.Choice(sorted(BY_NAME)),
+              help="Walk only these relations (repeatable; default: all).")
+@click.option("--both-ways", is_flag=True, help="Walk every edge against its direction too (shown <-r-).")
+@click.option("--limit", type=click.IntRange(min=1, max=1000), default=10, show_default=True,
+              help="How many paths, best first.")
+@kb_option
+def paths(start: str, goal: str, max_hops: int, relations: tuple[str, ...], both_ways: bool, limit: int,
+          kb: tuple[str, ...]) -> None:
+    """The best paths from START to GOAL, by the product of their edges' weights, best first:
+    `qlangc kb paths cup drinking`."""
+    start, goal = _word(start, "START"), _word(goal, "GOAL")
+    knowledge = knowledge_from(kb)
+    for word in (start, goal):
+        if not knowledge.knows(word):
+            _none(f"{word!r} is in no knowledge base in use")
+    found = knowledge.paths(start, goal, max_hops, relations=relations or None, both_ways=both_ways,
+                            limit=limit)
+    if not found:
+        _none(f"no path of at most {max_hops} edges from {start!r} to {goal!r}")
+    for path in found:
+        click.echo(f"{path.weight:.3f}  {path}")
+
+
+def _word(text: str, name: str) -> str:
+    try:
+        return normal_word(text)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), param_hint=name) from None
+
+
+def _none(message: str) -> NoReturn:
+    click.echo(message, err=True)
+    sys.exit(1)

@@ -1,0 +1,164 @@
+"""The knowledge in use (one or more indexes, read as one graph) and the two questions a
+question asks of it: the neighbourhood of some words, and the best paths between two.
+
+A *step* walks an edge from its head to its tail; a symmetric relation's edges (and, with
+`both_ways`, every edge) are also walked from tail to head.  `neighbourhood(words, k)` is every
+edge a walk of at most k steps from `words` can take: what grounding a question needs, so that
+it never touches the rest of a graph of millions of edges.  A path weighs the product of its
+edges' weights; `paths` finds the best simple paths of at most k steps, best first, as GATHER
+ranks its inference paths, in the small graph that two half-length walks (out of the start,
+into the goal) reach.  Where several indexes hold one edge, its greatest weight counts.
+"""
+
+from __future__ import annotations
+
+import heapq
+import math
+from collections.abc import Collection, Iterable, Sequence
+from dataclasses import dataclass
+
+from qlang.knowledge.index import Index
+from qlang.knowledge.relations import BY_NAME, SYMMETRIC
+from qlang.knowledge.triples import Triple
+
+#: Partial paths `paths` looks at, at most: a bound on its work in the densest graph.
+MAX_EXPANSIONS = 200_000
+
+
+@dataclass(frozen=True, slots=True, order=True)
+class Step:
+    """An edge walked from head to tail, or `backward` from tail to head."""
+
+    triple: Triple
+    backward: bool = False
+
+    @property
+    def start(self) -> str:
+        return self.triple.tail if self.backward else self.triple.head
+
+    @property
+    def end(self) -> str:
+        return self.triple.head if self.backward else self.triple.tail
+
+    def __str__(self) -> str:
+        """How the step reads after its start: ``-used_for-> drinking``; an edge walked against
+        its direction ``<-is_a- motorcycle`` (a symmetric one reads the same both ways)."""
+        relation = self.triple.relation
+        if self.backward and relation not in SYMMETRIC:
+            return f"<-{relation}- {self.end}"
+        return f"-{relation}-> {self.end}"
+
+
+@dataclass(frozen=True, slots=True)
+class Path:
+    steps: tuple[Step, ...]
+
+    @property
+    def weight(self) -> float:
+        return math.prod(step.triple.weight for step in self.steps)
+
+    def __str__(self) -> str:
+        """``cup -used_for-> drinking -related_to-> water``"""
+        return " ".join([self.steps[0].start, *map(str, self.steps)])
+
+
+class Knowledge:
+    """Indexes read together as one graph (none: a graph without edges)."""
+
+    def __init__(self, indexes: Sequence[Index]) -> None:
+        self.indexes = tuple(indexes)
+
+    def edges(self, words: Iterable[str], *, into: bool = False,
+              relations: Collection[str] | None = None) -> list[Triple]:
+        """The edges out of `words` (into them, with `into`), of `relations` (default: all),
+        sorted; an edge several indexes hold once, with its greatest weight."""
+        wanted = set(words)
+        best: dict[tuple[str, str, str], float] = {}
+        for index in self.indexes:
+            for edge in index.edges(wanted, into=into, relations=relations):
+                key = (edge.head, edge.relation, edge.tail)
+                best[key] = max(best.get(key, 0.0), edge.weight)
+        return sorted(Triple(*key, weight) for key, weight in best.items())
+
+    def knows(self, word: str) -> bool:
+        """Whether some index has an edge with `word` at one of its ends."""
+        return any(index.knows(word) for index in self.indexes)
+
+    def steps(self, words: Iterable[str], *, into: bool = False, relations: Collection[str] | None = None,
+              both_ways: bool = False) -> list[Step]:
+        """Every step out of `words` (into them, with `into`), sorted."""
+        wanted = set(words)
+        found = [Step(edge) for edge in self.edges(wanted, into=into, relations=relations)]
+        against = relations if both_ways else SYMMETRIC.intersection(relations or BY_NAME)
+        if against is None or against:
+            found += [Step(edge, backward=True)
+                      for edge in self.edges(wanted, into=not into, relations=against)]
+        return sorted(found)
+
+    def reach(self, words: Iterable[str], hops: int, *, into: bool = False,
+              relations: Collection[str] | None = None, both_ways: bool = False,
+              limit: int | None = None) -> set[Step]:
+        """Every step a walk of at most `hops` steps out of `words` takes (into them, with
+        `into`: the walks that end in `words`), breadth first, one query per level; with
+        `limit`, at most that many, the strongest of each level first (as GATHER keeps the
+        heaviest neighbours of a hub)."""
+        seen = frontier = set(words)
+        taken: set[Step] = set()
+        for _ in range(hops):
+            if not frontier or (limit is not None and len(taken) >= limit):
+                break
+            steps = self.steps(frontier, into=into, relations=relations, both_ways=both_ways)
+            if limit is not None:
+                steps = sorted(steps, key=lambda step: -step.triple.weight)[:limit - len(taken)]
+            taken.update(steps)
+            frontier = {step.start if into else step.end for step in steps} - seen
+            seen = seen | frontier
+        return taken
+
+    def neighbourhood(self, words: Iterable[str], hops: int, *, relations: Collection[str] | None = None,
+                      both_ways: bool = False, limit: int | None = None) -> list[Triple]:
+        """Every edge a walk of at most `hops` steps out of `words` can take (at most `limit`,
+        as `reach` picks them), sorted: the knowledge a question about `words` needs grounded."""
+        return sorted({step.triple for step in self.reach(words, hops, relations=relations,
+                                                           both_ways=both_ways, limit=limit)})
+
+    def paths(self, start: str, goal: str, max_hops: int = 3, *, relations: Collection[str] | None = None,
+              both_ways: bool = False, limit: int = 10) -> list[Path]:
+        """The best `limit` simple paths of 1 to `max_hops` steps from `start` to `goal`, best
+        first (ties: shorter first, then in word order)."""
+        steps = (self.reach([start], (max_hops + 1) // 2, relations=relations, both_ways=both_ways)
+                 | self.reach([goal], max_hops // 2, into=True, relations=relations, both_ways=both_ways))
+        shown: dict[tuple[str, str], Step] = {}  # one step of those that read the same, the heaviest
+        for step in sorted(steps, key=lambda step: (-step.triple.weight, step)):
+            shown.setdefault((step.start, str(step)), step)
+        out: dict[str, list[Step]] = {}
+        for step in sorted(shown.values()):
+            out.setdefault(step.start, []).append(step)
+        left = _distances_to(goal, steps, max_hops)
+        found: list[Path] = []
+        queue: list[tuple[float, int, tuple[str, ...], tuple[Step, ...]]] = [(-1.0, 0, (start,), ())]
+        for _ in range(MAX_EXPANSIONS):
+            if not queue or len(found) >= limit:
+                break
+            weight, length, words, walked = heapq.heappop(queue)
+            if walked and words[-1] == goal:
+                found.append(Path(walked))
+                continue
+            for step in out.get(words[-1], ()):
+                if step.end not in words and step.end in left and length + 1 + left[step.end] <= max_hops:
+                    heapq.heappush(queue, (weight * step.triple.weight, length + 1, (*words, step.end),
+                                           (*walked, step)))
+        return found
+
+
+def _distances_to(goal: str, steps: Iterable[Step], most: int) -> dict[str, int]:
+    """How many of `steps` each word is from `goal`, up to `most` (walking them backwards)."""
+    into: dict[str, set[str]] = {}
+    for step in steps:
+        into.setdefault(step.end, set()).add(step.start)
+    distance, frontier = {goal: 0}, [goal]
+    for hops in range(1, most + 1):
+        frontier = list(dict.fromkeys(word for end in frontier for word in into.get(end, ())
+                                      if word not in distance))
+        distance.update((word, hops) for word in frontier)
+    return distance

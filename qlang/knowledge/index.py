@@ -1,0 +1,123 @@
+"""The knowledge index: triples in an SQLite file (the standard library's sqlite3), built once,
+then asked for the edges out of or into a set of words.
+
+Building streams the triples into the edge table in batches (a duplicate edge keeps its
+greatest weight), so memory stays bounded whatever the input's size: SQLite's page cache is
+`CACHE` bytes and the rest of the table is on disk.  The edge table is keyed by (head,
+relation, tail) and indexed by (tail, relation) once it is full, so either end of an edge is a
+B-tree search.  An index is written beside its final name and moved there when complete: a killed
+build leaves no half index, and readers see the old one or the new.  What it holds (edges per
+relation, words) is counted once at the end and kept in its `meta` table.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+from collections.abc import Collection, Iterable, Iterator, Mapping
+from contextlib import closing
+from itertools import islice
+from pathlib import Path
+
+from qlang.knowledge.triples import Triple, failure
+
+#: What an index's `meta` table says it is, and the version of its tables.
+FORMAT, VERSION = "qlang knowledge index", "1"
+#: Triples inserted at a time while building.
+BATCH = 50_000
+#: Words asked about per query (old SQLite builds take at most 999 parameters).
+CHUNK = 500
+#: Bytes of SQLite's page cache while building.
+CACHE = 64 << 20
+
+_SCHEMA = f"""
+PRAGMA journal_mode = OFF;
+PRAGMA synchronous = OFF;
+PRAGMA temp_store = FILE;
+PRAGMA cache_size = -{CACHE >> 10};
+CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
+CREATE TABLE edges (head TEXT NOT NULL, relation TEXT NOT NULL, tail TEXT NOT NULL,
+                    weight REAL NOT NULL, PRIMARY KEY (head, relation, tail)) WITHOUT ROWID;
+"""
+_INSERT = """INSERT INTO edges VALUES (?, ?, ?, ?)
+             ON CONFLICT DO UPDATE SET weight = max(weight, excluded.weight)"""
+_KNOWS = "SELECT EXISTS (SELECT 1 FROM edges WHERE head = ?) OR EXISTS (SELECT 1 FROM edges WHERE tail = ?)"
+_WORDS = "SELECT count(*) FROM (SELECT head FROM edges UNION SELECT tail FROM edges)"
+
+
+def build(triples: Iterable[Triple], path: Path, about: Mapping[str, str]) -> Index:
+    """A new index of `triples` at `path` (replacing what is there once it is complete), with
+    `about` (where it came from) in its `meta` table."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    partial = path.with_name(f".{path.name}.{os.getpid()}.partial")
+    try:
+        with closing(sqlite3.connect(partial)) as db:
+            db.executescript(_SCHEMA)
+            rows = ((t.head, t.relation, t.tail, t.weight) for t in triples)
+            while batch := list(islice(rows, BATCH)):
+                db.executemany(_INSERT, batch)
+            db.execute("CREATE INDEX edges_by_tail ON edges (tail, relation)")
+            relations = dict(db.execute("SELECT relation, count(*) FROM edges GROUP BY relation"))
+            meta = {**about, "format": FORMAT, "version": VERSION, "relations": json.dumps(relations),
+                    "words": str(db.execute(_WORDS).fetchone()[0])}
+            db.executemany("INSERT INTO meta VALUES (?, ?)", meta.items())
+            db.commit()
+        os.replace(partial, path)
+    except (sqlite3.Error, OSError) as exc:  # a full disk, a folder that cannot be made
+        raise failure(f"{path}: cannot be written ({exc})") from None
+    finally:
+        partial.unlink(missing_ok=True)
+    return Index(path)
+
+
+class Index:
+    """An index file, opened read-only; each process opens its own connection on first use (a
+    forked worker must not share its parent's)."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._db: tuple[int, sqlite3.Connection] | None = None
+        try:
+            self.about = dict(self._connection().execute("SELECT key, value FROM meta"))
+            self.relations: dict[str, int] = json.loads(self.about.get("relations", "{}"))
+            self.words = int(self.about.get("words", "0"))
+        except (sqlite3.Error, ValueError) as exc:
+            raise failure(f"{path}: not a knowledge index ({exc})") from None
+        if (self.about.get("format"), self.about.get("version")) != (FORMAT, VERSION):
+            raise failure(f"{path}: not a knowledge index of this version of qlang",
+                          hint="build it again with qlangc kb build")
+
+    @property
+    def edge_count(self) -> int:
+        return sum(self.relations.values())
+
+    def _connection(self) -> sqlite3.Connection:
+        if self._db is None or self._db[0] != os.getpid():
+            uri = f"{self.path.resolve().as_uri()}?mode=ro"
+            self._db = (os.getpid(), sqlite3.connect(uri, uri=True, check_same_thread=False))
+        return self._db[1]
+
+    def edges(self, words: Iterable[str], *, into: bool = False,
+              relations: Collection[str] | None = None) -> list[Triple]:
+        """The edges out of `words` (into them, with `into`), of `relations` (default: all)."""
+        column = "tail" if into else "head"
+        wanted = sorted(set(words))
+        kinds = sorted(relations) if relations is not None else []
+        only = f" AND relation IN ({', '.join('?' * len(kinds))})" if relations is not None else ""
+        found: list[Triple] = []
+        for start in range(0, len(wanted), CHUNK):
+            chunk = wanted[start:start + CHUNK]
+            query = (f"SELECT head, relation, tail, weight FROM edges "
+                     f"WHERE {column} IN ({', '.join('?' * len(chunk))}){only}")
+            found += (Triple(*row) for row in self._connection().execute(query, [*chunk, *kinds]))
+        return found
+
+    def knows(self, word: str) -> bool:
+        """Whether `word` is an end of some edge."""
+        return bool(self._connection().execute(_KNOWS, (word, word)).fetchone()[0])
+
+    def triples(self) -> Iterator[Triple]:
+        """Every edge, in order (streamed)."""
+        for row in self._connection().execute("SELECT head, relation, tail, weight FROM edges"):
+            yield Triple(*row)

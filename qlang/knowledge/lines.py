@@ -1,0 +1,82 @@
+"""A knowledge file read line by line, within bounds, each line knowing where it is.
+
+Knowledge files are large (ConceptNet's assertions are 34 million lines, 10 GB unpacked), so
+they are streamed, never read whole: a line holds at most `MAX_LINE` bytes (so ``/dev/zero``
+or a file without newlines fails at once), the whole file at most `SIZE` once decompressed (so
+a gzip bomb cannot fill the disk through the index), and a line that is not UTF-8 is an error
+at its line and column.  A gzip file (ConceptNet ships ``.csv.gz``) is read through as it is.
+"""
+
+from __future__ import annotations
+
+import gzip
+import io
+import zlib
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from qlang.errors import Diagnostic, Source, Span
+from qlang.knowledge.triples import KnowledgeError
+from qlang.limits import Limit
+
+SIZE = Limit("a knowledge file (decompressed)", "QLANG_MAX_KNOWLEDGE_MB", 20_000)
+#: The most bytes of one line (ConceptNet's longest are a few kilobytes).
+MAX_LINE = 1 << 20
+_GZIP = b"\x1f\x8b"
+
+
+@dataclass(frozen=True, slots=True)
+class Line:
+    text: str
+    number: int
+    name: str
+
+    def error(self, message: str, column: int = 1, width: int = 1, hint: str | None = None) -> KnowledgeError:
+        """The error of something wrong at `column` of this line (shown with a caret)."""
+        span = Span(self.number, column, self.number, column + width)
+        return KnowledgeError([Diagnostic("knowledge", message, span, hint)],
+                              Source(self.text, self.name, self.number))
+
+    def field_error(self, fields: list[str], number: int, message: str, *, at: int | None = None,
+                    hint: str | None = None) -> KnowledgeError:
+        """The error of field `number` (from 0) of this line's tab-separated `fields`: at its
+        character `at`, or the whole field."""
+        column = sum(len(field) + 1 for field in fields[:number]) + 1
+        if at is not None:
+            return self.error(message, column + at, 1, hint)
+        return self.error(message, column, max(1, len(fields[number])), hint)
+
+
+def decompressed(stream: io.BufferedReader[Any]) -> io.BufferedIOBase:
+    """`stream`, read through gzip when it is gzip."""
+    return gzip.GzipFile(fileobj=stream, mode="rb") if stream.peek(2)[:2] == _GZIP else stream
+
+
+def lines(stream: io.BufferedIOBase, name: str) -> Iterator[Line]:
+    """The lines of `stream` (without their line ends), numbered from 1; raises a located
+    `KnowledgeError` at a line that is too long or not UTF-8, or where the stream cannot be
+    read (a gzip file cut short), and `TooLarge` past `SIZE`."""
+    most, size, number = SIZE.bytes, 0, 0
+    while True:
+        number += 1
+        try:
+            raw = stream.readline(MAX_LINE + 1)
+        except (OSError, EOFError, zlib.error) as exc:
+            raise Line("", number, name).error(f"cannot be read: {exc}") from None
+        if not raw:
+            return
+        size += len(raw)
+        if size > most:
+            raise SIZE.exceeded(name)
+        content = raw.removesuffix(b"\n").removesuffix(b"\r")
+        if len(content) > MAX_LINE:
+            shown = content[:200].decode("utf-8", "replace")
+            raise Line(shown, number, name).error(f"a line longer than {MAX_LINE:,} bytes")
+        try:
+            text = content.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            column = len(content[:exc.start].decode("utf-8", "replace")) + 1
+            raise Line(content.decode("utf-8", "replace"), number, name).error(
+                f"not UTF-8 text ({exc.reason})", column) from None
+        yield Line(text.removeprefix("\ufeff") if number == 1 else text, number, name)

@@ -1,0 +1,108 @@
+"""Where knowledge comes from: the names `--kb` takes (a file, ``default``, ``none``), the kind
+of a file (an index, ConceptNet's assertions, qlang's TSV), and its triples or its index.
+
+A file's kind is read from its first bytes: SQLite's header is an index (`qlangc kb build`'s
+output), a first line ``/a/[...`` is ConceptNet's CSV, anything else TSV; gzip is read through.
+A text file given to `--kb` is indexed once into the cache, under a name kept by its path,
+size and modification time, so an edited file is indexed again and an unchanged one never is.
+(``./default`` names a file called ``default``.)
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+from collections import Counter
+from collections.abc import Iterator, Sequence
+from itertools import chain
+from pathlib import Path
+from typing import BinaryIO, cast
+
+from qlang.knowledge import bundled, conceptnet, tsv
+from qlang.knowledge.graph import Knowledge
+from qlang.knowledge.index import VERSION, Index, build
+from qlang.knowledge.lines import decompressed, lines
+from qlang.knowledge.triples import KnowledgeError, Triple, failure
+from qlang.paths import cache_dir
+
+DEFAULT, NONE = "default", "none"
+#: where the indexes of files of triples given to `--kb` are kept
+CACHE = cache_dir("knowledge")
+_SQLITE = b"SQLite format 3\x00"
+_CONCEPTNET = "/a/["
+
+
+def read(stream: BinaryIO, name: str, tally: Counter[str]) -> Iterator[Triple]:
+    """The triples of a knowledge file (TSV or ConceptNet's CSV, gzipped or not), counting in
+    `tally` the edges skipped; raises a located `KnowledgeError` at the first bad line."""
+    buffered = stream if isinstance(stream, io.BufferedReader) else \
+        io.BufferedReader(cast(io.RawIOBase, stream))  # something to peek into (a test's standard input)
+    if buffered.peek(len(_SQLITE))[:len(_SQLITE)] == _SQLITE:
+        raise failure(f"{name}: an index, not a file of triples")
+    numbered = lines(decompressed(buffered), name)
+    first = next(numbered, None)
+    if first is None:
+        return
+    rest = chain([first], numbered)
+    yield from conceptnet.read(rest, tally) if first.text.startswith(_CONCEPTNET) else tsv.read(rest)
+
+
+def triples(spec: str, tally: Counter[str]) -> Iterator[Triple]:
+    """The triples of a name `--kb` takes: ``default``, an index, or a file of triples."""
+    if spec == DEFAULT:
+        yield from bundled.index().triples()
+        return
+    path = Path(spec)
+    if _is_index(path):
+        yield from Index(path).triples()
+        return
+    try:
+        handle = open(path, "rb")  # noqa: SIM115 - held while the generator is
+    except OSError as exc:
+        raise _unreadable(path, exc) from None
+    with handle:
+        yield from read(handle, spec, tally)
+
+
+def index(spec: str) -> Index:
+    """The index of a name `--kb` takes (a file of triples is indexed first, once)."""
+    if spec == DEFAULT:
+        return bundled.index()
+    path = Path(spec)
+    if _is_index(path):
+        return Index(path)
+    target = _cached(path)
+    if target.is_file():
+        return Index(target)
+    return build(triples(spec, Counter()), target, {"source": str(path.resolve())})
+
+
+def knowledge(specs: Sequence[str]) -> Knowledge:
+    """The knowledge the `--kb` names given say (none given: the bundled base; ``none``: no
+    knowledge at all)."""
+    if NONE in specs:
+        if len(specs) > 1:
+            raise failure(f"--kb {NONE} means no knowledge: it takes no other --kb")
+        return Knowledge(())
+    return Knowledge([index(spec) for spec in dict.fromkeys(specs or [DEFAULT])])
+
+
+def _is_index(path: Path) -> bool:
+    try:
+        with open(path, "rb") as handle:
+            return handle.read(len(_SQLITE)) == _SQLITE
+    except OSError as exc:
+        raise _unreadable(path, exc) from None
+
+
+def _cached(path: Path) -> Path:
+    """Where the index of a file of triples is kept: named by the file's path, size and
+    modification time (and the index format's version)."""
+    status = path.stat()
+    key = f"{path.resolve()}\0{status.st_size}\0{status.st_mtime_ns}\0{VERSION}"
+    digest = hashlib.sha256(key.encode("utf-8", "surrogateescape")).hexdigest()[:16]
+    return CACHE / f"{path.name[:40]}-{digest}.sqlite"
+
+
+def _unreadable(path: Path, exc: OSError) -> KnowledgeError:
+    return failure(f"{path}: {exc.strerror or exc}")
