@@ -153,7 +153,8 @@ def _token_name(name: str, lark: Lark) -> str:
         return name.lower()
     if isinstance(pattern, PatternStr):
         return repr(pattern.value)
-    return {"NAME": "a name", "STRING": "a quoted string", "INT": "a step number"}.get(
+    return {"NAME": "a name", "STRING": "a quoted string", "INT": "a step number",
+            "VARIABLE": "a variable"}.get(
         name, name.lower())
 
 
