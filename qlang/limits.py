@@ -74,8 +74,10 @@ LINE = Limit("a JSON line", "QLANG_MAX_LINE_MB", 16)
 OUTPUT = Limit("an output file being resumed", "QLANG_MAX_OUTPUT_MB", 1024)
 IMAGE = Limit("an image", "QLANG_MAX_IMAGE_MB", 64)
 MODEL = Limit("a model file", "QLANG_MAX_MODEL_MB", 65_536)
+#: An image's pixels as Pillow decodes them, 4 bytes each: 256 MB is 64 megapixels.
+PIXELS = Limit("an image's decoded pixels", "QLANG_MAX_PIXELS_MB", 256)
 #: Every limit, for the documentation and the tests.
-LIMITS = (PROGRAM, SCENE, QUESTIONS, LINE, OUTPUT, IMAGE, MODEL)
+LIMITS = (PROGRAM, SCENE, QUESTIONS, LINE, OUTPUT, IMAGE, MODEL, PIXELS)
 
 
 def read_stream(stream: BinaryIO, name: str, limit: Limit) -> bytes:

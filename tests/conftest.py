@@ -5,7 +5,10 @@ made from it or for the tests; qlangc run in-process, or killed part way."""
 from __future__ import annotations
 
 import json
+import os
 import re
+import resource
+import subprocess
 import sys
 from functools import cache
 from pathlib import Path
@@ -76,6 +79,27 @@ def killed_qlangc(after: int) -> list[str]:
     `after` results: a test of what a killed run leaves chooses the moment instead of racing
     the run to it (which a busy or a fast machine can lose)."""
     return [sys.executable, "-c", _KILLED, str(after)]
+
+
+#: `qlangc` in a process of its own
+QLANGC = [sys.executable, "-c", "from qlang.commands.main import main; main()"]
+#: The most address space a process of the hostile and fuzz tests may map (issue 23): an
+#: unbounded read or a decompression bomb fails the test instead of the machine.
+MEMORY_CEILING = 2 << 30
+
+
+def memory_ceiling() -> None:
+    """A `preexec_fn`: the child process may map at most `MEMORY_CEILING` bytes."""
+    resource.setrlimit(resource.RLIMIT_AS, (MEMORY_CEILING, MEMORY_CEILING))
+
+
+def qlangc_process(*args: str, env: dict[str, str] | None = None, timeout: float = 300) -> tuple[int, str]:
+    """qlangc in a process of its own, under the memory ceiling and a hang guard: its exit status
+    (minus a signal's number where it died of one, as a crash below Python does) and what it
+    printed, output and errors."""
+    done = subprocess.run([*QLANGC, *args], capture_output=True, timeout=timeout, preexec_fn=memory_ceiling,
+                          env={**os.environ, **(env or {})})
+    return done.returncode, (done.stdout + done.stderr).decode(errors="replace")
 
 
 def run(*args: str, input: str | bytes | None = None) -> tuple[int, str, str]:

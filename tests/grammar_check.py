@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from qlang.translate.backends import backend_error
-from qlang.translate.models import gguf_path
+from qlang.translate.models import gguf_model
 
 
 class GrammarChecker:
@@ -35,7 +35,7 @@ class GrammarChecker:
         llama_cpp.llama_backend_init()
         params = llama_cpp.llama_model_default_params()
         params.vocab_only = True
-        path = gguf_path(str(model) if model else None)
+        path = gguf_model(str(model) if model else None).path
         self._model = llama_cpp.llama_model_load_from_file(str(path).encode(), params)
         if not self._model:
             raise backend_error("llama.cpp could not load the model's vocabulary")

@@ -18,7 +18,7 @@ from qlang.errors import Source
 from qlang.translate.backends import BackendError, Request, load_backend
 from qlang.translate.backends.llama import Repetition
 from qlang.translate.grammar import generate
-from qlang.translate.models import gguf_path
+from qlang.translate.models import gguf_model
 from tests import tiny_model
 
 SYSTEM = "You translate questions about images into programs."
@@ -110,7 +110,7 @@ def server() -> Iterator[str]:
     """llama-cpp-python's OpenAI-compatible server with the bundled model, on loopback."""
     port = _free_port()
     process = subprocess.Popen(
-        [sys.executable, "-m", "llama_cpp.server", "--model", str(gguf_path(None)),
+        [sys.executable, "-m", "llama_cpp.server", "--model", str(gguf_model(None).path),
          "--host", "127.0.0.1", "--port", str(port), "--n_ctx", "2048"],
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     base = f"http://127.0.0.1:{port}/v1"

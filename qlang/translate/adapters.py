@@ -17,8 +17,9 @@ import re
 from pathlib import Path
 from typing import Any
 
-from qlang import jsontext
+from qlang import jsontext, limits
 from qlang.errors import QlangError, error
+from qlang.translate import gguf_file
 
 #: PEFT module name -> llama.cpp tensor name (Llama architecture)
 _NAMES = {"self_attn.q_proj": "attn_q", "self_attn.k_proj": "attn_k", "self_attn.v_proj": "attn_v",
@@ -50,13 +51,16 @@ def export_lora(adapter: Path, target: Path, *, architecture: str = "llama",
     """Write the PEFT adapter in directory `adapter` as the GGUF file `target` (float16)."""
     import gguf
     import numpy as np
+    from safetensors import SafetensorError
     from safetensors.numpy import load_file
 
     try:
         config = jsontext.loads((adapter / "adapter_config.json").read_text())
         heads = _heads(Path(config["base_model_name_or_path"]))
-        tensors = load_file(str(adapter / "adapter_model.safetensors"))
-    except (OSError, KeyError, ValueError) as exc:
+        weights = adapter / "adapter_model.safetensors"
+        limits.check_file(weights, limits.MODEL)  # no FIFO or device reaches the reader
+        tensors = load_file(str(weights))
+    except (OSError, KeyError, ValueError, SafetensorError) as exc:
         raise error(QlangError, "input", f"{adapter}: not a PEFT LoRA adapter of a local base "
                     f"model: {exc}") from None
     writer = gguf.GGUFWriter(str(target), architecture)
@@ -91,6 +95,7 @@ def import_lora(source: Path, target: Path, base: Path) -> Path:
     import numpy as np
     from safetensors.numpy import save_file
 
+    gguf_file.read(source)  # the `gguf` package's reader trusts the header it reads
     try:
         reader = gguf.GGUFReader(str(source))
         alpha = float(reader.fields[gguf.Keys.Adapter.LORA_ALPHA].contents())

@@ -16,7 +16,9 @@ from pathlib import Path
 from typing import Any
 
 from qlang.paths import cache_dir, package_data
+from qlang.translate import gguf_file
 from qlang.translate.backends import backend_error
+from qlang.translate.gguf_file import Gguf
 
 DEFAULT_MODEL = "smollm2"
 CACHE = cache_dir("models")
@@ -46,13 +48,14 @@ def _gemma3() -> Path:
 BUNDLED = {"smollm2": _smollm2, "gemma3": _gemma3}
 
 
-def gguf_path(model: str | None) -> Path:
-    """The GGUF file of a bundled model name or a user's path."""
+def gguf_model(model: str | None) -> Gguf:
+    """The GGUF file of a bundled model name or a user's path, its header read and checked
+    before any library is handed it."""
     name = model or DEFAULT_MODEL
     path = BUNDLED[name]() if name in BUNDLED else Path(name)
     if not path.is_file():
         raise backend_error(f"no GGUF model at {path} (a path, or one of {', '.join(BUNDLED)})")
-    return path
+    return gguf_file.read(path)
 
 
 def hf_directory(model: str | None) -> Path:
@@ -60,7 +63,7 @@ def hf_directory(model: str | None) -> Path:
     bundled name or a path) dequantised once into the project cache, weights and tokenizer."""
     if model is not None and Path(model).is_dir():
         return Path(model)
-    path = gguf_path(model)
+    path = gguf_model(model).path
     target = CACHE / f"{path.stem}-hf"
     if (target / "config.json").exists():
         return target

@@ -26,9 +26,16 @@ def _interpreter() -> tuple[Any, list[str]]:
     require("ai_edge_litert", "ai-edge-litert")
     from ai_edge_litert.interpreter import Interpreter
 
-    interpreter = Interpreter(model_path=str(models.path(models.CLASSIFIER)))
-    interpreter.allocate_tensors()
-    labels = models.path(models.CLASSIFIER_LABELS).read_text(encoding="utf-8").splitlines()
+    model, names = models.path(models.CLASSIFIER), models.path(models.CLASSIFIER_LABELS)
+    try:
+        interpreter = Interpreter(model_path=str(model))
+        interpreter.allocate_tensors()
+    except (ValueError, RuntimeError) as exc:  # LiteRT's words for a model it cannot run
+        raise models.damaged(model, exc) from None
+    try:
+        labels = names.read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise models.damaged(names, exc) from None
     return interpreter, labels
 
 

@@ -1,21 +1,81 @@
-"""Reading a photo: any format Pillow reads, as RGB pixels; an unreadable file is a located error."""
+"""Reading a photo: any format Pillow reads, checked before it is decoded, as 8-bit RGB pixels.
+
+A photo is handed to native decoders, so it must first be a regular file within the image
+limit, read whole, and the width and height its header claims must decode within the pixel
+limit (a PNG header of a few bytes may claim 60000×60000).  Pillow's own guard against that is off: it warns
+at 89 megapixels and refuses at twice that with an exception of its own, where qlang's limit
+names the setting that raises it.
+
+The decoded picture is turned upright (its EXIF orientation) and made 8-bit RGB by what it
+holds: 16-bit samples scaled to 8 bits (Pillow's conversion clips them at 255, which made a
+16-bit greyscale photo white and its scene empty), transparency laid over white, CMYK, palettes
+and the rest by Pillow's conversions.  A file Pillow cannot read is a located error.
+"""
 
 from __future__ import annotations
 
+import io
+import struct
+import warnings
 from pathlib import Path
 
 import numpy as np
+from PIL import Image as PILImage
+from PIL import ImageOps
 
-from qlang.errors import error
+from qlang import limits
+from qlang.errors import QlangError, error
 from qlang.vision.perception import Image, VisionError
+
+PILImage.MAX_IMAGE_PIXELS = None  # qlang bounds the pixels itself (`limits.PIXELS`)
+
+#: What Pillow holds a pixel in while decoding (RGB is padded to 4 bytes), as the limit counts.
+BYTES_A_PIXEL = 4
+#: Pillow's modes of 16-bit samples: 16-bit greyscale, and the 32-bit integers it may read them into.
+SIXTEEN_BIT = frozenset({"I;16", "I;16L", "I;16B", "I;16N", "I"})
+#: What Pillow's decoders raise on a damaged file, besides OSError (its own UnidentifiedImageError).
+DAMAGED = (OSError, ValueError, SyntaxError, EOFError, struct.error, IndexError, KeyError, TypeError,
+           ZeroDivisionError)
 
 
 def read(path: str | Path) -> Image:
-    from PIL import Image as PILImage
-    from PIL import UnidentifiedImageError
-
+    """The photo at `path` as height × width × 3 8-bit RGB pixels, upright."""
     try:
-        with PILImage.open(path) as picture:
-            return np.asarray(picture.convert("RGB"), dtype=np.uint8)
-    except (OSError, UnidentifiedImageError, ValueError) as exc:
-        raise error(VisionError, "image", f"{path}: cannot read the image ({exc})") from None
+        limits.check_file(path, limits.IMAGE)  # no FIFO or device is opened
+        # Pillow reads from memory: a damaged PNG claiming a chunk of gigabytes would have it
+        # allocate them from a file, where from memory it gets only what the file holds.
+        data = io.BytesIO(limits.read(path, limits.IMAGE))
+        with warnings.catch_warnings(), PILImage.open(data) as picture:
+            warnings.simplefilter("ignore")  # Pillow's notes on odd metadata, printed as source lines
+            _check_pixels(str(path), picture.size)
+            return _rgb(str(path), ImageOps.exif_transpose(picture))
+    except QlangError:
+        raise
+    except DAMAGED as exc:
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
+        raise error(VisionError, "image", f"{path}: cannot read the image ({reason})") from None
+
+
+def _check_pixels(path: str, size: tuple[int, int]) -> None:
+    width, height = size  # Pillow refuses a header of no pixels itself
+    decoded = width * height * BYTES_A_PIXEL
+    if decoded > limits.PIXELS.bytes:
+        raise limits.PIXELS.exceeded(f"{path} ({width}×{height} pixels, {decoded / limits.MB:,.0f} MB "
+                                     "decoded)")
+
+
+def _rgb(path: str, picture: PILImage.Image) -> Image:
+    if picture.mode in SIXTEEN_BIT:
+        samples = np.asarray(picture).astype(np.int64)
+        if samples.size and (samples.min() < 0 or samples.max() > 0xFFFF):
+            raise error(VisionError, "image", f"{path}: the image's samples are not 16-bit "
+                        f"(mode {picture.mode}, from {samples.min()} to {samples.max()})")
+        grey = ((samples * 0xFF + 0x7FFF) // 0xFFFF).astype(np.uint8)
+        return np.repeat(grey[..., None], 3, axis=2)
+    if picture.mode == "F":
+        raise error(VisionError, "image", f"{path}: the image holds floating-point samples (mode F), "
+                    "which have no agreed scale to 8 bits")
+    if picture.has_transparency_data:
+        white = PILImage.new("RGBA", picture.size, "white")
+        picture = PILImage.alpha_composite(white, picture.convert("RGBA"))
+    return np.asarray(picture.convert("RGB"), dtype=np.uint8)

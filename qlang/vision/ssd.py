@@ -35,8 +35,14 @@ def _network() -> Any:
     require("cv2", "opencv-python-headless")
     import cv2
 
-    return cv2.dnn.readNetFromTensorflow(str(models.path(models.SSD_GRAPH)),
-                                         str(models.path(models.SSD_CONFIG)))
+    graph, config = models.path(models.SSD_GRAPH), models.path(models.SSD_CONFIG)
+    try:
+        network = cv2.dnn.readNetFromTensorflow(str(graph), str(config))
+        network.setInput(np.zeros((1, 3, SIDE, SIDE), dtype=np.float32))
+        network.forward()  # OpenCV prepares the graph on the first run: a load cost
+    except cv2.error as exc:
+        raise models.damaged(graph.parent, str(exc).splitlines()[0]) from None
+    return network
 
 
 class SSD:
@@ -45,8 +51,6 @@ class SSD:
     def __init__(self, refine: bool = False) -> None:
         self.refine = refine
         self.network = _network()
-        self.network.setInput(np.zeros((1, 3, SIDE, SIDE), dtype=np.float32))
-        self.network.forward()  # OpenCV prepares the graph on the first run: a load cost
 
     def perceive(self, image: Image, concepts: Concepts | None, thresholds: Thresholds) -> Perception:
         import cv2

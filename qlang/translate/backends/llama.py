@@ -22,9 +22,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from qlang.translate import gguf_file
 from qlang.translate.backends import Generation, Request, backend_error
 from qlang.translate.backends.guidance import Grammars
-from qlang.translate.models import gguf_path
+from qlang.translate.models import gguf_model
 from qlang.translate.prompts import CHAT_TEMPLATES
 
 Messages = Sequence[tuple[str, str]]
@@ -93,10 +94,14 @@ class LlamaCppBackend:
         except ImportError as exc:
             raise backend_error(f"llama-cpp-python is not installed ({exc}); run `make install`") from None
         self._llama_cpp: Any = llama_cpp  # typed loosely: its stubs disagree with its runtime
-        path = gguf_path(model)
-        # `lora`: a GGUF LoRA adapter that llama.cpp applies on top of the base model.
-        if lora is not None and not Path(lora).is_file():
-            raise backend_error(f"no GGUF LoRA adapter at {lora}")
+        base = gguf_model(model)
+        path = base.path
+        # `lora`: a GGUF LoRA adapter that llama.cpp applies on top of the base model.  One it
+        # refuses crashes the process later (see `gguf_file`), so it is checked first.
+        if lora is not None:
+            if not Path(lora).is_file():
+                raise backend_error(f"no GGUF LoRA adapter at {lora}")
+            gguf_file.check_adapter(gguf_file.read(Path(lora)), base)
         self.model = path.name if lora is None else f"{path.name}+{Path(lora).name}"
         try:
             self.llm: Any = llama_cpp.Llama(
