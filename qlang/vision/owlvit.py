@@ -41,13 +41,14 @@ FROM_BOX = frozenset({"hposition", "vposition"})
 def _load(kind: str, path: str, device: str) -> tuple[Any, Any]:
     """A model and its processor from a directory (or model id)."""
     require("transformers", "transformers")
+    from safetensors import SafetensorError
     from transformers import AutoModelForZeroShotObjectDetection, AutoProcessor, CLIPModel
 
     loader = AutoModelForZeroShotObjectDetection if kind == "detector" else CLIPModel
     try:
         model = loader.from_pretrained(path).to(device).eval()  # type: ignore[arg-type]
         processor = AutoProcessor.from_pretrained(path)  # type: ignore[no-untyped-call]
-    except (OSError, ValueError) as exc:
+    except (OSError, ValueError, SafetensorError) as exc:  # the last: weights cut short, or no weights
         raise error(VisionError, "vision", f"--{kind} {path}: cannot load the model ({exc})".strip(),
                     hint="a local directory of transformers weights, or a model id with hub access") \
             from None

@@ -22,13 +22,17 @@ class TransformersBackend:
         try:
             import torch
             import transformers
+            from safetensors import SafetensorError
         except ImportError as exc:
             raise backend_error(f"transformers is not installed ({exc}); run `make install`") from None
         self._torch = torch
         self.model = Path(model).name
         auto: Any = transformers  # typed loosely: its overloads do not fit a generic caller
-        self.tokenizer: Any = auto.AutoTokenizer.from_pretrained(model, local_files_only=True)
-        self.lm: Any = auto.AutoModelForCausalLM.from_pretrained(model, local_files_only=True)
+        try:
+            self.tokenizer: Any = auto.AutoTokenizer.from_pretrained(model, local_files_only=True)
+            self.lm: Any = auto.AutoModelForCausalLM.from_pretrained(model, local_files_only=True)
+        except (OSError, ValueError, SafetensorError) as exc:  # files missing, unreadable or cut short
+            raise backend_error(f"{model}: cannot load the model ({exc})") from None
         self.lm.to(device).eval()
         self.device = device
         self._guidance: Grammars | None = None
