@@ -130,6 +130,18 @@ def test_the_ggml_types_are_the_gguf_packages() -> None:
     assert {int(kind): sizes for kind, sizes in GGML_QUANT_SIZES.items()} == GGML_TYPES
 
 
+def test_export_of_peft_weights_that_are_no_safetensors_is_a_located_error(tmp_path: Path) -> None:
+    (tmp_path / "base").mkdir()
+    (tmp_path / "base" / "config.json").write_text('{"num_attention_heads": 9}')
+    (tmp_path / "adapter").mkdir()
+    (tmp_path / "adapter" / "adapter_config.json").write_text(
+        json.dumps({"base_model_name_or_path": str(tmp_path / "base"), "lora_alpha": 32}))
+    write(tmp_path / "adapter" / "adapter_model.safetensors", b"a text file, not weights\n")
+    code, output, errors = run("export", str(tmp_path / "adapter"), "--out", str(tmp_path / "adapter.gguf"))
+    refused(code, output + errors, str(tmp_path / "adapter"), "not a PEFT LoRA adapter",
+            "Error while deserializing header")
+
+
 def test_transformers_weights_that_are_no_safetensors_are_a_located_error(tmp_path: Path) -> None:
     from tokenizers import Tokenizer, models
 
