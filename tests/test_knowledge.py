@@ -23,7 +23,7 @@ from qlang.knowledge.graph import Knowledge
 from qlang.knowledge.index import Index, build
 from qlang.knowledge.relations import BY_NAME, RELATIONS, SYMMETRIC
 from qlang.knowledge.triples import KnowledgeError, Triple, normal_word, source_weight
-from tests.conftest import FIXTURES, run, write
+from tests.conftest import FIXTURES, qlangc_process, run, write
 
 SAMPLE = FIXTURES / "conceptnet_sample.csv"
 
@@ -248,7 +248,19 @@ def test_the_neighbourhood_is_a_breadth_first_search(edges: Graph, words: list[s
     with tempfile.TemporaryDirectory() as folder:
         knowledge = knowledge_of(Path(folder), graph)
         found = knowledge.neighbourhood(words, hops, relations=relations, both_ways=both_ways)
+        steps = len(knowledge.reach(words, hops, relations=relations, both_ways=both_ways))
+        limited = {limit: knowledge.neighbourhood(words, hops, relations=relations, both_ways=both_ways,
+                                                  limit=limit) for limit in (1, 3, steps)}
     assert found == plain_neighbourhood(graph, words, hops, relations, both_ways)
+    assert limited[steps] == found  # a limit that cuts nothing
+    for limit in (1, 3):
+        assert set(limited[limit]) <= set(found) and len(limited[limit]) <= limit
+        def first(edge: Triple) -> bool:  # a step out of the words
+            return edge.head in words or (edge.tail in words and (both_ways or edge.relation in SYMMETRIC))
+
+        if found:  # a strongest step out of the words is always kept
+            strongest = max(t.weight for t in found if first(t))
+            assert any(first(t) and t.weight == strongest for t in limited[limit])
 
 
 @settings(max_examples=60, deadline=None)
@@ -427,3 +439,19 @@ def test_an_edited_file_is_indexed_again(tmp_path: Path, cache: Path) -> None:
     write(kb, "cup\tused_for\tpouring\n")
     assert run("kb", "paths", "cup", "pouring", "--kb", str(kb))[0] == 0
     assert run("kb", "paths", "cup", "drinking", "--kb", str(kb))[0] == 1
+
+
+@pytest.mark.parametrize("kind", ["device", "bomb", "limit"])
+def test_hostile_files_fail_in_a_process_within_its_memory(tmp_path: Path, kind: str) -> None:
+    """As issue 23 asks of every reader: under a 2 GB ceiling, an endless device, a gzip bomb
+    (500 MB of comment lines in 0.5 MB) and a file past QLANG_MAX_KNOWLEDGE_MB end in a message."""
+    bomb = tmp_path / "bomb.tsv.gz"
+    comment = gzip.compress(b"#" * 999_999 + b"\n")  # gzip members concatenated read as one file
+    bomb.write_bytes(comment * 500 if kind == "bomb" else gzip.compress(b"cup\tis_a\tcontainer\n" * 100_000))
+    source = "/dev/zero" if kind == "device" else str(bomb)
+    env = {"QLANG_MAX_KNOWLEDGE_MB": "1"} if kind == "limit" else {"QLANG_MAX_KNOWLEDGE_MB": "100"}
+    code, shown = qlangc_process("kb", "build", source, "--out", str(tmp_path / "kb.sqlite"), env=env)
+    expected = {"device": "a line longer than", "bomb": "exceeds 100 MB", "limit": "exceeds 1 MB"}[kind]
+    assert code == 1 and expected in shown and "Traceback" not in shown and "internal error" not in shown
+    assert not (tmp_path / "kb.sqlite").exists()
+

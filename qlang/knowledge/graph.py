@@ -16,11 +16,13 @@ import heapq
 import math
 from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
+from typing import TypeVar
 
 from qlang.knowledge.index import Index
 from qlang.knowledge.relations import BY_NAME, SYMMETRIC
 from qlang.knowledge.triples import Triple
 
+T = TypeVar("T", Triple, "Step")
 #: Partial paths `paths` looks at, at most: a bound on its work in the densest graph.
 MAX_EXPANSIONS = 200_000
 
@@ -35,6 +37,10 @@ class Step:
     @property
     def start(self) -> str:
         return self.triple.tail if self.backward else self.triple.head
+
+    @property
+    def weight(self) -> float:
+        return self.triple.weight
 
     @property
     def end(self) -> str:
@@ -55,7 +61,7 @@ class Path:
 
     @property
     def weight(self) -> float:
-        return math.prod(step.triple.weight for step in self.steps)
+        return math.prod(step.weight for step in self.steps)
 
     def __str__(self) -> str:
         """``cup -used_for-> drinking -related_to-> water``"""
@@ -68,32 +74,34 @@ class Knowledge:
     def __init__(self, indexes: Sequence[Index]) -> None:
         self.indexes = tuple(indexes)
 
-    def edges(self, words: Iterable[str], *, into: bool = False,
-              relations: Collection[str] | None = None) -> list[Triple]:
+    def edges(self, words: Iterable[str], *, into: bool = False, relations: Collection[str] | None = None,
+              limit: int | None = None) -> list[Triple]:
         """The edges out of `words` (into them, with `into`), of `relations` (default: all),
-        sorted; an edge several indexes hold once, with its greatest weight."""
+        sorted; an edge several indexes hold once, with its greatest weight; with `limit`, the
+        `limit` strongest (ties in edge order)."""
         wanted = set(words)
         best: dict[tuple[str, str, str], float] = {}
         for index in self.indexes:
-            for edge in index.edges(wanted, into=into, relations=relations):
+            for edge in index.edges(wanted, into=into, relations=relations, limit=limit):
                 key = (edge.head, edge.relation, edge.tail)
                 best[key] = max(best.get(key, 0.0), edge.weight)
-        return sorted(Triple(*key, weight) for key, weight in best.items())
+        return sorted(_strongest([Triple(*key, weight) for key, weight in best.items()], limit))
 
     def knows(self, word: str) -> bool:
         """Whether some index has an edge with `word` at one of its ends."""
         return any(index.knows(word) for index in self.indexes)
 
     def steps(self, words: Iterable[str], *, into: bool = False, relations: Collection[str] | None = None,
-              both_ways: bool = False) -> list[Step]:
-        """Every step out of `words` (into them, with `into`), sorted."""
+              both_ways: bool = False, limit: int | None = None) -> list[Step]:
+        """Every step out of `words` (into them, with `into`), sorted; with `limit`, the
+        `limit` strongest (ties in step order)."""
         wanted = set(words)
-        found = [Step(edge) for edge in self.edges(wanted, into=into, relations=relations)]
+        found = [Step(edge) for edge in self.edges(wanted, into=into, relations=relations, limit=limit)]
         against = relations if both_ways else SYMMETRIC.intersection(relations or BY_NAME)
         if against is None or against:
             found += [Step(edge, backward=True)
-                      for edge in self.edges(wanted, into=not into, relations=against)]
-        return sorted(found)
+                      for edge in self.edges(wanted, into=not into, relations=against, limit=limit)]
+        return sorted(_strongest(found, limit))
 
     def reach(self, words: Iterable[str], hops: int, *, into: bool = False,
               relations: Collection[str] | None = None, both_ways: bool = False,
@@ -105,11 +113,10 @@ class Knowledge:
         seen = frontier = set(words)
         taken: set[Step] = set()
         for _ in range(hops):
-            if not frontier or (limit is not None and len(taken) >= limit):
+            left = None if limit is None else limit - len(taken)
+            if not frontier or left == 0:
                 break
-            steps = self.steps(frontier, into=into, relations=relations, both_ways=both_ways)
-            if limit is not None:
-                steps = sorted(steps, key=lambda step: -step.triple.weight)[:limit - len(taken)]
+            steps = self.steps(frontier, into=into, relations=relations, both_ways=both_ways, limit=left)
             taken.update(steps)
             frontier = {step.start if into else step.end for step in steps} - seen
             seen = seen | frontier
@@ -129,7 +136,7 @@ class Knowledge:
         steps = (self.reach([start], (max_hops + 1) // 2, relations=relations, both_ways=both_ways)
                  | self.reach([goal], max_hops // 2, into=True, relations=relations, both_ways=both_ways))
         shown: dict[tuple[str, str], Step] = {}  # one step of those that read the same, the heaviest
-        for step in sorted(steps, key=lambda step: (-step.triple.weight, step)):
+        for step in sorted(steps, key=lambda step: (-step.weight, step)):
             shown.setdefault((step.start, str(step)), step)
         out: dict[str, list[Step]] = {}
         for step in sorted(shown.values()):
@@ -146,9 +153,16 @@ class Knowledge:
                 continue
             for step in out.get(words[-1], ()):
                 if step.end not in words and step.end in left and length + 1 + left[step.end] <= max_hops:
-                    heapq.heappush(queue, (weight * step.triple.weight, length + 1, (*words, step.end),
+                    heapq.heappush(queue, (weight * step.weight, length + 1, (*words, step.end),
                                            (*walked, step)))
         return found
+
+
+def _strongest(items: list[T], limit: int | None) -> list[T]:
+    """The `limit` strongest of `items` (all, without a limit), ties in their order."""
+    if limit is None:
+        return items
+    return sorted(items, key=lambda item: (-item.weight, item))[:limit]
 
 
 def _distances_to(goal: str, steps: Iterable[Step], most: int) -> dict[str, int]:

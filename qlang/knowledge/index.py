@@ -98,19 +98,23 @@ class Index:
             self._db = (os.getpid(), sqlite3.connect(uri, uri=True, check_same_thread=False))
         return self._db[1]
 
-    def edges(self, words: Iterable[str], *, into: bool = False,
-              relations: Collection[str] | None = None) -> list[Triple]:
-        """The edges out of `words` (into them, with `into`), of `relations` (default: all)."""
+    def edges(self, words: Iterable[str], *, into: bool = False, relations: Collection[str] | None = None,
+              limit: int | None = None) -> list[Triple]:
+        """The edges out of `words` (into them, with `into`), of `relations` (default: all);
+        with `limit`, of every `CHUNK` words the `limit` strongest (ties in edge order), which
+        SQLite picks, so that a hub's thousands of edges never become Python objects."""
         column = "tail" if into else "head"
         wanted = sorted(set(words))
         kinds = sorted(relations) if relations is not None else []
         only = f" AND relation IN ({', '.join('?' * len(kinds))})" if relations is not None else ""
+        best = " ORDER BY weight DESC, head, relation, tail LIMIT ?" if limit is not None else ""
         found: list[Triple] = []
         for start in range(0, len(wanted), CHUNK):
             chunk = wanted[start:start + CHUNK]
             query = (f"SELECT head, relation, tail, weight FROM edges "
-                     f"WHERE {column} IN ({', '.join('?' * len(chunk))}){only}")
-            found += (Triple(*row) for row in self._connection().execute(query, [*chunk, *kinds]))
+                     f"WHERE {column} IN ({', '.join('?' * len(chunk))}){only}{best}")
+            values = [*chunk, *kinds, *([] if limit is None else [limit])]
+            found += (Triple(*row) for row in self._connection().execute(query, values))
         return found
 
     def knows(self, word: str) -> bool:
