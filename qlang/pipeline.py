@@ -2,21 +2,22 @@
 photo, to an `Answered`: the answers ranked, the program, what was perceived, and the seconds
 each stage took, every model load among them.
 
-`ask` and bench/vision.py answer through here (`eval` and the experiments still judge through
-`qlang.evaluate.answers`, which lowers and solves the same way), so each stage runs once: the
-scene is encoded once (a photo's weighted scene straight from the perception, not through
-JSON), and the program is checked once (by the translator, or by `api.compile`) and lowered
-without a second check.
+`ask`, bench/vision.py, and `eval` and the experiments (whose judge, `qlang.evaluate.answers`,
+solves through `solve_program`) answer through here, so each stage runs once: the scene is
+encoded once (a photo's weighted scene straight from the perception, not through JSON), and the
+program is checked once (by the translator, or by `api.compile`) and lowered without a second
+check, or lowered the thesis's way where eval reads it leniently (`qlang.evaluate.lenient`).
 """
 
 from __future__ import annotations
 
 import time
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
-from qlang.asp.solve import DEFAULT_LIMITS, Answer, Limits, Result, solve
+from qlang.asp.question import Question
+from qlang.asp.solve import DEFAULT_LIMITS, Answer, Limits, solve
 from qlang.errors import QlangError, error
 from qlang.ir import Node
 from qlang.passes.lower import facts
@@ -46,12 +47,17 @@ class Answered:
     stages: Stages = field(default_factory=Stages)
 
 
-def solve_program(root: Node, scene: str, *, top_k: int = 1, limits: Limits = DEFAULT_LIMITS,
-                  semantics: str = "qlang", stages: Stages | None = None) -> Result:
-    """The k best answers of a checked program over a scene's facts (lowered as it is: the
-    checker has passed it)."""
-    with (stages or Stages()).time("solve"):
-        return solve(facts(root), scene, top_k=top_k, limits=limits, semantics=semantics)
+def solve_program(root: Node, scene: str, *, lowered: Question | None = None, top_k: int = 1,
+                  limits: Limits = DEFAULT_LIMITS, semantics: str = "qlang",
+                  stages: Stages | None = None) -> Answered:
+    """The k best answers of a checked program over an encoded scene (its facts): the program
+    lowered as it is (the checker has passed it), or as `lowered`, where a reader lowers it its
+    own way (the thesis's lenient reader writes apart steps that lowering shares)."""
+    stages = stages or Stages()
+    with stages.time("solve"):
+        result = solve(facts(root) if lowered is None else lowered, scene, top_k=top_k, limits=limits,
+                       semantics=semantics)
+    return Answered(result.answers, result.complete, root, stages=stages)
 
 
 def _load_perceiver(options: Options) -> Future[tuple[Perceiver, float]]:
@@ -101,5 +107,5 @@ def ask(question: str, translator: Translates, *, scene: str | None = None, imag
         scene, perceived = seen.facts, seen.graph
     if scene is None:
         raise ValueError("ask needs a scene or an image")
-    result = solve_program(translation.root, scene, top_k=top_k, limits=limits, stages=stages)
-    return Answered(result.answers, result.complete, translation.root, translation, perceived, stages)
+    answered = solve_program(translation.root, scene, top_k=top_k, limits=limits, stages=stages)
+    return replace(answered, translation=translation, perceived=perceived)

@@ -15,7 +15,7 @@ import click
 
 from qlang.commands.console import executor_from, executor_options, fail, read_bytes, read_source
 from qlang.commands.translate import read_question_file, translation_options, translator_from
-from qlang.errors import QlangError, error, shown
+from qlang.errors import Diagnostic, QlangError, error, shown
 from qlang.executors import Local
 from qlang.records import Line, failure, json_lines, questions_by_id
 from qlang.syntax import SYNTAXES
@@ -28,9 +28,6 @@ if TYPE_CHECKING:
     from qlang.evaluate import experiments
     from qlang.evaluate.answers import Judged
     from qlang.evaluate.programs import ProgramScore
-
-    #: What `eval` makes of a translation: its score, its judged answers, why it was skipped.
-    Evaluated = tuple[ProgramScore | None, Judged | None, str | None]
 
 _experiment_options = (
     click.option("--questions", "questions_file", type=click.Path(exists=True, dir_okay=False),
@@ -87,7 +84,7 @@ def _experiment(name: str, doc: str, extra: tuple[Any, ...] = ()) -> None:
         try:
             base, models = translator_from(options)
             entries = read_question_file(questions_file, limit)
-            questions = experiments.questions_from(entry.record for entry in entries)
+            questions = experiments.questions_of(entries)
             if only and library is not None:
                 questions = experiments.answerable_only(questions, library, semantics)
             if name == "pipeline":
@@ -190,23 +187,27 @@ def evaluate(translations: str, question_files: tuple[str, ...], syntax: str | N
     pairs = [(r, gold[str(r.get("id"))]) for r in lines if str(r.get("id")) in gold]
     seen = _question_texts(seen_file) if seen_file else set()
     job = Evaluating(syntax, reader == "lenient", semantics, _library(scenes) if scenes else None)
-    scores, unseen, judged = [], [], []
+    scores, unseen, judged, failed = [], [], [], 0
     try:
         results = list((runner or Local(workers)).map(job, pairs, batch=EVALUATED))
     except QlangError as exc:
         fail(exc)
-    for (record, question), (scored, judgement, problem) in zip(pairs, results, strict=True):
-        if scored is not None:
-            scores.append(scored)
-        if judgement is not None:
-            judged.append(judgement)
-        if problem is not None:
-            click.echo(f"{translations}: id {record['id']}: skipped: {problem}", err=True)
-        elif (scored is not None and seen_file
-              and normal_question(str(question.get("question", ""))) not in seen):
-            unseen.append(scored)
+    for (record, question), evaluated in zip(pairs, results, strict=True):
+        if evaluated.error is not None:
+            unscored = evaluated.score is None
+            what = "not scored: its gold program cannot be read" if unscored else "counted wrong"
+            click.echo(f"{translations}: id {record['id']}: {what}: {evaluated.error.full_message}", err=True)
+        if evaluated.score is None:
+            continue
+        if evaluated.error is not None:
+            failed += 1
+        scores.append(evaluated.score)
+        if evaluated.judged is not None:
+            judged.append(evaluated.judged)
+        if seen_file and normal_question(str(question.get("question", ""))) not in seen:
+            unseen.append(evaluated.score)
     figures = {"all": summarize(scores)} | ({"verbatim-unseen": summarize(unseen)} if seen_file else {})
-    _print_evaluation(len(lines), figures, _latency([record for record, _ in pairs]), judged, as_json)
+    _print_evaluation(len(lines), figures, _latency([record for record, _ in pairs]), judged, failed, as_json)
 
 
 #: Translations a task of `eval` scores and judges.
@@ -214,10 +215,21 @@ EVALUATED = 16
 
 
 @dataclass(frozen=True, slots=True)
+class Evaluated:
+    """What `eval` makes of a translation: its program score (None where the gold program
+    cannot be read: then `error` says why), its judged answers (where the scenes have its
+    image), and why it counts as wrong without being so (a failure of qlang's or of the data
+    while scoring or judging it)."""
+
+    score: ProgramScore | None
+    judged: Judged | None = None
+    error: Diagnostic | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class Evaluating:
-    """The job of `eval` (`qlang.executors`): (translation, gold question) records in; each one's
-    program score (None where the gold program cannot be read), its judged answers (where
-    `scenes` has its image) and why it was skipped (a failure of qlang's) out."""
+    """The job of `eval` (`qlang.executors`): (translation, gold question) records in, each
+    one's `Evaluated` out: every translation counted, a failure of one costing only itself."""
 
     syntax: str | None
     lenient: bool
@@ -231,26 +243,22 @@ class Evaluating:
         from qlang.evaluate.answers import judge
         from qlang.evaluate.experiments import answered_program
         from qlang.evaluate.lenient import detect as lenient_detect
-        from qlang.evaluate.programs import score
+        from qlang.evaluate.programs import counted
         from qlang.syntax import detect, gqa
 
         program = record.get("program") if isinstance(record.get("program"), str) else None
         raw = record.get("raw") if isinstance(record.get("raw"), str) else None
         syntax = self.syntax or (lenient_detect if self.lenient else detect)(program or raw or "")
         try:
-            gold_root = gqa.to_ir(gqa.steps_from_json(question["semantic"]))
-        except QlangError:
-            return None, None, None
-        scored = None
-        try:
-            scored = score(program, syntax, gold_root)
-            if self.scenes is None or question.get("imageId") not in self.scenes.image_ids:
-                return scored, None, None
-            answered = answered_program(program, raw, syntax, self.lenient)
-            return scored, judge(str(record["id"]), answered, syntax, question, self.scenes,
-                                 lenient=self.lenient, semantics=self.semantics), None
-        except Exception as exc:  # one translation's failure must not cost the whole evaluation
-            return scored, None, str(failure(exc))
+            gold = gqa.to_ir(gqa.steps_from_json(question["semantic"]))
+        except Exception as exc:  # this translation alone is not scored, and the reason is given
+            return Evaluated(None, error=failure(exc).diagnostics[0])
+        scored, failed = counted(program, syntax, gold)
+        if self.scenes is None or question.get("imageId") not in self.scenes.image_ids:
+            return Evaluated(scored, error=failed)
+        judged = judge(str(record["id"]), answered_program(program, raw, syntax, self.lenient), syntax,
+                       question, self.scenes, lenient=self.lenient, semantics=self.semantics)
+        return Evaluated(scored, judged, failed or judged.error)
 
 
 def _question_texts(path: str) -> set[str]:
@@ -299,7 +307,9 @@ def _library(path: str) -> Any:
 
 
 def _print_evaluation(lines: int, figures: dict[str, Any], latency: dict[str, float],
-                      judged: list[Any], as_json: bool) -> None:
+                      judged: list[Any], failed: int, as_json: bool) -> None:
+    """The figures; `failed` translations count as wrong for a failure that is not theirs (each
+    named on standard error), said where there are any."""
     from qlang.evaluate.answers import table
 
     rows = table(judged) if judged else []
@@ -307,12 +317,16 @@ def _print_evaluation(lines: int, figures: dict[str, Any], latency: dict[str, fl
     if as_json:
         programs = {name: s.to_json() for name, s in figures.items()}
         click.echo(json.dumps({"lines": lines, "programs": programs.pop("all"), **programs,
-                               "latency": latency, "answers": rows}))
+                               **({"failed": failed} if failed else {}), "latency": latency,
+                               "answers": rows}))
         return
     click.echo(f"{summary.total} of {lines} translations have a gold program")
     for name, s in figures.items():
         click.echo(f"{name} ({s.total}): parse {s.parse_rate:.1%}, check {s.check_rate:.1%}, exact "
                    f"{s.exact_rate:.1%}, strict {s.strict_rate:.1%}, execution {s.execution_rate:.1%}")
+    if failed:
+        click.echo(f"failed: {failed} of {summary.total} counted wrong for a failure of qlang's or of the "
+                   "data while scoring or judging (each named on standard error)")
     if latency:
         click.echo(f"seconds per question: median {latency['median_s']:.3f}, p90 {latency['p90_s']:.3f}")
     click.echo(f"dropped operations: {dict(summary.dropped.most_common(5))}; "

@@ -4,7 +4,9 @@ For every translated question whose image has a scene graph, the translation is 
 (top-k answers) and matched against GQA's answer at each generosity level.  The oracle is the
 Python interpreter running the gold program on the same graph: a question counts as answerable
 when the gold program yields the gold answer, and accuracy is reported raw and over the
-answerable questions only (the seed thesis's "accuracy vs. oracle").
+answerable questions only (the seed thesis's "accuracy vs. oracle").  Every translation is
+counted: one that cannot be judged (its scene or question unusable, or a failure of qlang's)
+counts as wrong, with the reason, which `eval` and the experiments report.
 """
 
 from __future__ import annotations
@@ -15,10 +17,11 @@ from typing import Any
 
 from qlang import api
 from qlang.asp.scene import SceneLibrary
-from qlang.asp.solve import solve
-from qlang.errors import QlangError
+from qlang.errors import Diagnostic, QlangError
+from qlang.evaluate import lenient as thesis_reader
 from qlang.evaluate.matching import Generosity, top_k_match
-from qlang.passes import lower
+from qlang.pipeline import Answered, solve_program
+from qlang.records import attempt
 
 LEVELS = ("strict", "generous", "generous+")
 TOP_K = (1, 3, 5)
@@ -29,9 +32,28 @@ class Judged:
     id: str
     answerable: bool
     answers: tuple[str, ...]
-    gold: str
+    gold: object
     #: (generosity, k) -> correct
     correct: dict[tuple[str, int], bool]
+    #: why the translation could not be judged (its scene or question cannot be used, or qlang
+    #: failed): it counts as wrong, and the evaluation reports it (a Diagnostic, which worker
+    #: processes can send, unlike an exception)
+    error: Diagnostic | None = None
+
+    @classmethod
+    def failed(cls, record_id: str, gold: object, why: Diagnostic, levels: Sequence[str] = LEVELS,
+               top_k: Sequence[int] = TOP_K) -> Judged:
+        """A translation that could not be judged: no answers, wrong at every level and k."""
+        wrong = dict.fromkeys(((level, k) for level in levels for k in top_k), False)
+        return cls(record_id, False, (), gold, wrong, why)
+
+    def to_json(self) -> dict[str, Any]:
+        """The answer-level fields of an experiment's log record: the k best models' answers,
+        correct at each generosity and k (``correct``: strict top-1), whether the oracle answers
+        the question."""
+        return {"answers": list(self.answers), "answerable": self.answerable,
+                "correct": self.correct[("strict", 1)],
+                "answer_correct": {f"{level}@{k}": ok for (level, k), ok in self.correct.items()}}
 
 
 def judge(record_id: str, program: str | None, syntax: str, question: dict[str, Any],
@@ -41,27 +63,52 @@ def judge(record_id: str, program: str | None, syntax: str, question: dict[str, 
     program as the thesis's converter did (`qlang.evaluate.lenient`); `semantics` is both the
     theory's (`qlang.asp.solve.SEMANTICS`) and the oracle's (`qlang.interpret.SEMANTICS`).
     The oracle runs on the question's scene graph in `scenes`; the program is solved over it
-    too, or over `facts` (a weighted scene's, say) where given."""
-    from qlang.evaluate import lenient as thesis_reader
+    too, or over `facts` (a weighted scene's, say) where given.
+
+    Every translation is judged: one that does not read, check or solve has no answers; where
+    anything else fails (the scene, the question, or qlang itself), it has none either, and
+    the failure is the Judged's `error`."""
+
+    def judged() -> Judged:
+        scene = scenes.facts(question["imageId"]) if facts is None else facts
+        answers = _answers(program, syntax, scene, lenient, semantics, max(top_k))
+        correct = {(level, k): top_k_match(answers, question["answer"], k, Generosity.parse(level))
+                   for level in levels for k in top_k}
+        return Judged(record_id, oracle(question, scenes, semantics), answers, question["answer"], correct)
+
+    return attempt(judged, lambda why: Judged.failed(record_id, question.get("answer"), why.diagnostics[0],
+                                                     levels, top_k))
+
+
+def oracle(question: dict[str, Any], scenes: SceneLibrary, semantics: str) -> bool:
+    """Whether GQA's gold program gives the gold answer over the question's scene graph (raises
+    where the graph cannot be read)."""
     from qlang.interpret import Scene, answerable
 
-    image = question["imageId"]
-    oracle = answerable(question, Scene.from_json(scenes.graph(image)), semantics=semantics)
-    answers: tuple[str, ...] = ()
-    if program is not None:
-        try:
-            if lenient:
-                lowered = thesis_reader.lower(program, syntax)
-            else:
-                lowered = lower.facts(api.compile(program, syntax))
-            found = solve(lowered, scenes.facts(image) if facts is None else facts,
-                          top_k=max(top_k), semantics=semantics)
-            answers = tuple(a.value for a in found.answers)
-        except QlangError:
-            answers = ()
-    correct = {(level, k): top_k_match(answers, question["answer"], k, Generosity.parse(level))
-               for level in levels for k in top_k}
-    return Judged(record_id, oracle, answers, question["answer"], correct)
+    return answerable(question, Scene.from_json(scenes.graph(question["imageId"])), semantics=semantics)
+
+
+def _answers(program: str | None, syntax: str, scene: str, lenient: bool, semantics: str,
+             top_k: int) -> tuple[str, ...]:
+    """The program's k best answers over the scene's facts: none where it does not read, check
+    or solve (the translation's own failure); any other failure raises."""
+    if program is None:
+        return ()
+    try:
+        found = _solved(program, syntax, scene, lenient, semantics, top_k)
+    except QlangError:
+        return ()
+    return tuple(answer.value for answer in found.answers)
+
+
+def _solved(program: str, syntax: str, scene: str, lenient: bool, semantics: str, top_k: int) -> Answered:
+    """The program answered through the pipeline, checked once: read strictly and lowered as it
+    is, or read leniently and lowered as the thesis did (read twice: for the program, and by
+    the lenient lowering)."""
+    if not lenient:
+        return solve_program(api.compile(program, syntax), scene, top_k=top_k, semantics=semantics)
+    return solve_program(thesis_reader.read(program, syntax), scene, top_k=top_k, semantics=semantics,
+                         lowered=thesis_reader.lower(program, syntax))
 
 
 def table(judged: Sequence[Judged], levels: Sequence[str] = LEVELS,
@@ -72,9 +119,9 @@ def table(judged: Sequence[Judged], levels: Sequence[str] = LEVELS,
     for level in levels:
         for k in top_k:
             raw = sum(j.correct[(level, k)] for j in judged)
-            oracle = sum(j.correct[(level, k)] for j in answerable)
+            answered = sum(j.correct[(level, k)] for j in answerable)
             rows.append({"generosity": level, "k": k, "questions": len(judged),
                          "accuracy": raw / len(judged) if judged else 0.0,
                          "answerable": len(answerable),
-                         "vs_oracle": oracle / len(answerable) if answerable else 0.0})
+                         "vs_oracle": answered / len(answerable) if answerable else 0.0})
     return rows

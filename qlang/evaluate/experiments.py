@@ -6,22 +6,30 @@ soon as it is known; a killed run started again skips what the log already has. 
 (`report.md` plus PNG plots) is rebuilt from the log alone, so it always matches the data.
 Where the question's image has a scene graph, the translation is also solved and its answer
 judged (top-1/3/5 at each generosity), with the oracle's verdict on the gold program.
+
+Every line of the question file gets a record: a line that is no usable question (not JSON, no
+question text) a failure record, whose ``failure`` says why, as does a question whose
+translating raised; a translation whose scoring or judging failed for a reason not its own (its
+scene unusable, a failure of qlang's) counts as wrong, with its ``failure``.  The reports say
+how many.
 """
 
 from __future__ import annotations
 
 import json
+from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from qlang.errors import QlangError, error
-from qlang.evaluate.programs import score
+from qlang.errors import Diagnostic, QlangError, error
+from qlang.evaluate.answers import judge, oracle
+from qlang.evaluate.programs import counted
 from qlang.executors import Executor, Local
 from qlang.ir import Node
-from qlang.records import Output, Progress, appending, run_batch
+from qlang.records import Entry, Output, Progress, appending, attempt, run_batch
 from qlang.syntax import gqa
 from qlang.translate.factory import FACTORIES
 from qlang.translate.grammar import GRAMMAR_SYNTAXES
@@ -45,36 +53,55 @@ class Config:
 
 @dataclass(frozen=True, slots=True)
 class Question:
-    id: str
+    #: None only for a line that is no record with an id
+    id: str | None
     text: str
     gold: Node | None
     #: the GQA record (image id, answer, gold program), to judge answers where a scene exists
     record: Mapping[str, Any] = field(default_factory=dict, compare=False)
+    #: its place in the question file (`qlang.records.Entry`)
+    number: int = 0
+    #: why the line is no usable question (it gets a failure record)
+    problem: Diagnostic | None = None
 
 
-def questions_from(records: Iterable[dict[str, Any]]) -> list[Question]:
-    """Questions with their gold programs (None where GQA's cannot be read); records without a
-    question text (an entry of the file that could not be read) are left out."""
+def questions_from(records: Iterable[Mapping[str, Any]]) -> list[Question]:
+    """Questions of GQA question records, each with its id (`questions_of`)."""
+    return questions_of(Entry(n, r.get("id"), dict(r)) for n, r in enumerate(records, start=1))
+
+
+def questions_of(entries: Iterable[Entry]) -> list[Question]:
+    """The entries of a question file as questions with their gold programs (None where GQA's
+    cannot be read); an entry without a question text (one that is no record, say) comes with
+    its problem."""
     result = []
-    for record in records:
+    for entry in entries:
+        record = entry.record
         if not isinstance(record.get("question"), str) or not record["question"].strip():
+            problem = entry.problem or f"entry {entry.number}: the record has no 'question' text"
+            result.append(Question(None if entry.id is None else str(entry.id), "", None, record,
+                                   entry.number, Diagnostic("input", problem)))
             continue
         try:
             gold = gqa.to_ir(gqa.steps_from_json(record["semantic"])) if "semantic" in record else None
         except QlangError:  # an unreadable gold program only costs this question its metrics
             gold = None
-        result.append(Question(str(record.get("id")), str(record.get("question", "")), gold, record))
+        result.append(Question(str(record.get("id")), record["question"], gold, record, entry.number))
     return result
 
 
 def answerable_only(questions: list[Question], scenes: SceneLibrary,
                     semantics: str = "thesis") -> list[Question]:
-    """The questions the oracle answers: a scene graph, and a gold program giving the gold answer."""
-    from qlang.interpret import Scene, answerable
+    """The questions the oracle answers: a scene graph, and a gold program giving the gold
+    answer; and those it cannot be asked about (a line that is no question, a scene or record
+    the oracle fails on), so that their failure records are written."""
+    def kept(question: Question) -> bool:
+        if question.problem is not None:
+            return True
+        return question.record.get("imageId") in scenes.image_ids and attempt(
+            lambda: oracle(dict(question.record), scenes, semantics), lambda _: True)
 
-    return [q for q in questions if q.record.get("imageId") in scenes.image_ids
-            and answerable(q.record, Scene.from_json(scenes.graph(q.record["imageId"])),
-                           semantics=semantics)]
+    return [question for question in questions if kept(question)]
 
 
 # ----- the experiments -------------------------------------------------------------------------
@@ -140,6 +167,29 @@ def log_key(result: dict[str, Any]) -> str:
     return json.dumps([result["config"], result["id"]])
 
 
+def failed(why: Diagnostic | None) -> dict[str, Any]:
+    """The field of a log record that counts as wrong for no fault of a translation's: why
+    (none where there is no such failure)."""
+    return {} if why is None else {"failure": why.to_json()}
+
+
+def failure_record(key: dict[str, Any], question: Question, why: Diagnostic) -> dict[str, Any]:
+    """The record of a question that has no result, and why: its key, and its line where it has
+    no id."""
+    return key | ({"input_line": question.number} if question.id is None else {}) | failed(why)
+
+
+def failures(results: list[dict[str, Any]]) -> list[str]:
+    """The reports' paragraph on failure records, where there are any: how many, by configuration."""
+    counts = Counter(str(r["config"]) for r in results if "failure" in r)
+    if not counts:
+        return []
+    by = ", ".join(f"{config} {n}" for config, n in counts.items())
+    return ["", f"Failures: {counts.total()} results count as wrong for no fault of a translation's "
+            f"({by}): a line that is no usable question, or a failure of qlang's or of the data while "
+            "translating, scoring or judging; the log's `failure` says why."]
+
+
 def run(configs: list[Config], questions: list[Question], out: Path,
         make_translator: Callable[[Config], Translates], progress: bool = True,
         scenes: SceneLibrary | None = None, lenient: bool = True, semantics: str = "thesis",
@@ -194,23 +244,42 @@ class Experimenting:
 def _result(config: Config, question: Question, translator: Translates,
             scenes: SceneLibrary | None = None, lenient: bool = True,
             semantics: str = "thesis") -> dict[str, Any]:
+    """The question's log record under the configuration; a failure record where the line is no
+    usable question, or where translating it fails."""
+    key = {"config": config.label, "id": question.id}
+    if question.problem is not None:
+        return failure_record(key, question, question.problem)
+    keyed = key | {"question": question.text}
+    return attempt(lambda: _translated(config, question, translator, scenes, lenient, semantics),
+                   lambda why: failure_record(keyed, question, why.diagnostics[0]))
+
+
+def _translated(config: Config, question: Question, translator: Translates, scenes: SceneLibrary | None,
+                lenient: bool, semantics: str) -> dict[str, Any]:
+    """The question translated, scored and judged; a failure while scoring or judging that is
+    not the translation's counts it as wrong, and is the record's `failure`."""
     translation = translator.translate(question.text)
     shown = translation.to_json()
     # the configured axes win: `examples` is the setting, the prompt's own count is `examples_shown`
     record: dict[str, Any] = {"config": config.label, "id": question.id,
                               **{k: v for k, v in shown.items() if k != "examples"},
                               "examples_shown": shown.get("examples"), **dict(config.axes)}
+    why = None
     if question.gold is not None:
         program = translation.program if translation.raw else None
-        metrics = score(program, config.settings.syntax, question.gold)
+        metrics, why = counted(program, config.settings.syntax, question.gold)
         record |= {"parsed": metrics.parsed, "checked": metrics.checked, "exact": metrics.exact,
                    "strict": metrics.strict, "execution": metrics.execution,
                    "dropped": dict(metrics.dropped), "invented": dict(metrics.invented)}
     if scenes is not None and question.record.get("imageId") in scenes.image_ids:
         raw = translation.raw[-1] if translation.raw else None
-        record |= _answers(answered_program(translation.program, raw, config.settings.syntax, lenient),
-                           config.settings.syntax, question.record, scenes, lenient, semantics)
-    return record
+        syntax = config.settings.syntax
+        answered = answered_program(translation.program, raw, syntax, lenient)
+        judged = judge(str(question.id), answered, syntax, dict(question.record), scenes, lenient=lenient,
+                       semantics=semantics)
+        record |= judged.to_json()
+        why = why or judged.error
+    return record | failed(why)
 
 
 def answered_program(program: str | None, raw: str | None, syntax: str, lenient: bool) -> str | None:
@@ -221,16 +290,3 @@ def answered_program(program: str | None, raw: str | None, syntax: str, lenient:
     if program is not None or not (lenient and raw):
         return program
     return clean(raw, syntax)
-
-
-def _answers(program: str | None, syntax: str, gqa_record: Mapping[str, Any],
-             scenes: SceneLibrary, lenient: bool, semantics: str) -> dict[str, Any]:
-    """The answer-level fields: the k best models' answers, correct at each generosity and k
-    (``correct``: strict top-1), and whether the oracle answers the question."""
-    from qlang.evaluate.answers import judge
-
-    judged = judge(str(gqa_record.get("id")), program, syntax, dict(gqa_record), scenes,
-                   lenient=lenient, semantics=semantics)
-    return {"answers": list(judged.answers), "answerable": judged.answerable,
-            "correct": judged.correct[("strict", 1)],
-            "answer_correct": {f"{level}@{k}": ok for (level, k), ok in judged.correct.items()}}

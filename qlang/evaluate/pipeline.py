@@ -15,21 +15,35 @@ question-specific, made for one question's concepts — or by image id; the ques
 right too (at the same generosity): the thesis's figures are no ratio of accuracies (its
 pipeline has 32.4 % to base's 38.8 %, 83.5 %, listed as 78.35 %), and this is the reading its
 purpose suggests: how much of the base pipeline's success survives translation.
+
+A line that is no usable question gets a failure record in the isolated row, and a question
+whose translating or judging fails for no fault of the translation's counts as wrong with its
+``failure`` (`qlang.evaluate.experiments`).
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from qlang.evaluate.answers import LEVELS, TOP_K, judge
-from qlang.evaluate.experiments import LOG, Question, answered_program, log_key, open_log
+from qlang.errors import Diagnostic
+from qlang.evaluate.answers import LEVELS, TOP_K, Judged, judge
+from qlang.evaluate.experiments import (
+    LOG,
+    Question,
+    answered_program,
+    failed,
+    failure_record,
+    failures,
+    log_key,
+    open_log,
+)
 from qlang.executors import Executor, Local
-from qlang.records import Printed, Progress, printed, read_results, run_batch
+from qlang.records import Printed, Progress, failure, printed, read_results, run_batch
 from qlang.translate.translator import Translates, Translation
 
 if TYPE_CHECKING:
@@ -54,7 +68,8 @@ def run(questions: list[Question], out: Path, make_translator: Callable[[], Tran
     """Translate each question once and judge every row it has scenes for, one log line per
     (row, question), resuming what the log already has, on `executor` (default: in this
     process); returns the log path."""
-    kept = [q for q in questions if q.record.get("imageId") in scenes.truth.image_ids]
+    kept = [q for q in questions
+            if q.problem is not None or q.record.get("imageId") in scenes.truth.image_ids]
     with open_log(out) as output:
         missing = [(q, [row for row in _rows(q, scenes)
                         if output.pending(log_key({"config": row, "id": q.id}))]) for q in kept]
@@ -79,52 +94,73 @@ class Judging:
     def setup(self) -> Callable[[list[tuple[Question, list[str]]]], list[Printed]]:
         translator = cache(self.make_translator)
 
-        def answer(pairs: list[tuple[Question, list[str]]]) -> list[Printed]:
-            results = []
-            for question, rows in pairs:
+        def records(question: Question, rows: list[str]) -> list[dict[str, Any]]:
+            if question.problem is not None:
+                return [_failed_row(question, row, question.problem) for row in rows]
+            try:
                 translation = translator().translate(question.text) if set(rows) - {"base"} else None
-                results.append(printed(list(_judged(question, rows, translation, self.scenes, self.syntax,
-                                                    self.lenient, self.semantics))))
-            return results
+            except Exception as exc:  # its rows fail, and say why
+                return [_failed_row(question, row, failure(exc).diagnostics[0]) for row in rows]
+            return _judged(question, rows, translation, self.scenes, self.syntax, self.lenient,
+                           self.semantics)
 
-        return answer
+        return lambda pairs: [printed(records(question, rows)) for question, rows in pairs]
+
+
+def _failed_row(question: Question, row: str, why: Diagnostic) -> dict[str, Any]:
+    """The question's record in a row that failed: a failure record, counted as wrong."""
+    judged = Judged.failed(str(question.id), question.record.get("answer"), why).to_json()
+    return failure_record({"config": row, "id": question.id}, question, why) | {"program": None} | judged
 
 
 def _rows(question: Question, scenes: Scenes) -> list[str]:
-    """The rows the question has scenes for."""
-    weighted = _facts(scenes.weighted, question.record) is not None
-    blind = scenes.blind is not None and _facts(scenes.blind, question.record) is not None
+    """The rows the question has scenes for (a line that is no usable question: isolated)."""
+    if question.problem is not None:
+        return ["isolated"]
+    weighted = _scene(scenes.weighted, question.record) is not None
+    blind = scenes.blind is not None and _scene(scenes.blind, question.record) is not None
     return ["isolated", *(["base", "pipeline"] if weighted else []), *(["blind"] if blind else [])]
 
 
 def _judged(question: Question, rows: list[str], translation: Translation | None, scenes: Scenes,
-            syntax: str, lenient: bool, semantics: str) -> Iterator[dict[str, Any]]:
+            syntax: str, lenient: bool, semantics: str) -> list[dict[str, Any]]:
+    """The question's record in each row; a row that cannot be judged (its weighted scene
+    unusable, say) fails alone."""
     record = dict(question.record) | {"id": question.id}
     raw = translation.raw[-1] if translation is not None and translation.raw else None
     translated = answered_program(translation.program if translation else None, raw, syntax, lenient)
     over = {"isolated": None, "base": scenes.weighted, "pipeline": scenes.weighted,
             "blind": scenes.blind}
-    for row in rows:
+
+    def judged(row: str) -> dict[str, Any]:
         library = over[row]
-        facts = None if library is None else _facts(library, record)
-        if row == "base":  # the gold program, as GQA wrote it
-            found = judge(question.id, json.dumps(record["semantic"]), "gqa", record, scenes.truth,
-                          semantics=semantics, facts=facts)
-        else:
-            found = judge(question.id, translated, syntax, record, scenes.truth, lenient=lenient,
-                          semantics=semantics, facts=facts)
-        yield {"config": row, "id": question.id, "program": translated if row != "base" else None,
-               "answers": list(found.answers), "answerable": found.answerable,
-               "correct": found.correct[("strict", 1)],
-               "answer_correct": {f"{level}@{k}": ok for (level, k), ok in found.correct.items()}}
+        try:
+            facts = None if library is None else _facts(library, record)
+            if row == "base":  # the gold program, as GQA wrote it
+                found = judge(str(question.id), json.dumps(record["semantic"]), "gqa", record, scenes.truth,
+                              semantics=semantics, facts=facts)
+            else:
+                found = judge(str(question.id), translated, syntax, record, scenes.truth, lenient=lenient,
+                              semantics=semantics, facts=facts)
+        except Exception as exc:  # this row fails alone, and says why
+            return _failed_row(question, row, failure(exc).diagnostics[0])
+        return ({"config": row, "id": question.id, "program": translated if row != "base" else None}
+                | found.to_json() | failed(found.error))
+
+    return [judged(row) for row in rows]
+
+
+def _scene(library: SceneLibrary, record: Mapping[str, Any]) -> str | None:
+    """The key of the question's weighted scene: its question id, else its image id; None if
+    neither (the scene is not read: a scene that cannot be fails its question only, when judged)."""
+    return next((key for key in (str(record.get("id")), str(record.get("imageId")))
+                 if key in library.image_ids), None)
 
 
 def _facts(library: SceneLibrary, record: Mapping[str, Any]) -> str | None:
-    """The question's weighted scene: by question id, else by image id; None if neither."""
-    for key in (str(record.get("id")), str(record.get("imageId"))):
-        if key in library.image_ids:
-            return library.facts(key)
-    return None
+    """The question's weighted scene, encoded; None if the library has none for it."""
+    key = _scene(library, record)
+    return None if key is None else library.facts(key)
 
 
 def table(results: list[dict[str, Any]]) -> list[str]:
@@ -156,7 +192,7 @@ def write(out: Path, log: Path, command: str) -> Path:
              "base: GQA's gold program over the weighted scenes; pipeline: the translation over "
              "them; blind: the translation over scenes made from its own concepts. top k: the k "
              "best models; vs base: of the questions base answers right (top 1), the share this "
-             "row answers right too.", "", *table(results)]
+             "row answers right too.", *failures(results), "", *table(results)]
     report = out / "report.md"
     report.write_text("\n".join(lines) + "\n", encoding="utf-8")
     return report

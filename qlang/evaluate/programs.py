@@ -16,10 +16,11 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from qlang.api import check, parse
-from qlang.errors import QlangError
+from qlang.errors import Diagnostic, QlangError
 from qlang.evaluate.execution import execution_match
 from qlang.ir import Node, postorder
 from qlang.passes.canonical import canonicalize, equivalent
+from qlang.records import attempt
 
 
 @dataclass(frozen=True)
@@ -55,6 +56,15 @@ def score(text: str | None, syntax: str, gold: Node) -> ProgramScore:
     exact = equivalent(root, gold)
     return ProgramScore(True, True, exact, canonicalize(root) == canonicalize(gold),
                         exact or execution_match(root, gold), expected - actual, actual - expected)
+
+
+def counted(text: str | None, syntax: str, gold: Node) -> tuple[ProgramScore, Diagnostic | None]:
+    """`score`, and why it failed where it did not come out (a failure of qlang's, not of the
+    translation's): then the translation counts as no program, so that every one is counted."""
+    def unscored(why: QlangError) -> tuple[ProgramScore, Diagnostic | None]:
+        return ProgramScore(False, False, dropped=operations(gold), error_kind=why.kind), why.diagnostics[0]
+
+    return attempt(lambda: (score(text, syntax, gold), None), unscored)
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,7 @@ from pathlib import Path
 from statistics import mean, median
 from typing import Any
 
-from qlang.evaluate.experiments import log_key
+from qlang.evaluate.experiments import failures, log_key
 from qlang.records import read_results
 
 REPORT = "report.md"
@@ -102,7 +102,7 @@ def write(out: Path, title: str, log: Path, axis_names: list[str], command: str)
              "exact: it equals the gold program up to the order of symmetric operands and of a "
              "choice's alternatives; strict: it equals it as it is (canonical DAGs); execution: "
              "it gives the gold program's outcome on each of a suite of synthetic scenes; time: "
-             "median seconds per question; tok/s: generated tokens per second.", ""]
+             "median seconds per question; tok/s: generated tokens per second.", *failures(results), ""]
     lines += _table(table, axis_names)
     if "sampling" in axis_names:
         lines += ["", "By sampling strategy (every configuration of it pooled; thesis Table 5):", "",
