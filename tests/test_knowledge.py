@@ -402,6 +402,14 @@ def test_a_tsv_with_a_bad_line_is_located_and_nothing_else_breaks(tmp_path: Path
     assert run("kb", "paths", "cup", "drinking", "--kb", str(index))[1] == "1.000  cup -used_for-> drinking\n"
 
 
+def test_kb_build_writes_beside_its_first_file_by_default(tmp_path: Path) -> None:
+    packed = tmp_path / "conceptnet-assertions-5.7.0.csv.gz"
+    packed.write_bytes(gzip.compress(SAMPLE.read_bytes()))
+    code, out, _ = run("kb", "build", str(packed))
+    index = tmp_path / "conceptnet-assertions-5.7.0.sqlite"
+    assert code == 0 and out.startswith(f"{index}: 21 edges") and Index(index).edge_count == 21
+
+
 def test_kb_build_reads_standard_input(tmp_path: Path) -> None:
     index = tmp_path / "kb.sqlite"
     code, _, _ = run("kb", "build", "-", "--out", str(index), input="cup\tused_for\tdrinking\t0.5\n")
@@ -409,13 +417,16 @@ def test_kb_build_reads_standard_input(tmp_path: Path) -> None:
     assert run("kb", "build", "-")[0] == 2  # where would it go?
 
 
+_PATHS = ("kb", "paths", "cup", "drinking")
+
+
 @pytest.mark.parametrize(("args", "code", "message"), [
-    (("kb", "paths", "cup", "drinking", "--kb", "/dev/zero"), 1, "a line longer than"),
-    (("kb", "paths", "cup", "drinking", "--kb", "missing.tsv"), 1, "missing.tsv: No such file or directory"),
-    (("kb", "paths", "cup", "drinking", "--kb", "."), 1, "Is a directory"),
-    (("kb", "paths", "cup", "drinking", "--kb", "none", "--kb", "default"), 1, "--kb none means no"),
+    ((*_PATHS, "--kb", "/dev/zero"), 1, "a line longer than"),
+    ((*_PATHS, "--kb", "missing.tsv"), 1, "missing.tsv: error: No such file or directory"),
+    ((*_PATHS, "--kb", "."), 1, ".: error: Is a directory"),
+    ((*_PATHS, "--kb", "none", "--kb", "default"), 1, "--kb: error: 'none' means no knowledge"),
     (("kb", "paths", "cup\x01", "drinking", "--kb", "none"), 2, "unprintable character U+0001"),
-    (("kb", "paths", "cup", "drinking", "--relation", "uses"), 2, "'uses' is not one of"),
+    ((*_PATHS, "--relation", "uses"), 2, "'uses' is not one of"),
     (("kb", "build", str(SAMPLE), "--out", str(SAMPLE)), 2, "is an input"),
 ])
 def test_kb_commands_refuse_bad_input_with_a_message(args: tuple[str, ...], code: int, message: str,

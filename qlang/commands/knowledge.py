@@ -67,7 +67,7 @@ def _target(files: tuple[str, ...], out: str | None) -> Path:
     if out is None:
         if not named:
             raise click.UsageError("give --out: no FILE names the index")
-        target = named[0].with_name((named[0].name.split(".")[0] or named[0].name) + ".sqlite")
+        target = named[0].with_name(Path(named[0].name.removesuffix(".gz")).stem + ".sqlite")
     else:
         target = Path(out)
     if any(target.resolve() == path.resolve() for path in named):

@@ -34,7 +34,7 @@ def rebuild() -> Index:
     try:
         return build(triples(), INDEX, {"source": SOURCE, "recipe": RECIPE})
     except wordnet.WordNetMissing as exc:
-        raise failure(f"the bundled knowledge base needs WordNet: {exc}") from None
+        raise failure(f"the bundled knowledge base needs WordNet: {exc}", "--kb default") from None
 
 
 def index() -> Index:

@@ -65,7 +65,7 @@ def build(triples: Iterable[Triple], path: Path, about: Mapping[str, str]) -> In
             db.commit()
         os.replace(partial, path)
     except (sqlite3.Error, OSError) as exc:  # a full disk, a folder that cannot be made
-        raise failure(f"{path}: cannot be written ({exc})") from None
+        raise failure(f"cannot be written ({exc})", str(path)) from None
     finally:
         partial.unlink(missing_ok=True)
     return Index(path)
@@ -83,9 +83,9 @@ class Index:
             self.relations: dict[str, int] = json.loads(self.about.get("relations", "{}"))
             self.words = int(self.about.get("words", "0"))
         except (sqlite3.Error, ValueError) as exc:
-            raise failure(f"{path}: not a knowledge index ({exc})") from None
+            raise failure(f"not a knowledge index ({exc})", str(path)) from None
         if (self.about.get("format"), self.about.get("version")) != (FORMAT, VERSION):
-            raise failure(f"{path}: not a knowledge index of this version of qlang",
+            raise failure("not a knowledge index of this version of qlang", str(path),
                           hint="build it again with qlangc kb build")
 
     @property

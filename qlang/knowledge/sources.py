@@ -38,7 +38,7 @@ def read(stream: BinaryIO, name: str, tally: Counter[str]) -> Iterator[Triple]:
     buffered = stream if isinstance(stream, io.BufferedReader) else \
         io.BufferedReader(cast(io.RawIOBase, stream))  # something to peek into (a test's standard input)
     if buffered.peek(len(_SQLITE))[:len(_SQLITE)] == _SQLITE:
-        raise failure(f"{name}: an index, not a file of triples")
+        raise failure("an index, not a file of triples", name)
     numbered = lines(decompressed(buffered), name)
     first = next(numbered, None)
     if first is None:
@@ -82,7 +82,7 @@ def knowledge(specs: Sequence[str]) -> Knowledge:
     knowledge at all)."""
     if NONE in specs:
         if len(specs) > 1:
-            raise failure(f"--kb {NONE} means no knowledge: it takes no other --kb")
+            raise failure(f"{NONE!r} means no knowledge: it takes no other --kb", "--kb")
         return Knowledge(())
     return Knowledge([index(spec) for spec in dict.fromkeys(specs or [DEFAULT])])
 
@@ -105,4 +105,4 @@ def _cached(path: Path) -> Path:
 
 
 def _unreadable(path: Path, exc: OSError) -> KnowledgeError:
-    return failure(f"{path}: {exc.strerror or exc}")
+    return failure(exc.strerror or str(exc), str(path))

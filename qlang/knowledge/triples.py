@@ -14,7 +14,7 @@ import math
 import re
 from dataclasses import dataclass
 
-from qlang.errors import Diagnostic, QlangError
+from qlang.errors import Diagnostic, QlangError, Source
 
 #: The most characters a word may have (ConceptNet's longest English concepts have about 100).
 MAX_WORD = 200
@@ -26,9 +26,10 @@ class KnowledgeError(QlangError):
     """A knowledge file (or index) is malformed, too large, or not what it claims to be."""
 
 
-def failure(message: str, hint: str | None = None) -> KnowledgeError:
-    """A `KnowledgeError` of a whole file (a line's error is `Line.error`)."""
-    return KnowledgeError([Diagnostic("knowledge", message, hint=hint)])
+def failure(message: str, name: str, hint: str | None = None) -> KnowledgeError:
+    """A `KnowledgeError` of a whole file (or option) `name`, shown ``name: error: message``
+    (a line's error is `Line.error`)."""
+    return KnowledgeError([Diagnostic("knowledge", message, hint=hint)], Source("", name))
 
 
 @dataclass(frozen=True, slots=True, order=True)
