@@ -4,9 +4,13 @@ never make a command exit 3 or print a traceback."""
 from __future__ import annotations
 
 import json
+import random
+import subprocess
+import sys
 import tempfile
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -15,7 +19,7 @@ import qlang
 from qlang.commands.main import cli
 from qlang.errors import QlangError
 from qlang.syntax import SYNTAXES
-from tests.conftest import DATA, all_questions
+from tests.conftest import DATA, all_questions, memory_ceiling
 from tests.strategies import MUTATION_ALPHABET, mutated
 
 _REAL = [q["semanticStr"] for q in list(all_questions().values())[:300]]
@@ -121,3 +125,103 @@ def test_translate_batch_survives_hostile_lines_with_the_bundled_model(tmp_path:
                                       b'{"question": 5}']))
     out = _no_crash("translate", "--jsonl", str(questions), "--examples", "1", "--max-tokens", "16")
     assert len(out.splitlines()) == 5  # one result per line, the bad ones included
+
+
+# ----- files handed to native code: mutated photos and adapters, under the memory ceiling ---------
+
+def _mutants(seeds: dict[str, bytes], folder: Path, count: int, rng: random.Random,
+             within: tuple[int, int] = (0, 4096)) -> list[str]:
+    """`count` files, each a seed cut short, or with a few bytes or a 32-bit word in the part
+    `within` overwritten (where the headers are), named after its seed's suffix."""
+    paths = []
+    for index in range(count):
+        name = rng.choice(sorted(seeds))
+        data = bytearray(seeds[name])
+        start, end = within[0], min(within[1], len(data) - 4)
+        how = rng.choice(["cut", "bytes", "word"])
+        if how == "cut":
+            data = data[:rng.randrange(len(data))]
+        elif how == "bytes":
+            for _ in range(rng.randint(1, 8)):
+                data[rng.randrange(start, end)] = rng.randrange(256)
+        else:
+            at = rng.randrange(start, end)
+            data[at:at + 4] = rng.randrange(2**32).to_bytes(4, "little")
+        path = folder / f"{index}-{how}-{name}"
+        path.write_bytes(data)
+        paths.append(str(path))
+    return paths
+
+
+def _each(script: str, paths: list[str]) -> list[str]:
+    """What `script` says of each path, run in a process of its own under the memory ceiling: a
+    crash below Python or an exception that is not a QlangError fails the test."""
+    done = subprocess.run([sys.executable, "-c", script, *paths], capture_output=True, text=True,
+                          timeout=600, preexec_fn=memory_ceiling)
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    return [line.split()[0] for line in done.stdout.splitlines()]
+
+
+_READ_PHOTOS = """
+import sys
+from qlang.errors import QlangError
+from qlang.vision.image import read
+for path in sys.argv[1:]:
+    try:
+        pixels = read(path)
+        assert pixels.dtype.name == "uint8" and pixels.ndim == 3 and pixels.shape[2] == 3, path
+        print("read", path)
+    except QlangError:
+        print("refused", path)
+"""
+
+
+def test_mutated_photos_are_read_or_refused(tmp_path: Path) -> None:
+    import io
+
+    import numpy as np
+    from PIL import Image
+
+    data = pytest.importorskip("skimage.data")
+    seeds = {}
+    for name in ("chelsea", "coffee", "camera"):
+        photo = Image.fromarray(getattr(data, name)())
+        for form, mode in (("png", "RGB"), ("jpeg", "RGB"), ("gif", "P"), ("tiff", "RGB"), ("webp", "RGB"),
+                           ("bmp", "RGB"), ("png", "LA"), ("png", "RGBA"), ("jpeg", "CMYK"), ("tiff", "F"),
+                           ("png", "I;16")):
+            picture = (Image.fromarray(np.asarray(photo.convert("L")).astype(np.uint16) * 257)
+                       if mode == "I;16" else photo.convert(mode))
+            encoded = io.BytesIO()
+            picture.save(encoded, form)
+            seeds[f"{name}-{mode.replace(';', '')}.{form}"] = encoded.getvalue()
+    said = _each(_READ_PHOTOS, _mutants(seeds, tmp_path, 600, random.Random(23), within=(0, 1024)))
+    assert len(said) == 600 and {"read", "refused"} == set(said)
+
+
+_LOAD_ADAPTERS = """
+import sys
+from qlang.errors import QlangError
+from qlang.translate.backends import Request
+from qlang.translate.backends.llama import LlamaCppBackend
+for path in sys.argv[1:]:
+    try:
+        backend = LlamaCppBackend(lora=path, n_ctx=256)
+        backend.generate(Request((("user", "Is the cat red?"),), "", max_tokens=2))
+        print("loaded", path)
+    except QlangError:
+        print("refused", path)
+"""
+
+
+def test_mutated_adapters_never_crash_llama_cpp(tmp_path: Path) -> None:
+    """The shipped adapter cut short or overwritten, in its header (the first 28,768 bytes) and
+    in its tensors' data: llama.cpp loads it or qlang refuses it, and nothing crashes."""
+    from qlang.translate.models import ADAPTER
+
+    seeds = {"adapter.gguf": ADAPTER.read_bytes()}
+    rng = random.Random(23)
+    paths = _mutants(seeds, tmp_path, 16, rng, within=(0, 28_768))
+    (tmp_path / "data").mkdir()
+    paths += _mutants(seeds, tmp_path / "data", 4, rng, within=(28_768, len(seeds["adapter.gguf"])))
+    said = _each(_LOAD_ADAPTERS, paths)
+    assert len(said) == 20 and {"loaded", "refused"} == set(said)
