@@ -294,6 +294,12 @@ def test_two_indexes_read_as_one_graph_of_their_strongest_edges(one: Graph, two:
         assert [str(p) for p in apart.paths(word, "w0", 3)] == [str(p) for p in together.paths(word, "w0", 3)]
 
 
+def test_no_relation_walks_nowhere(tmp_path: Path) -> None:
+    knowledge = knowledge_of(tmp_path, [Triple("b", "related_to", "a"), Triple("a", "is_a", "b")])
+    assert knowledge.neighbourhood(["a"], 2, relations=set()) == []
+    assert len(knowledge.neighbourhood(["a"], 2)) == 2
+
+
 def test_a_limited_neighbourhood_keeps_the_strongest_edges(tmp_path: Path) -> None:
     graph = [Triple("hub", "related_to", f"leaf {n}", (n + 1) / 10) for n in range(10)]
     knowledge = knowledge_of(tmp_path, graph)

@@ -97,7 +97,8 @@ class Knowledge:
         `limit` strongest (ties in step order)."""
         wanted = set(words)
         found = [Step(edge) for edge in self.edges(wanted, into=into, relations=relations, limit=limit)]
-        against = relations if both_ways else SYMMETRIC.intersection(relations or BY_NAME)
+        against = relations if both_ways else SYMMETRIC.intersection(BY_NAME if relations is None
+                                                                      else relations)
         if against is None or against:
             found += [Step(edge, backward=True)
                       for edge in self.edges(wanted, into=not into, relations=against, limit=limit)]
