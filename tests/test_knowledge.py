@@ -8,6 +8,7 @@ from __future__ import annotations
 import gzip
 import io
 import json
+import pickle
 import sqlite3
 import tempfile
 from collections import Counter
@@ -312,6 +313,14 @@ def test_an_index_counts_what_it_holds(tmp_path: Path) -> None:
     assert (index.edge_count, index.words, index.relations) == (2, 3, {"is_a": 1, "part_of": 1})
     assert list(index.triples()) == [Triple("a", "is_a", "b"), Triple("b", "part_of", "c", 0.5)]
     assert index.knows("c") and not index.knows("d")
+
+
+def test_knowledge_travels_to_another_process_as_its_files(tmp_path: Path) -> None:
+    knowledge = knowledge_of(tmp_path, [Triple("cup", "used_for", "drinking")])
+    assert knowledge.edges(["cup"])  # a connection opened
+    copy = pickle.loads(pickle.dumps(knowledge))
+    assert copy.edges(["cup"]) == knowledge.edges(["cup"])
+    assert copy.indexes[0].path == knowledge.indexes[0].path
 
 
 def test_what_is_not_an_index_says_so(tmp_path: Path) -> None:

@@ -88,6 +88,10 @@ class Index:
             raise failure("not a knowledge index of this version of qlang", str(path),
                           hint="build it again with qlangc kb build")
 
+    def __reduce__(self) -> tuple[type[Index], tuple[Path]]:
+        """Pickled as its path (a Ray actor gets the index, not the connection), opened again."""
+        return Index, (self.path,)
+
     @property
     def edge_count(self) -> int:
         return sum(self.relations.values())
