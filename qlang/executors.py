@@ -26,8 +26,10 @@ from __future__ import annotations
 
 import logging
 import multiprocessing
+import os
 import pickle
 import signal
+import socket
 import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
@@ -276,6 +278,7 @@ class Ray:
         if not rows:
             return
         if not ray.is_initialized():
+            answering(self.address or os.environ.get("RAY_ADDRESS"))
             try:
                 ray.init(address=self.address, logging_level="warning", log_to_driver=False)
             except (ConnectionError, ValueError, RuntimeError) as exc:
@@ -302,6 +305,25 @@ class Ray:
         {'num_cpus': 2, 'num_gpus': 0.0}
         """
         return {"num_cpus": self.cpus, "num_gpus": float(getattr(job, "gpus", 0))}
+
+
+#: Seconds a cluster's address has to answer in: Ray itself retries for minutes.
+CONNECT_TIMEOUT = 10.0
+
+
+def answering(address: str | None) -> None:
+    """That something answers at a cluster's ``host:port`` (or ``ray://host:port``); raises a
+    QlangError, within `CONNECT_TIMEOUT`, where nothing does.  Other addresses (none, "auto",
+    "local") name clusters Ray finds by itself, failing fast where there is none."""
+    host, _, port = (address or "").removeprefix("ray://").rpartition(":")
+    if not host or not port.isdigit():
+        return
+    try:
+        socket.create_connection((host.strip("[]"), int(port)), timeout=CONNECT_TIMEOUT).close()
+    except (OSError, OverflowError) as exc:
+        raise error(QlangError, "executor", f"cannot reach Ray at {address}: "
+                    f"{getattr(exc, 'strerror', None) or exc}",
+                    hint="start it with `ray start --head`, or give --address of a running cluster") from None
 
 
 class SetupFailed(Exception):

@@ -14,11 +14,12 @@ they fork), where an option would have to be threaded through a dozen commands.
 
 from __future__ import annotations
 
+import io
 import math
 import os
 import stat
 from dataclasses import dataclass
-from typing import BinaryIO
+from typing import IO, Any, BinaryIO
 
 from qlang.errors import QlangError, error
 
@@ -61,23 +62,32 @@ class Limit:
     def bytes(self) -> int:
         return int(self.mb * MB)
 
+    def bound(self) -> str:
+        """The limit as messages give it: its size, what it bounds and how to raise it."""
+        return f"{self.mb:g} MB, the limit for {self.what} (set {self.variable} to raise it)"
+
     def exceeded(self, name: str) -> QlangError:
         """The error for an input `name` larger than this limit."""
-        return error(TooLarge, "limit", f"{name}: exceeds {self.mb:g} MB, the limit for {self.what}",
-                     hint=f"set {self.variable} to raise it")
+        return error(TooLarge, "limit", f"{name}: exceeds {self.bound()}")
 
 
-PROGRAM = Limit("a program", "QLANG_MAX_PROGRAM_MB", 16)
-SCENE = Limit("a scene file", "QLANG_MAX_SCENE_MB", 1024)
-QUESTIONS = Limit("a question or JSON-lines file", "QLANG_MAX_QUESTIONS_MB", 1024)
+PROGRAM = Limit("a program or concepts file", "QLANG_MAX_PROGRAM_MB", 16)
+SCENE = Limit("a scene file", "QLANG_MAX_SCENE_MB", 512)
+QUESTIONS = Limit("a question or JSON-lines file", "QLANG_MAX_QUESTIONS_MB", 512)
 LINE = Limit("a JSON line", "QLANG_MAX_LINE_MB", 16)
-OUTPUT = Limit("an output file being resumed", "QLANG_MAX_OUTPUT_MB", 1024)
+OUTPUT = Limit("an output file being resumed", "QLANG_MAX_OUTPUT_MB", 512)
 IMAGE = Limit("an image", "QLANG_MAX_IMAGE_MB", 64)
 MODEL = Limit("a model file", "QLANG_MAX_MODEL_MB", 65_536)
 #: An image's pixels as Pillow decodes them, 4 bytes each: 256 MB is 64 megapixels.
 PIXELS = Limit("an image's decoded pixels", "QLANG_MAX_PIXELS_MB", 256)
-#: Every limit, for the documentation and the tests.
 LIMITS = (PROGRAM, SCENE, QUESTIONS, LINE, OUTPUT, IMAGE, MODEL, PIXELS)
+
+
+def check_settings() -> None:
+    """That every limit set in the environment is a number (`TooLarge` where one is not), so
+    that a bad setting stops a command before it starts, not a batch part way."""
+    for limit in LIMITS:
+        limit.bound()  # reads the setting
 
 
 def read_stream(stream: BinaryIO, name: str, limit: Limit) -> bytes:
@@ -93,18 +103,29 @@ def read_stream(stream: BinaryIO, name: str, limit: Limit) -> bytes:
     return b"".join(chunks)
 
 
+def read_file(handle: BinaryIO, name: str, limit: Limit) -> bytes:
+    """What is left of the open file `name`, within `limit` (`read_stream`); a regular file is
+    judged by its size before it is read."""
+    if is_regular(handle) and os.fstat(handle.fileno()).st_size > limit.bytes:
+        raise limit.exceeded(name)
+    return read_stream(handle, name, limit)
+
+
 def read(path: str | os.PathLike[str], limit: Limit) -> bytes:
-    """The bytes of the file `path`, within `limit` (a regular file is judged by its size
-    before it is read).  Raises `TooLarge`, or OSError where it cannot be read."""
+    """The bytes of the file `path`, within `limit` (`read_file`).  Raises `TooLarge`, or
+    OSError where it cannot be read."""
     with open(path, "rb") as handle:
-        if is_regular(handle) and os.fstat(handle.fileno()).st_size > limit.bytes:
-            raise limit.exceeded(str(path))
-        return read_stream(handle, str(path), limit)
+        return read_file(handle, str(path), limit)
 
 
-def is_regular(handle: BinaryIO) -> bool:
-    """Whether an open file is a regular file (not a pipe, a device or a socket)."""
-    return stat.S_ISREG(os.fstat(handle.fileno()).st_mode)
+def is_regular(handle: IO[Any]) -> bool:
+    """Whether an open file is a regular file (not a pipe, a device, a socket or a stream
+    in memory)."""
+    try:
+        descriptor = handle.fileno()
+    except io.UnsupportedOperation:
+        return False
+    return stat.S_ISREG(os.fstat(descriptor).st_mode)
 
 
 def check_file(path: str | os.PathLike[str], limit: Limit) -> None:

@@ -35,11 +35,12 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, TextIO, TypeVar
 
-from qlang import jsontext
+from qlang import jsontext, limits
 from qlang.api import parse
 from qlang.errors import Diagnostic, QlangError, Source, error
 from qlang.executors import BatchError, Executor, Job, Local, chunks
 from qlang.ir import Node
+from qlang.limits import TooLarge
 from qlang.syntax import SYNTAXES, gqa, load
 
 T = TypeVar("T")
@@ -65,7 +66,7 @@ class Line:
 
     number: int
     value: object = None
-    error: UnicodeDecodeError | json.JSONDecodeError | RecursionError | None = None
+    error: UnicodeDecodeError | json.JSONDecodeError | RecursionError | TooLarge | None = None
 
     @property
     def data(self) -> dict[str, Any] | None:
@@ -78,11 +79,15 @@ class Line:
             return f"not UTF-8 text ({self.error.reason} at byte {self.error.start})"
         if isinstance(self.error, json.JSONDecodeError):
             return f"not JSON: {self.error.msg}"
+        if isinstance(self.error, TooLarge):
+            return self.error.diagnostics[0].message
         return "not JSON: nested too deeply" if self.error else "not a JSON object"
 
 
 def read_line(number: int, raw: bytes) -> Line | None:
-    """One line, read; None for a blank one."""
+    """One line, read; None for a blank one (one longer than `limits.LINE` is not decoded)."""
+    if len(raw) > limits.LINE.bytes:
+        return Line(number, error=TooLarge([Diagnostic("limit", f"longer than {limits.LINE.bound()}")]))
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -240,7 +245,8 @@ def _lines(data: bytes) -> list[Entry]:
 
 def _entry(number: int, value: object, key: object = None, why: Exception | None = None) -> Entry:
     if why is not None:
-        return Entry(number, problem=f"entry {number}: not JSON: {why}")
+        reason = why.diagnostics[0].message if isinstance(why, QlangError) else f"not JSON: {why}"
+        return Entry(number, problem=f"entry {number}: {reason}")
     if not isinstance(value, dict):
         return Entry(number, problem=f"entry {number}: not a question record")
     return Entry(number, value.get("id") if key is None else key, value)
@@ -250,8 +256,7 @@ def questions_by_id(path: str | os.PathLike[str]) -> dict[str, dict[str, Any]]:
     """The records of a question file by id, every entry a record with an id (`read_questions`,
     strict)."""
     try:
-        with open(path, "rb") as handle:
-            data = handle.read()
+        data = limits.read(path, limits.QUESTIONS)
     except OSError as exc:
         raise error(QlangError, "input", f"{path}: cannot read: {exc}") from None
     return {str(entry.id): entry.data for entry in read_questions(data, str(path), strict=True)}
@@ -339,8 +344,7 @@ def read_results(path: str, key: Callable[[Result], str] = resume_key) -> list[R
     a result `key` can key) is refused with a `BatchError`."""
     if not os.path.exists(path):
         return []
-    with open(path, "rb") as handle:
-        return [result for _, result in _results(path, _whole(handle.read()), key)]
+    return [result for _, result in _results(path, _whole(limits.read(path, limits.OUTPUT)), key)]
 
 
 def _whole(data: bytes) -> bytes:
@@ -348,13 +352,19 @@ def _whole(data: bytes) -> bytes:
     return data[: data.rfind(b"\n") + 1]
 
 
-def _results(path: str, whole: bytes, key: Callable[[Result], str]) -> list[tuple[str, Result]]:
-    """The results of the whole lines of `path`, with their keys."""
-    return [_result(path, line, key) for line in json_lines(whole)]
+def _results(path: str, whole: bytes, key: Callable[[Result], str],
+             ours: Callable[[Result], bool] = lambda result: True) -> list[tuple[str, Result]]:
+    """The results of the whole lines of `path`, with their keys; `ours`: whether a result is
+    one of this batch's."""
+    return [_result(path, line, key, ours) for line in json_lines(whole)]
 
 
-def _result(path: str, line: Line, key: Callable[[Result], str]) -> tuple[str, Result]:
+def _result(path: str, line: Line, key: Callable[[Result], str],
+            ours: Callable[[Result], bool]) -> tuple[str, Result]:
     if line.data is not None:
+        if not ours(line.data):
+            raise error(BatchError, "batch", f"{path}:{line.number}: a result of another command",
+                        hint="resume into the output file of the same command")
         try:
             return key(line.data), line.data
         except (ValueError, TypeError, KeyError, AttributeError):
@@ -363,15 +373,33 @@ def _result(path: str, line: Line, key: Callable[[Result], str]) -> tuple[str, R
                 hint="resume into the output file of the same batch")
 
 
+#: What a result of any batch may hold: the item's id (or line), and why it failed.
+COMMON = frozenset({"id", "input_line", "error", "errors"})
+
+
+def holding(*fields: str) -> Callable[[Result], bool]:
+    """A batch's test that a result is its own (`appending`): it holds nothing but `fields` and
+    what every result may hold, so that the results of another command over the same ids are
+    not taken for this one's.  (A file holding only failures cannot be told apart.)
+
+    >>> holding("ok")({"id": 1, "ok": True}), holding("ok")({"id": 1, "answers": []})
+    (True, False)
+    """
+    allowed = COMMON | frozenset(fields)
+    return lambda result: result.keys() <= allowed
+
+
 @contextmanager
 def appending(path: str, inputs: str | None = None, *, key: Callable[[Result], str] = resume_key,
+              ours: Callable[[Result], bool] = lambda result: True,
               sync: bool = False) -> Iterator[Output]:
     """The output file of a resumable batch, open to append, and what it still lacks.
 
     It is checked before anything is written (not the file of the `inputs`, only result lines
-    `key` can key; a torn last line is dropped so that it is redone) and locked while written,
-    so that two runs never answer the same inputs into one file.  Raises OSError when it cannot
-    be opened, `BatchError` when it must not be.
+    `key` can key and `ours` takes for this batch's, no larger than `limits.OUTPUT`; a torn
+    last line is dropped so that it is redone) and locked while written, so that two runs never
+    answer the same inputs into one file.  A device or a pipe is written to, never read.  Raises
+    OSError when it cannot be opened, `BatchError` or `TooLarge` when it must not be.
     """
     if inputs not in (None, "-") and os.path.exists(path) and os.path.samefile(path, inputs):
         raise error(BatchError, "batch", f"{path}: the output file is the input file",
@@ -382,23 +410,25 @@ def appending(path: str, inputs: str | None = None, *, key: Callable[[Result], s
         except BlockingIOError:
             raise error(BatchError, "batch", f"{path}: another run is writing to it",
                         hint="wait for it to end, or write elsewhere") from None
-        with open(path, "rb+") as handle:
-            data = handle.read()
-            whole = _whole(data)
-            done = Counter(found for found, _ in _results(path, whole, key))
-            if len(whole) < len(data):
-                handle.truncate(len(whole))
+        done: Counter[str] = Counter()
+        if limits.is_regular(stream):
+            with open(path, "rb+") as handle:
+                data = limits.read_file(handle, path, limits.OUTPUT)
+                whole = _whole(data)
+                done.update(found for found, _ in _results(path, whole, key, ours))
+                if len(whole) < len(data):
+                    handle.truncate(len(whole))
         yield Output(stream, Pending(done), sync)
 
 
 @contextmanager
-def writing(path: str | None, inputs: str) -> Iterator[Output]:
-    """Where a batch writes its results: the file `path`, resumed (`appending`), or standard
-    output."""
+def writing(path: str | None, inputs: str, ours: Callable[[Result], bool]) -> Iterator[Output]:
+    """Where a batch writes its results: the file `path`, resumed (`appending`: `ours` tells
+    its results), or standard output."""
     if path is None:
         yield Output(sys.stdout)
         return
-    with appending(path, inputs) as output:
+    with appending(path, inputs, ours=ours) as output:
         yield output
 
 

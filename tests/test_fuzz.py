@@ -4,10 +4,13 @@ never make a command exit 3 or print a traceback."""
 from __future__ import annotations
 
 import json
+import os
 import random
+import resource
 import subprocess
 import sys
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -18,8 +21,9 @@ from hypothesis import strategies as st
 import qlang
 from qlang.commands.main import cli
 from qlang.errors import QlangError
+from qlang.paths import package_data
 from qlang.syntax import SYNTAXES
-from tests.conftest import DATA, all_questions, memory_ceiling
+from tests.conftest import DATA, MEMORY_CEILING, QLANGC, all_questions, memory_ceiling, write
 from tests.strategies import MUTATION_ALPHABET, mutated
 
 _REAL = [q["semanticStr"] for q in list(all_questions().values())[:300]]
@@ -225,3 +229,89 @@ def test_mutated_adapters_never_crash_llama_cpp(tmp_path: Path) -> None:
     paths += _mutants(seeds, tmp_path / "data", 4, rng, within=(28_768, len(seeds["adapter.gguf"])))
     said = _each(_LOAD_ADAPTERS, paths)
     assert len(said) == 20 and {"loaded", "refused"} == set(said)
+
+
+# ----- under a memory ceiling; special files for every command that reads a file ---------------
+
+@pytest.fixture(autouse=True, scope="module")
+def _memory_ceiling() -> Iterator[None]:
+    """The fuzz in this process may map at most `MEMORY_CEILING` bytes more than the tests had
+    mapped before it (its processes: `memory_ceiling`), so that an unbounded read fails a test
+    instead of the machine."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+    ceiling = int(Path("/proc/self/statm").read_text().split()[0]) * resource.getpagesize() + MEMORY_CEILING
+    resource.setrlimit(resource.RLIMIT_AS, (ceiling if hard == resource.RLIM_INFINITY else min(ceiling, hard),
+                                            hard))
+    yield
+    resource.setrlimit(resource.RLIMIT_AS, (soft, hard))
+
+
+_QUESTIONS = str(DATA / "gqa" / "questions" / "testdev_ood_head.json")
+#: Every command that reads a file, with SPECIAL in the place of one file (P: a program, T:
+#: translations, IMG: a photo, OUT: an output folder).
+_READERS = [
+    ["check", "SPECIAL"], ["compile", "--to", "code", "SPECIAL"], ["fmt", "SPECIAL"], ["lower", "SPECIAL"],
+    ["check", "--jsonl", "SPECIAL"], ["check", "--jsonl", "T", "--output", "SPECIAL"],
+    ["solve", "--program", "SPECIAL", "--scene", _EMMA], ["solve", "--program", "P", "--scene", "SPECIAL"],
+    ["solve", "--jsonl", "--program", "SPECIAL", "--scene", _EMMA],
+    ["explain", "--program", "SPECIAL", "--scene", _EMMA],
+    ["explain", "--program", "P", "--scene", "SPECIAL"],
+    ["translate", "--translator", "small", "--jsonl", "SPECIAL"],
+    ["ask", "Is there a cat?", "--scene", "SPECIAL"],
+    ["eval", "SPECIAL", "--questions", _QUESTIONS], ["eval", "T", "--questions", "SPECIAL"],
+    ["eval", "T", "--questions", _QUESTIONS, "--scenes", "SPECIAL"],
+    ["eval", "T", "--questions", _QUESTIONS, "--unseen", "SPECIAL"],
+    ["oracle", "SPECIAL", "--scenes", _EMMA], ["oracle", _QUESTIONS, "--scenes", "SPECIAL"],
+    ["experiment", "prompts", "--questions", "SPECIAL", "--out", "OUT"],
+    ["data", "SPECIAL", "--out", "OUT"], ["data", _QUESTIONS, "--exclude", "SPECIAL", "--out", "OUT"],
+    ["train", "--data", "SPECIAL", "--out", "OUT"],
+    ["calibrate", str(package_data("models", "small-qlang")), "--dev", "SPECIAL", "--fallback", "T"],
+    ["perceive", "SPECIAL"], ["perceive", "IMG", "--program", "SPECIAL"],
+    ["perceive", "IMG", "--concepts", "SPECIAL"],
+]
+#: each command's first way of reading a file
+_FIRSTS = [args for n, args in enumerate(_READERS) if all(args[0] != other[0] for other in _READERS[:n])]
+#: Small limits, so that an endless file ends soon (`tests/test_hostile_io.py` tries the defaults).
+_SMALL = {f"QLANG_MAX_{kind}_MB": "8" for kind in ("PROGRAM", "SCENE", "QUESTIONS", "OUTPUT")}
+
+
+def _slot(args: list[str]) -> str:
+    return f"{args[0]} {args[args.index('SPECIAL') - 1]}"
+
+
+@pytest.mark.parametrize("args", _READERS, ids=_slot)
+def test_every_reader_of_a_file_survives_an_endless_device(args: list[str], tmp_path: Path) -> None:
+    _survives_special(args, "/dev/zero", tmp_path)
+
+
+@pytest.mark.parametrize("special", ["/dev/urandom", "/dev/null", "/dev/full", "fifo"])
+@pytest.mark.parametrize("args", _FIRSTS, ids=_slot)
+def test_every_command_survives_special_files(args: list[str], special: str, tmp_path: Path) -> None:
+    if special != "fifo":
+        _survives_special(args, special, tmp_path)
+        return
+    fifo = tmp_path / "fifo"  # a named pipe a writer fills without end, until its reader is gone
+    os.mkfifo(fifo)
+    writer = subprocess.Popen(["sh", "-c", f"cat /dev/zero > '{fifo}'"], stderr=subprocess.DEVNULL)
+    try:
+        _survives_special(args, str(fifo), tmp_path)
+    finally:
+        writer.kill()
+        writer.wait(10)
+
+
+def _survives_special(args: list[str], special: str, tmp_path: Path) -> None:
+    """The command with `special` in the place of SPECIAL, in a process of its own under the
+    memory ceiling and a hang guard: exit 0, 1 or 2, and never an internal error."""
+    from PIL import Image
+
+    program = "exist(select(scene(), cat))"
+    Image.new("RGB", (32, 32), "white").save(tmp_path / "photo.png")
+    files = {"SPECIAL": special, "OUT": str(tmp_path / "out"), "IMG": str(tmp_path / "photo.png"),
+             "P": write(tmp_path / "p.txt", program),
+             "T": write(tmp_path / "t.jsonl", json.dumps({"id": "1", "program": program}))}
+    done = subprocess.run([*QLANGC, *(files.get(a, a) for a in args)], capture_output=True, timeout=120,
+                          stdin=subprocess.DEVNULL, preexec_fn=memory_ceiling, env={**os.environ, **_SMALL})
+    said = (done.stdout + done.stderr).decode(errors="replace")
+    assert done.returncode in (0, 1, 2), said
+    assert "internal error" not in said and "Traceback" not in said, said

@@ -7,7 +7,7 @@ from typing import Any
 
 import click
 
-from qlang import pipeline
+from qlang import limits, pipeline
 from qlang.asp.solve import Limits
 from qlang.commands.console import Bounded, fail, read_source
 from qlang.commands.translate import translation_options, translator_from
@@ -45,7 +45,7 @@ def ask(question: str, scene: str | None, image: str | None, image_id: str | Non
         facts = None
         if scene is not None:
             with stages.time("scene"):
-                facts = SceneLibrary(read_source(scene)).facts(image_id)
+                facts = SceneLibrary(read_source(scene, limits.SCENE)).facts(image_id)
         translator = make(settings, models, loaded)
         answered = pipeline.ask(question, translator, scene=facts, image=image, vision=vision,
                                 loaded=loaded, top_k=top_k, limits=Limits(timeout=timeout), stages=stages)

@@ -3,45 +3,53 @@ batch the same way (the library raises; only commands turn errors into exit stat
 
 from __future__ import annotations
 
+import errno
+import io
 import math
+import os
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any, NoReturn, TypeVar
 
 import click
 from click.core import ParameterSource
 
-from qlang import executors
-from qlang.errors import QlangError, Source
-from qlang.records import Output, split_lines, writing
+from qlang import executors, limits
+from qlang.errors import QlangError, Source, error
+from qlang.records import Output, Result, split_lines, writing
 
 F = TypeVar("F", bound=Callable[..., Any])
 
 
-def read_bytes(file: str) -> bytes:
-    """The bytes of FILE or standard input; an unreadable file is a usage error."""
+def read_bytes(file: str, limit: limits.Limit) -> bytes:
+    """The bytes of FILE or standard input, within `limit` (exit 1 beyond it); an unreadable
+    file is a usage error."""
     try:
-        if file == "-":
-            return sys.stdin.buffer.read()
-        with open(file, "rb") as handle:
-            return handle.read()
+        if file != "-":
+            return limits.read(file, limit)
+        if sys.stdin is None:
+            raise click.UsageError("standard input is closed")
+        return limits.read_file(sys.stdin.buffer, "<stdin>", limit)
     except OSError as exc:
         raise click.UsageError(f"{file}: {exc.strerror}") from None
+    except QlangError as exc:
+        fail(exc)
 
 
-def read_source(file: str) -> Source:
-    """The text of FILE or standard input, without a byte-order mark; input that is not UTF-8 is a
-    usage error."""
+def read_source(file: str, limit: limits.Limit) -> Source:
+    """The text of FILE or standard input (`read_bytes`), without a byte-order mark; input that
+    is not UTF-8 is a usage error."""
     try:
-        return Source(read_bytes(file).decode("utf-8-sig"), "<stdin>" if file == "-" else file)
+        return Source(read_bytes(file, limit).decode("utf-8-sig"), "<stdin>" if file == "-" else file)
     except UnicodeDecodeError as exc:
         raise click.UsageError(f"{file}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
 
 
 def read_lines(file: str) -> list[bytes]:
     """The lines of a JSON-lines FILE (`qlang.records.split_lines`)."""
-    return split_lines(read_bytes(file))
+    return split_lines(read_bytes(file, limits.QUESTIONS))
 
 
 class Bounded(click.FloatRange):
@@ -67,25 +75,78 @@ output_option = click.option("--output", type=click.Path(dir_okay=False),
                              "has results for (resumable).")
 
 
+def check_output(path: str | None, *inputs: str | None) -> None:
+    """Refuse an output file before any work is done (exit 1): one whose folder does not exist
+    or cannot be written, or one of the `inputs` under any name (written, it would be lost)."""
+    if path is None:
+        return
+    folder = os.path.dirname(os.path.abspath(path))
+    exists = os.path.lexists(path)
+    if any(same_file(path, given) for given in inputs):
+        fail(error(QlangError, "output", f"{path}: the output file is the input file",
+                   hint="write the results to another file"))
+    if not os.path.isdir(folder):
+        fail(error(QlangError, "output", f"{path}: the output folder {folder} does not exist"))
+    if not os.access(path if exists else folder, os.W_OK):
+        what = "file" if exists else f"folder {folder}"
+        fail(error(QlangError, "output", f"{path}: the output {what} cannot be written"))
+
+
+def same_file(path: str, other: str | None) -> bool:
+    """Whether two paths name one file (`other` None or "-": none)."""
+    return (other not in (None, "-") and os.path.exists(path) and os.path.exists(other)
+            and os.path.samefile(path, other))
+
+
+def output_folder(path: str, *inputs: str | None, files: tuple[str, ...] = ()) -> Path:
+    """An output folder, made now, before any work is done (exit 1 where it cannot be), and
+    whose `files` are none of the `inputs`."""
+    try:
+        Path(path).mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        fail(error(QlangError, "output", f"{path}: cannot make the output folder: {exc.strerror}"))
+    for name in files:
+        check_output(os.path.join(path, name), *inputs)
+    return Path(path)
+
+
+def unwritable(exc: OSError, path: str) -> QlangError:
+    """The error of an output `path` that cannot be written (or of the file the OSError names)."""
+    if exc.filename is not None:
+        return error(QlangError, "output", f"{exc.filename}: {exc.strerror or exc}")
+    return error(QlangError, "output", f"{path}: cannot write: {exc.strerror or exc}")
+
+
+class ClosedOutput(io.TextIOBase):
+    """Standard output of a process started without one: writing to it fails as writing to a
+    closed descriptor does."""
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, text: str) -> int:
+        raise OSError(errno.EBADF, "the descriptor is closed")
+
+
 @contextmanager
 def reported(path: str | None) -> Iterator[None]:
     """Ends a batch command that fails as every one does: a `QlangError` reported (exit 1), an
-    output file `path` that cannot be written a usage error (exit 2), a closed standard output
-    quietly."""
+    output file `path` that cannot be written too, standard output left to `main`."""
     try:
         yield
     except QlangError as exc:
         fail(exc)
     except OSError as exc:
         if path is None:
-            raise  # standard output was closed (`| head`): click ends quietly
-        raise click.UsageError(f"{path}: {exc.strerror}") from None
+            raise  # standard output: a closed pipe (`| head`) ends quietly, in click
+        fail(unwritable(exc, path))
 
 
-def run_and_exit(work: Callable[[Output], bool], path: str | None, inputs: str) -> NoReturn:
-    """Run a batch command's `work` into its output (`writing`) and exit: 0 if every line
-    succeeded, else 1 (or as `reported`)."""
-    with reported(path), writing(path, inputs) as output:
+def run_and_exit(work: Callable[[Output], bool], path: str | None, inputs: str,
+                 ours: Callable[[Result], bool]) -> NoReturn:
+    """Run a batch command's `work` into its output (`writing`: `ours` tells the command's
+    results) and exit: 0 if every line succeeded, else 1 (or as `reported`)."""
+    with reported(path), writing(path, inputs, ours) as output:
         ok = work(output)
     sys.exit(0 if ok else 1)
 

@@ -13,7 +13,16 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from qlang.commands.console import executor_from, executor_options, fail, read_bytes, read_source
+from qlang import limits
+from qlang.commands.console import (
+    check_output,
+    executor_from,
+    executor_options,
+    fail,
+    output_folder,
+    read_bytes,
+    read_source,
+)
 from qlang.commands.translate import read_question_file, translation_options, translator_from
 from qlang.errors import Diagnostic, QlangError, error, shown
 from qlang.executors import Local
@@ -75,6 +84,7 @@ def _experiment(name: str, doc: str, extra: tuple[Any, ...] = ()) -> None:
             raise click.UsageError("--answerable-only needs --scenes")
         if name == "pipeline" and scenes is None:
             raise click.UsageError("the pipeline experiment needs --scenes (the ground truth)")
+        output_folder(out, questions_file, scenes, weighted, blind, files=(experiments.LOG,))
         if options["translator"] == "auto":  # the thesis's experiments are few-shot ones
             options["translator"] = "fewshot"
         if name == "syntaxes" and _default("constrained"):  # the thesis decoded every syntax freely
@@ -279,7 +289,7 @@ def _latency(records: list[dict[str, Any]]) -> dict[str, float]:
 def _translations(path: str) -> list[dict[str, Any]]:
     """The translation records; a line that is not one is reported and skipped."""
     records = []
-    for line in json_lines(read_bytes(path)):
+    for line in json_lines(read_bytes(path, limits.QUESTIONS)):
         if line.data is not None and "id" in line.data:
             records.append(line.data)
         else:
@@ -301,7 +311,7 @@ def _library(path: str) -> Any:
     from qlang.asp.scene import SceneLibrary
 
     try:
-        return SceneLibrary(read_source(path))
+        return SceneLibrary(read_source(path, limits.SCENE))
     except QlangError as exc:
         fail(exc)
 
@@ -355,6 +365,7 @@ def oracle(questions_file: str, scenes: str, mode: str, semantics: str, output: 
     modes (thesis Table 11) and the answerable questions of --mode."""
     from qlang.evaluate import oracle as run
 
+    check_output(output, questions_file, scenes)
     try:
         questions = [e.record for e in read_question_file(questions_file) if "semantic" in e.data]
     except QlangError as exc:

@@ -10,7 +10,9 @@ import sys
 
 import click
 
+from qlang import limits
 from qlang.commands.ask import ask
+from qlang.commands.console import ClosedOutput, fail, unwritable
 from qlang.commands.evaluate import evaluate, experiment, oracle
 from qlang.commands.knowledge import kb
 from qlang.commands.program import check, compile, fmt, lower, ops
@@ -18,7 +20,7 @@ from qlang.commands.solve import explain, solve
 from qlang.commands.train import calibrate, data, export, train
 from qlang.commands.translate import grammar, translate
 from qlang.commands.vision import perceive
-from qlang.errors import Diagnostic
+from qlang.errors import Diagnostic, QlangError
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -39,11 +41,21 @@ for _command in COMMANDS:
 
 
 def main() -> None:
-    """Entry point: a last guard so that even a bug reports a message, not a traceback."""
+    """Entry point: the limits checked (`qlang.limits`), and a last guard so that even a bug
+    reports a message, not a traceback; standard output that cannot be written (a full disk,
+    a closed descriptor: a closed pipe ends quietly, in click) is an error, exit 1."""
+    if sys.stdout is None:  # started without one (`>&-`): writing to it must fail, not vanish
+        sys.stdout = ClosedOutput()
     try:
+        limits.check_settings()
         cli(standalone_mode=True)
     except SystemExit:
         raise
+    except QlangError as exc:
+        fail(exc)
+    except OSError as exc:
+        sys.stdout = None  # what it still holds cannot be written either: exit without trying
+        fail(unwritable(exc, "standard output"))
     except Exception as exc:
         message = Diagnostic("internal", f"internal error: {type(exc).__name__}: {exc}")
         click.echo(message.render(None) + "\n(please report this as a bug)", err=True)

@@ -7,8 +7,9 @@ from typing import Any, NoReturn
 
 import click
 
-from qlang import api, executors, records
+from qlang import api, executors, limits, records
 from qlang.commands.console import (
+    check_output,
     executor_from,
     executor_options,
     fail,
@@ -36,13 +37,15 @@ _input = click.argument("file", type=click.Path(allow_dash=True, dir_okay=False)
 
 
 def run_batch(file: str, syntax: str | None, handle: records.Handler, output: str | None,
-              workers: int | None, executor: executors.Executor | None) -> NoReturn:
+              workers: int | None, executor: executors.Executor | None, *fields: str) -> NoReturn:
     """Answer every line of a JSON-lines input still missing from `output` (default: standard
-    output), in order, on `executor` (default: `workers` local processes, default all cores);
-    exit 1 if any line failed."""
+    output; its results hold `fields`), in order, on `executor` (default: `workers` local
+    processes, default all cores); exit 1 if any line failed."""
+    check_output(output, file)
     lines = read_lines(file)
     run_and_exit(lambda out: records.run(lines, handle, out, syntax=syntax,
-                                         jobs=workers or records.cores(), executor=executor), output, file)
+                                         jobs=workers or records.cores(), executor=executor),
+                 output, file, records.holding(*fields))
 
 
 @click.command()
@@ -59,8 +62,9 @@ def compile(from_: str | None, to: str, open_vocabulary: bool, jsonl: bool, outp
     not well formed and well typed)."""
     runner = executor_from(executor, workers, address, batch=jsonl)
     if jsonl:
-        run_batch(file, from_, Converting(to, open_vocabulary), output, workers, runner)
-    source = read_source(file)
+        run_batch(file, from_, Converting(to, open_vocabulary), output, workers, runner, "program",
+                  "warnings")
+    source = read_source(file, limits.PROGRAM)
     try:
         click.echo(SYNTAXES[to].print(_checked(source, from_, open_vocabulary)))
     except QlangError as exc:
@@ -97,8 +101,8 @@ def check(from_: str | None, open_vocabulary: bool, jsonl: bool, output: str | N
     """Check that a program is well formed and well typed (exit 0), else list every error."""
     runner = executor_from(executor, workers, address, batch=jsonl)
     if jsonl:
-        run_batch(file, from_, Checking(open_vocabulary), output, workers, runner)
-    source = read_source(file)
+        run_batch(file, from_, Checking(open_vocabulary), output, workers, runner, "ok", "warnings")
+    source = read_source(file, limits.PROGRAM)
     try:
         _checked(source, from_, open_vocabulary)
     except QlangError as exc:
@@ -136,7 +140,7 @@ def _warnings(record: Record, open_vocabulary: bool) -> dict[str, object]:
 @_input
 def fmt(from_: str | None, file: str) -> None:
     """Pretty-print a program in its own syntax (idempotent)."""
-    source = read_source(file)
+    source = read_source(file, limits.PROGRAM)
     syntax = from_ or detect(source.text)
     try:
         click.echo(api.convert(source.text, syntax, from_=syntax, name=source.name))
@@ -150,7 +154,7 @@ def fmt(from_: str | None, file: str) -> None:
 @_input
 def lower(from_: str | None, open_vocabulary: bool, file: str) -> None:
     """Check a program and print its ASP facts, ready for the theory."""
-    source = read_source(file)
+    source = read_source(file, limits.PROGRAM)
     try:
         root = api.parse(source.text, from_, name=source.name)
         api.check(root, open_vocabulary=open_vocabulary, source=source)

@@ -22,6 +22,7 @@ from qlang.asp.solve import DEFAULT_LIMITS, SEMANTICS, Limits, SolveError
 from qlang.asp.solve import solve as solve_question
 from qlang.commands.console import (
     Bounded,
+    check_output,
     executor_from,
     executor_options,
     fail,
@@ -31,7 +32,9 @@ from qlang.commands.console import (
     run_and_exit,
 )
 from qlang.errors import QlangError, Source, error
+from qlang.limits import PROGRAM, SCENE
 from qlang.passes.lower import facts
+from qlang.records import holding
 from qlang.syntax import SYNTAXES
 
 _path = click.Path(allow_dash=True, dir_okay=False)
@@ -79,6 +82,7 @@ def solve(program: str, scene: str, image_id: str | None, from_: str | None, tim
     cost, after its rank when --top-k is above 1 (tied models share a rank); --distinct: one
     answer a line."""
     runner = executor_from(executor, workers, address, batch=jsonl)
+    check_output(output, program, scene)
     limits = Limits(timeout, max_ground)
     scenes = _scenes(scene)
     if jsonl:
@@ -124,7 +128,7 @@ def explain(program: str, scene: str, image_id: str | None, from_: str | None, t
 
 
 def _scenes(path: str) -> SceneLibrary:
-    source = read_source(path)
+    source = read_source(path, SCENE)
     try:
         return SceneLibrary(source)
     except QlangError as exc:
@@ -134,7 +138,7 @@ def _scenes(path: str) -> SceneLibrary:
 def _question(path: str, syntax: str | None) -> tuple[Question, Source]:
     """The program, compiled (parsed and checked once) and lowered, and its source; a parse or
     type error is reported against it."""
-    source = read_source(path)
+    source = read_source(path, PROGRAM)
     try:
         return facts(api.compile(source.text, syntax, name=source.name)), source
     except QlangError as exc:
@@ -145,6 +149,6 @@ def _batch(path: str, settings: batch.Settings, syntax: str | None, output: str 
            workers: int, executor: executors.Executor | None) -> NoReturn:
     lines = read_lines(path)
     run_and_exit(lambda out: batch.run(lines, settings, out, syntax=syntax, workers=workers,
-                                       executor=executor), output, path)
+                                       executor=executor), output, path, holding("answers", "complete"))
 
 

@@ -12,7 +12,7 @@ from typing import Any
 
 import click
 
-from qlang.commands.console import fail
+from qlang.commands.console import check_output, fail, output_folder
 from qlang.errors import QlangError
 from qlang.paths import GQA_QUESTIONS
 from qlang.syntax import SYNTAXES
@@ -36,6 +36,7 @@ def data(files: tuple[str, ...], out: str, syntax: str, dev_percent: float, excl
     image id into train and dev, deduplicated, as JSON lines."""
     from qlang.train.pairs import make_pairs, write_pairs
 
+    folder = output_folder(out, *files, *exclude, files=("train.jsonl", "dev.jsonl", "data.json"))
     sources = [Path(f) for f in files] or sorted(GQA_QUESTIONS.glob("*.json"))
     try:
         pairs, counts = make_pairs(sources, syntax=syntax, dev_percent=dev_percent, exclude=exclude)
@@ -49,8 +50,6 @@ def data(files: tuple[str, ...], out: str, syntax: str, dev_percent: float, excl
         added = substitute(train, augment, seed=seed, syntax=syntax)
         counts["augmented"] = len(added)
         train += added
-    folder = Path(out)
-    folder.mkdir(parents=True, exist_ok=True)
     counts |= {"train": write_pairs(train, folder / "train.jsonl"),
                "dev": write_pairs(dev, folder / "dev.jsonl")}
     summary = {"sources": [str(s) for s in sources], "exclude": list(exclude), "syntax": syntax,
@@ -94,6 +93,7 @@ def train(data_file: str, out: str, arch: str, base: str, method: str, rank: int
     from qlang.train import finetune, small
     from qlang.train.pairs import read_pairs
 
+    output_folder(out, data_file)
     loop = (small.LOOP if arch == "seq2seq" else finetune.LOOP).given(
         learning_rate=lr, batch_size=batch_size, epochs=epochs, max_steps=max_steps,
         checkpoint_every=checkpoint_every, seed=seed)
@@ -177,6 +177,7 @@ def _export(adapter: Path, target: Path, syntax: str) -> Path:
               help="The syntax the adapter writes (recorded in the file).")
 def export(adapter: str, out: str, syntax: str) -> None:
     """Export a LoRA ADAPTER folder (from `qlangc train`) as a GGUF adapter for llama.cpp."""
+    check_output(out)
     try:
         click.echo(_export(Path(adapter), Path(out), syntax))
     except QlangError as exc:

@@ -14,7 +14,9 @@ from typing import Any
 
 import click
 
+from qlang import limits
 from qlang.commands.console import (
+    check_output,
     executor_from,
     executor_options,
     fail,
@@ -23,7 +25,7 @@ from qlang.commands.console import (
     reported,
 )
 from qlang.executors import Executor
-from qlang.records import Entry, read_questions, writing
+from qlang.records import Entry, Result, holding, read_questions, writing
 from qlang.syntax import SYNTAXES
 from qlang.translate import batch
 from qlang.translate.backends import BACKENDS
@@ -114,7 +116,7 @@ def translator_from(options: dict[str, Any]) -> tuple[Settings, Models]:
 
 def read_question_file(path: str, limit: int | None = None) -> list[Entry]:
     """The entries of a question file given on the command line (`qlang.records.read_questions`)."""
-    return read_questions(read_bytes(path), path, limit=limit)
+    return read_questions(read_bytes(path, limits.QUESTIONS), path, limit=limit)
 
 
 def run_batch(job: batch.Translating, path: str, output: str | None, limit: int | None,
@@ -122,8 +124,13 @@ def run_batch(job: batch.Translating, path: str, output: str | None, limit: int 
     """Translate the question file `path` into `output` (default: standard output), resuming it;
     True if every question translated.  `executor`: where (default: in this process)."""
     entries = read_question_file(path, limit)
-    with writing(output, path) as out:
+    with writing(output, path, translated) as out:
         return batch.run(job, entries, out, executor)
+
+
+def translated(result: Result) -> bool:
+    """Whether a result is translate's: a translation (it holds the question) or a failure."""
+    return "question" in result or holding()(result)
 
 
 @click.command()
@@ -147,6 +154,7 @@ def translate(question: str | None, questions_file: str | None, output: str | No
         raise click.UsageError("the QUESTION is empty")
     settings, models = translator_from(options)
     runner = executor_from(executor, workers, address, batch=questions_file is not None)
+    check_output(output, questions_file)
     if executor == "local" and workers != 1:
         raise click.UsageError("--workers is for --executor ray: locally the questions are "
                                "translated in this process")

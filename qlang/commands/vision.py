@@ -10,8 +10,10 @@ from typing import Any
 
 import click
 
-from qlang.commands.console import Bounded, fail, read_source, run_and_exit
+from qlang import limits
+from qlang.commands.console import Bounded, check_output, fail, read_source, run_and_exit
 from qlang.errors import QlangError
+from qlang.records import holding
 from qlang.timing import Stages
 from qlang.vision.concepts import Concepts
 from qlang.vision.perception import Thresholds
@@ -84,6 +86,8 @@ def perceive(image: str, question: str | None, program: str | None, concepts_fil
     options = take_options(kwargs)
     if sum(x is not None for x in (question, program, concepts_file)) > 1:
         raise click.UsageError("give at most one of --question, --program and --concepts")
+    check_output(output, image, program, concepts_file)
+    check_output(draw, image, program, concepts_file, output)
     try:
         concepts = _concepts(question, program, concepts_file)
     except QlangError as exc:
@@ -94,7 +98,7 @@ def perceive(image: str, question: str | None, program: str | None, concepts_fil
         from qlang.vision import batch
 
         job = batch.Perceiving(options, concepts)
-        run_and_exit(lambda out: batch.run(Path(image), job, out), output, image)
+        run_and_exit(lambda out: batch.run(Path(image), job, out), output, image, holding("scene", "seconds"))
     try:
         stages = Stages()
         with stages.time("load detector"):
@@ -123,6 +127,6 @@ def _concepts(question: str | None, program: str | None, concepts_file: str | No
     if question is not None:
         return pipeline.from_question(question)
     if program is not None:
-        source = read_source(program)
+        source = read_source(program, limits.PROGRAM)
         return pipeline.from_program(api.compile(source.text, name=source.name))
     return pipeline.read_concepts(concepts_file) if concepts_file is not None else None

@@ -11,12 +11,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from qlang.errors import error
 from qlang.executors import Executor, Local
 from qlang.records import Output, Progress, attempt, resume_key, run_batch
 from qlang.timing import Stages
 from qlang.vision import pipeline
 from qlang.vision.concepts import Concepts
-from qlang.vision.perception import Perceiver
+from qlang.vision.perception import Perceiver, VisionError
 
 #: What the batch takes for a photo.
 IMAGE_SUFFIXES = frozenset({".jpg", ".jpeg", ".png", ".bmp", ".gif", ".webp", ".tif", ".tiff"})
@@ -38,6 +39,8 @@ class Perceiving:
         """A photo's result: its scene and the seconds each stage took, or why it has none."""
 
         def seen() -> dict[str, Any]:
+            if not path.is_file():  # a pipe or a device, which opening could block on forever
+                raise error(VisionError, "image", f"{path}: not a regular file")
             stages = Stages()
             graph = pipeline.perceive(str(path), self.concepts, looker, self.options.thresholds, stages).graph
             return {"id": path.name, "scene": graph, "seconds": stages.seconds}

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from qlang import jsontext
+from qlang import jsontext, limits
 from qlang.errors import error
 from qlang.ir import Node
 from qlang.timing import Stages
@@ -64,7 +64,7 @@ def from_question(question: str) -> Concepts:
 def read_concepts(path: str) -> Concepts:
     """A concepts file: `{"classes": [...], "attributes": [...], "values": [...], "relations": [...]}`."""
     try:
-        data = jsontext.loads(Path(path).read_text(encoding="utf-8"))
+        data = jsontext.loads(limits.read(path, limits.PROGRAM).decode("utf-8"))
         return expand(Concepts(**{k: frozenset(map(str, data.get(k, []))) for k in Concepts().to_json()}))
     except (OSError, ValueError, AttributeError, TypeError) as exc:
         raise error(VisionError, "concepts", f"{path}: not a concepts file ({exc})") from None
