@@ -4,7 +4,8 @@ Every operation of `SIGNATURES` can appear; operand types and literal kinds come
 signature, literal words from the bundled GQA ontology (values narrowed to the attribute
 category of the same node), so every generated program passes the checker.  `cases` draws a
 small scene graph and a program over mostly its own words, for the differential tests; `mutated`
-breaks a text a little, for the parsers' fuzzing.
+breaks a text a little, for the parsers' fuzzing; `hostile_words` are open-vocabulary words no
+reader may misread, for the printers.
 """
 
 from __future__ import annotations
@@ -57,14 +58,30 @@ def nodes(draw: st.DrawFn, result: Type, depth: int, vocabulary: Vocabulary = wo
     return Node(name, (*operands, *draw(literals(signature.literals, vocabulary))))
 
 
-def programs(max_depth: int = 5) -> st.SearchStrategy[Node]:
+def programs(max_depth: int = 5, vocabulary: Vocabulary = words) -> st.SearchStrategy[Node]:
     """Whole programs: their root yields an answer."""
     return st.tuples(st.sampled_from([Type.BOOL, Type.VALUE]), st.integers(1, max_depth)).flatmap(
-        lambda spec: nodes(spec[0], spec[1]))
+        lambda spec: nodes(spec[0], spec[1], vocabulary))
 
 
 #: characters mutations insert: the punctuation of every syntax, and a few letters and digits
 MUTATION_ALPHABET = "()[],.:=->_ \n\"'%|?\\abcdez019"
+
+
+#: characters of hostile open-vocabulary words: those of mutations, and the spaces readers strip
+HOSTILE_ALPHABET = MUTATION_ALPHABET + "\t\r\u00a0\u2028\0"
+#: words some syntax reads as its own (GQA: the whole scene, any class, relate_attr, negate, object
+#: ids, the attribute name; a code-like variable; an ASP keyword)
+SPECIAL_WORDS = ("scene", "_", "same color", "not(red)", "cup (1)", "type", "rel", "any", "var1", "not")
+
+
+def hostile_words(kind: Kind, category: str | None) -> st.SearchStrategy[str]:
+    """Open-vocabulary words from `HOSTILE_ALPHABET` or `SPECIAL_WORDS`, among real ones;
+    directions and modes stay the closed words they are."""
+    if kind in CLOSED_KINDS:
+        return words(kind, category)
+    return st.one_of(words(kind, category), st.sampled_from(SPECIAL_WORDS),
+                     st.text(HOSTILE_ALPHABET, max_size=6))
 
 
 # --- small scenes, and programs over their words (for the differential tests) ---------------

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -20,7 +21,7 @@ from lark import Token
 
 from qlang import jsontext
 from qlang.errors import Diagnostic, ParseError, Source, Span, UnsupportedOperation, error, shown
-from qlang.ir import MAX_DEPTH, Node, op
+from qlang.ir import MAX_DEPTH, Lit, Node, op
 from qlang.ontology import ANY_CATEGORY
 from qlang.signatures import Type
 from qlang.syntax import _lark
@@ -241,16 +242,30 @@ def _step_to_ir(step: Step, deps: list[Node]) -> Node:
 
 
 # ----- printing --------------------------------------------------------------------------------
+#
+# A GQA argument is free text with no escapes: the reader strips the spaces around each part,
+# splits relations on ',' and '|', reads some words as operations of their own (`scene`, `_`,
+# `same A`, `not(V)`, `type`) and drops object ids in parentheses; a semanticStr also ends an
+# argument at '->', '[' or ']' and spells a category in letters and spaces alone.  So a word
+# that would read back as another is refused, naming the word and the syntax: the ASP syntaxes
+# quote any word.
 
-def to_steps(root: Node) -> list[Step]:
-    """The GQA steps of a program; `UnsupportedOperation` where GQA cannot say it."""
-    return _StepWriter().write(root)
+#: Where a semanticStr argument ends, so that no word of one may hold it.
+_STR_ENDS = ("->", "[", "]")
+_STR_CATEGORY = re.compile(r"[A-Za-z][A-Za-z ]*")
+
+
+def to_steps(root: Node, syntax: str = "gqa") -> list[Step]:
+    """The GQA steps of a program; `UnsupportedOperation` where GQA cannot say it, or where
+    `syntax` (``gqa`` or ``gqa-str``) cannot write one of its words so that it reads back."""
+    return _StepWriter(syntax).write(root)
 
 
 class _StepWriter:
     """Emits a node's GQA dependencies before the node itself, each once."""
 
-    def __init__(self) -> None:
+    def __init__(self, syntax: str) -> None:
+        self.syntax = syntax
         self.steps: list[Step] = []
         self.index: dict[Node, int] = {}
 
@@ -268,6 +283,36 @@ class _StepWriter:
         self.steps.append(step)
         return len(self.steps) - 1
 
+    def word(self, node: Node, word: str, separators: str = "", means: str | None = None) -> str:
+        """`word` as (a part of) `node`'s argument, split on `separators`, where it reads back as
+        itself; `means`: what GQA reads it as instead, where it is a word of GQA's own."""
+        why = means and f"GQA reads it as {means}"
+        if not why and word != word.strip():
+            why = "GQA strips the spaces around a word"
+        why = why or ("GQA has no empty word" if not word else None)
+        why = why or next((f"GQA splits the argument on {c!r}" for c in separators if c in word), None)
+        if not why and self.syntax == "gqa-str":
+            why = next((f"a semanticStr argument ends at {end!r}" for end in _STR_ENDS if end in word), None)
+        if why:
+            raise _unwritable(node, word, self.syntax, why)
+        return word
+
+    def category(self, node: Node, attribute: str, means: str | None = None) -> str:
+        """The attribute category as written after an operation's name."""
+        self.word(node, attribute, means=means)
+        if self.syntax == "gqa-str" and not _STR_CATEGORY.fullmatch(attribute):
+            raise _unwritable(node, attribute, self.syntax, "a semanticStr operation names its category "
+                              "in letters and spaces alone")
+        return f" {attribute}"
+
+    def relation(self, node: Node, cls: str, rels: Sequence[str], direction: str) -> str:
+        """A relation's argument ``class,rel[|rel],s|o`` (the class ``_``: any, for relate_any)."""
+        self.word(node, cls, ",", "any class" if cls == "_" and node.op != "relate_any" else None)
+        for rel in rels:
+            self.word(node, rel, ",|", "relate_attr's 'same <attribute>'"
+                      if node.op.startswith("relate") and rel.startswith("same ") else None)
+        return f"{cls},{'|'.join(rels)},{direction[0]}"
+
     def emit(self, node: Node) -> int:
         name, xs, lits = node.op, node.operands, node.literals
         signature = node.signature
@@ -281,45 +326,48 @@ class _StepWriter:
         if name == "select":
             if xs[0].op != "scene":
                 raise _unprintable(node, "GQA selects only from the whole scene")
-            return self.add("select", lits[0])
+            means = "the whole scene" if lits[0] == "scene" else "object ids" if _OBJECT_IDS.search(lits[0]) \
+                else None
+            return self.add("select", self.word(node, lits[0], means=means))
         if name in ("filter", "filter_any"):
-            return self.add("filter" + _category(lits[0] if name == "filter" else ANY_CATEGORY),
-                            lits[-1], *xs)
+            negated = "negate's 'not(...)'" if _NEGATED.match(lits[-1]) else None
+            category = self.category(node, lits[0]) if name == "filter" else ""
+            return self.add(f"filter{category}", self.word(node, lits[-1], means=negated), *xs)
         if name == "negate":
             kept, base = xs
             if kept.op not in ("filter", "filter_any") or kept.operands[0] != base:
                 raise _unprintable(node, "only negate(filter(x, ...), x), GQA's filter not(...), "
                                    "has a GQA form")
-            category = _category(kept.literals[0]) if kept.op == "filter" else ""
-            return self.add(f"filter{category}", f"not({kept.literals[-1]})", base)
+            category = self.category(node, kept.literals[0]) if kept.op == "filter" else ""
+            return self.add(f"filter{category}", f"not({self.word(node, kept.literals[-1])})", base)
         if name in ("relate", "relate_any"):
             cls = lits[0] if name == "relate" else "_"
-            return self.add("relate", f"{cls},{lits[-2]},{lits[-1][0]}", *xs)
+            return self.add("relate", self.relation(node, cls, [lits[-2]], lits[-1]), *xs)
         if name == "relate_attr":
-            return self.add("relate", f"{lits[0]},same {lits[1]},s", *xs)
+            cls, attribute = self.word(node, lits[0], ","), self.word(node, lits[1], ",|")
+            return self.add("relate", f"{cls},same {attribute},s", *xs)
         if name in ("verify_rel", "choose_rel"):
-            rels = "|".join(lits[1:-1])
-            return self.add(f"{name.split('_')[0]} rel", f"{lits[0]},{rels},{lits[-1][0]}", *xs)
-        if name == "verify_attr":
-            return self.add("verify" + _category(lits[0]), lits[1], *xs)
-        if name == "choose_attr":
-            return self.add("choose" + _category(lits[0]), f"{lits[1]}|{lits[2]}", *xs)
+            argument = self.relation(node, lits[0], lits[1:-1], lits[-1])
+            return self.add(f"{name.split('_')[0]} rel", argument, *xs)
+        if name in ("verify_attr", "choose_attr"):
+            rel = "the relation operation's 'rel'" if lits[0] == "rel" else None
+            category = "" if lits[0] == ANY_CATEGORY else self.category(node, lits[0], rel)
+            values = "|".join(self.word(node, v, "|" if name == "choose_attr" else "") for v in lits[1:])
+            return self.add(name.split("_")[0] + category, values, *xs)
         if name == "query":
-            return self.add("query", lits[0], *xs)
+            return self.add("query", self.word(node, lits[0]), *xs)
         if name == "exist":
             return self.add("exist", "?", *xs)
         if name in ("and", "or", "common"):
             return self.add(name, "", *xs)
         if name.startswith(("all_", "two_")):
-            head, attribute = name[4:], "type" if lits[0] == "name" else lits[0]
+            head = name[4:]
+            attribute = "type" if lits[0] == "name" else \
+                self.word(node, lits[0], means="the attribute 'name'" if lits[0] == "type" else None)
             if name.startswith("all_"):
                 return self.add(head, attribute, *xs)
-            return self.add(f"{head} {attribute}", "", *xs)
+            return self.add(f"{head}{self.category(node, attribute)}", "", *xs)
         raise _unprintable(node, "GQA has no such operation")
-
-
-def _category(attribute: str) -> str:
-    return "" if attribute == ANY_CATEGORY else f" {attribute}"
 
 
 def _unprintable(node: Node, why: str) -> UnsupportedOperation:
@@ -327,11 +375,19 @@ def _unprintable(node: Node, why: str) -> UnsupportedOperation:
                                             node.span)])
 
 
+def _unwritable(node: Node, word: str, syntax: str, why: str) -> UnsupportedOperation:
+    """The error of a word `syntax` cannot write, located at the word where it was read."""
+    span = next((a.span for a in node.args if isinstance(a, Lit) and a.value == word and a.span), node.span)
+    return UnsupportedOperation([Diagnostic(
+        "unsupported", f"{syntax} cannot write the word {shown(word)} of {node.op} so that it reads back "
+        f"({why}); the flat, nested and code syntaxes quote any word", span)])
+
+
 def print_program(root: Node) -> str:
     """The JSON list form, one step per line."""
-    steps = [json.dumps(s.to_json()) for s in to_steps(root)]
+    steps = [json.dumps(s.to_json()) for s in to_steps(root, "gqa")]
     return "[\n  " + ",\n  ".join(steps) + "\n]"
 
 
 def print_semantic_str(root: Node) -> str:
-    return "->".join(str(s) for s in to_steps(root))
+    return "->".join(str(s) for s in to_steps(root, "gqa-str"))
