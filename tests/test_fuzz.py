@@ -3,6 +3,7 @@ never make a command exit 3 or print a traceback."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import random
@@ -129,6 +130,53 @@ def test_translate_batch_survives_hostile_lines_with_the_bundled_model(tmp_path:
                                       b'{"question": 5}']))
     out = _no_crash("translate", "--jsonl", str(questions), "--examples", "1", "--max-tokens", "16")
     assert len(out.splitlines()) == 5  # one result per line, the bad ones included
+
+
+# ----- deep and huge JSON wherever a file is read; ASP scenes with unicode ---------------------
+
+@st.composite
+def _hostile_json(draw: st.DrawFn) -> str:
+    """A JSON document at the edges: a value (a random one, an integer of up to 10,000 digits, a
+    lone or paired surrogate escape) inside brackets nested up to 100,000 deep, closed or not."""
+    core = draw(_JSON.map(json.dumps) | st.integers(1, 10_000).map(lambda n: "-" * (n % 2) + "7" * n)
+                | st.sampled_from(['"\\ud800"', '"\\udc80 x"', '"\\ud83d\\ude00"', '"\\\\ud800"']))
+    depth = draw(st.sampled_from([0, 1, 199, 200, 201, 5000, 100_000]))
+    opener, closer = draw(st.sampled_from([("[", "]"), ('{"objects": ', "}"), ('[{"id": ', "}]")]))
+    return opener * depth + core + closer * depth * draw(st.booleans())
+
+
+@settings(max_examples=40, deadline=None)
+@given(_hostile_json())
+def test_every_reader_of_a_json_file_survives_deep_and_huge_json(document: str) -> None:
+    from qlang.translate.examples import read_pool
+    from qlang.vision.pipeline import read_concepts
+
+    with tempfile.TemporaryDirectory() as folder:
+        path, program = Path(folder) / "hostile.json", Path(folder) / "q.txt"
+        path.write_text(document, encoding="utf-8")
+        program.write_text("exist(select(scene(), cat))")
+        _no_crash("check", str(path))
+        _no_crash("check", "--jsonl", str(path))
+        _no_crash("solve", "--program", str(program), "--scene", str(path), "--timeout", "2")
+        _no_crash("eval", str(path), "--questions", str(path))
+        for reader in (read_pool, read_concepts):
+            with contextlib.suppress(QlangError):
+                reader(str(path))
+
+
+_ASP_PIECES = ["object(1).", "has_attr(1, class, cat).", "has_attr(1, name, ", '"', '").', "(", ")", ",",
+               ".", " ", "\n", "\t", "\u00a0", "\u3000", "\u2028", "\x0b", "\x85", "\ufeff", "%", "%*",
+               "*%", "\\", "\\n", "\\q", "\u00e9", "\U0001f600", "0", "007", "-", "a'", "X"]
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.sampled_from(_ASP_PIECES), max_size=12).map("".join))
+def test_solve_survives_asp_scenes_with_unicode(scene: str) -> None:
+    with tempfile.TemporaryDirectory() as folder:
+        path, program = Path(folder) / "scene.lp", Path(folder) / "q.txt"
+        path.write_text(scene, encoding="utf-8")
+        program.write_text("exist(select(scene(), cat))")
+        _no_crash("solve", "--program", str(program), "--scene", str(path), "--timeout", "2")
 
 
 # ----- files handed to native code: mutated photos and adapters, under the memory ceiling ---------
