@@ -278,6 +278,14 @@ def test_the_lenient_reader_hands_clingo_only_step_numbers_it_holds() -> None:
     assert all(a in INT_RANGE for fact in written for a in fact.args if isinstance(a, int))
 
 
+def test_the_lenient_reader_refuses_an_operand_step_of_thousands_of_digits() -> None:
+    """An operand step no fact defines becomes a scene step, ordered by number: by no int()."""
+    from qlang.evaluate import lenient
+
+    with pytest.raises(QlangError, match="a step number of more than 20 digits"):
+        lenient.lower(f"select(1, {'9' * 5000}, cat). exist(2, 1). end(2).", "flat")
+
+
 # ----- the example pool is a question file like any other ---------------------------------------
 
 def test_the_example_pool_reads_as_every_question_file_does(tmp_path: Path) -> None:

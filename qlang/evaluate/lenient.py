@@ -90,4 +90,10 @@ def _undefined_steps_as_scene(text: str) -> str:
     defined = {args[0] for name, args in facts if name in SIGNATURES and args[0].isdigit()}
     used = {ref for name, args in facts if name in SIGNATURES
             for ref in args[1:1 + len(SIGNATURES[name].operands)] if ref.isdigit()}
-    return "".join(f"scene({step}). " for step in sorted(used - defined, key=int)) + text
+    return "".join(f"scene({step}). " for step in sorted(used - defined, key=_numeric)) + text
+
+
+def _numeric(digits: str) -> tuple[int, str]:
+    """A digit string's place in numeric order, however long (int() refuses 4,300 digits)."""
+    significant = digits.lstrip("0")
+    return len(significant), significant
