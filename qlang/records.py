@@ -66,7 +66,7 @@ class Line:
 
     number: int
     value: object = None
-    error: UnicodeDecodeError | json.JSONDecodeError | RecursionError | TooLarge | None = None
+    error: UnicodeDecodeError | json.JSONDecodeError | TooLarge | None = None
 
     @property
     def data(self) -> dict[str, Any] | None:
@@ -81,7 +81,7 @@ class Line:
             return f"not JSON: {self.error.msg}"
         if isinstance(self.error, TooLarge):
             return self.error.diagnostics[0].message
-        return "not JSON: nested too deeply" if self.error else "not a JSON object"
+        return "not a JSON object"
 
 
 def read_line(number: int, raw: bytes) -> Line | None:
@@ -96,7 +96,7 @@ def read_line(number: int, raw: bytes) -> Line | None:
         return None
     try:
         return Line(number, jsontext.loads(text))
-    except (json.JSONDecodeError, RecursionError) as exc:
+    except json.JSONDecodeError as exc:  # jsontext's bounds included: no RecursionError
         return Line(number, error=exc)
 
 
@@ -219,10 +219,10 @@ def read_questions(data: bytes, path: str, *, strict: bool = False,
     """
     try:
         whole = jsontext.loads(data.decode("utf-8-sig"))
-    except (ValueError, RecursionError):  # not one JSON document (nor UTF-8): JSON lines
+    except ValueError:  # not one JSON document (nor UTF-8): JSON lines
         entries = _lines(data)
     else:
-        if isinstance(whole, dict) and all(isinstance(v, dict) for v in whole.values()):
+        if isinstance(whole, dict) and not _one_record(whole):  # records by id
             entries = [_entry(n, v, k) for n, (k, v) in enumerate(whole.items(), start=1)]
         elif isinstance(whole, list):
             entries = [_entry(n, v) for n, v in enumerate(whole, start=1)]
@@ -239,6 +239,13 @@ def read_questions(data: bytes, path: str, *, strict: bool = False,
     return entries
 
 
+def _one_record(whole: dict[str, Any]) -> bool:
+    """Whether a JSON object is one question record (a file of one JSON line) rather than
+    records by id: it has an id, or a question or program as text.  Records by id with a value
+    that is no record stay records by id, that value an entry with its problem."""
+    return "id" in whole or any(isinstance(whole.get(k), str) for k in ("question", "program"))
+
+
 def _lines(data: bytes) -> list[Entry]:
     return [_entry(line.number, line.value, why=line.error) for line in json_lines(data)]
 
@@ -247,8 +254,8 @@ def _entry(number: int, value: object, key: object = None, why: Exception | None
     if why is not None:
         reason = why.diagnostics[0].message if isinstance(why, QlangError) else f"not JSON: {why}"
         return Entry(number, problem=f"entry {number}: {reason}")
-    if not isinstance(value, dict):
-        return Entry(number, problem=f"entry {number}: not a question record")
+    if not isinstance(value, dict):  # kept by its id where the file gives it one
+        return Entry(number, key, problem=f"entry {number}: not a question record")
     return Entry(number, value.get("id") if key is None else key, value)
 
 

@@ -67,11 +67,11 @@ def test_unconvertible_records_are_skipped_and_counted(tmp_path: Path, data_dir:
         {"operation": "choose older", "argument": "", "dependencies": [0, 1]}]}
     path = tmp_path / "pool.json"
     path.write_text(json.dumps({good_id: good, "older": older, "bare": {"question": "Why?"},
-                                "odd": {"question": 7},
+                                "odd": [1, 2], "seven": {"question": 7},
                                 "empty": {"question": " ", "semantic": good["semantic"]}}))
     loaded = read_pool(path)
     assert [e.qid for e in loaded.examples] == [good_id]
-    assert loaded.skipped == ("older", "bare", "odd", "empty")
+    assert loaded.skipped == ("older", "bare", "odd", "seven", "empty")
 
 
 @pytest.mark.parametrize("content", [None, "[1, 2]", "{not json"])

@@ -140,7 +140,7 @@ BAD_SCENES = {
     "nan": (json.dumps(graph(x=float("nan"))), "'x' must be a number, not 'NaN'"),
     "inf": (json.dumps(graph(w=float("inf"))), "'w' must be a number, not 'Infinity'"),
     "-inf": (json.dumps(graph(x=float("-inf"))), "'x' must be a number, not '-Infinity'"),
-    "10**400": (json.dumps(graph()).replace('"x": 1,', f'"x": {10**400},'), "(401 characters)"),
+    "10**400": (json.dumps(graph()).replace('"x": 1,', f'"x": {10**400},'), "an integer of more than 20 digits"),
     "[5]": (json.dumps(graph(attributes=[5])), "an attribute is a string or has a 'value'"),
     "[null]": (json.dumps(graph(attributes=[None])), "an attribute is a string or has a 'value'"),
     '[["brown"]]': (json.dumps(graph(attributes=[["brown"]])), "an attribute is a string or has a 'value'"),
@@ -194,7 +194,7 @@ def test_empty_answers_and_questions_are_usage_errors() -> None:
 def test_a_model_that_is_no_gguf_is_an_error(tmp_path: Path) -> None:
     model = write(tmp_path / "model.gguf", "hello")
     code, _, err = run("translate", "Is it red?", "--model", model, "--examples", "1")
-    assert code == 1 and "cannot load the model" in err
+    assert code == 1 and f"{model}: error: 5 bytes: too short for a GGUF file" in err
 
 
 # ----- batches ---------------------------------------------------------------------------------
