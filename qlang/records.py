@@ -492,7 +492,10 @@ def answer(record: Record, handle: Handler) -> Result:
     """A line's result: its reading error, or what `handle` makes of it, or why that failed."""
     if record.error:
         return record.error_json()
-    return attempt(lambda: handle(record), record.error_json)
+    result = attempt(lambda: handle(record), record.error_json)
+    if record.id is None:  # so that a resumed run knows the line answered (`resume_key`)
+        result.setdefault("input_line", record.line)
+    return result
 
 
 #: Numbered input lines, as a task carries them.

@@ -278,3 +278,15 @@ def test_a_pipe_in_a_folder_of_photos_is_not_opened(photo: Path, tmp_path: Path)
     lines = results((tmp_path / "out.jsonl").read_text())
     assert [line["id"] for line in lines] == ["a.png", "b.png"]
     assert "scene" in lines[0] and "not a regular file" in lines[1]["error"]["message"]
+
+
+@pytest.mark.parametrize("command", [["check"], ["compile", "--to", "flat"]])
+def test_a_resumed_batch_answers_a_line_without_an_id_once(command: list[str], tmp_path: Path) -> None:
+    """A result of a line without an id names its line, so a resumed run knows it answered."""
+    source = write(tmp_path / "in.jsonl", json.dumps({"program": "exist(select(scene(), cat))"}) + "\n"
+                   + json.dumps({"id": "b", "program": "exist(select(scene(), dog))"}) + "\n")
+    out = tmp_path / "out.jsonl"
+    for _ in range(2):
+        assert run(*command, "--jsonl", source, "--output", str(out))[0] == 0
+    written = results(out.read_text())
+    assert [(r.get("id"), r.get("input_line")) for r in written] == [(None, 1), ("b", None)]
