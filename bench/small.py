@@ -23,7 +23,7 @@ import time
 from collections import Counter
 from collections.abc import Sequence
 
-import torch
+import numpy as np
 
 from qlang.evaluate.programs import score
 from qlang.ir import Node
@@ -67,12 +67,16 @@ def one_by_one(translator: Translates, pairs: Sequence[Pair]) -> list[Translatio
     return [translator.translate(p.question) for p in pairs]
 
 
-def batches(translator: SmallTranslator, pairs: Sequence[Pair], size: int = 32) -> None:
-    start = time.perf_counter()
-    for i in range(0, len(pairs), size):
-        translator.translate_many([p.question for p in pairs[i:i + size]])
-    elapsed = time.perf_counter() - start
-    print(f"{'small, batches of ' + str(size):28} {len(pairs) / elapsed:8.0f} questions/s")
+def batches(translator: SmallTranslator, pairs: Sequence[Pair], passes: int = 1, size: int = 32) -> None:
+    """Every dev question in batches of `size`, `passes` times: the median pass's rate."""
+    seconds = []
+    for _ in range(passes):
+        start = time.perf_counter()
+        for i in range(0, len(pairs), size):
+            translator.translate_many([p.question for p in pairs[i:i + size]])
+        seconds.append(time.perf_counter() - start)
+    rate = len(pairs) / statistics.median(seconds)
+    print(f"{'small, batches of ' + str(size):28} {rate:8.0f} questions/s (median of {passes})")
 
 
 def mask_cost(pairs: Sequence[Pair]) -> None:
@@ -128,12 +132,18 @@ def main() -> None:
     parser.add_argument("--model", default=None, help="small-parser folder (default: the shipped one)")
     parser.add_argument("--no-cascade", action="store_true")
     parser.add_argument("--fallback", help="fine-tuned translations of dev, for the cross-check")
+    parser.add_argument("--batches", type=int, metavar="N",
+                        help="only the batch rate, the median of N passes (to compare checkouts: "
+                             "PYTHONPATH=DIR runs another one's qlang under this script)")
     args = parser.parse_args()
     pairs = dev_pairs()
     small = SmallParser.load(args.model)
-    print(f"{len(pairs)} dev questions; {os.cpu_count()} CPUs ({platform.machine()}), torch "
-          f"{torch.__version__} with {torch.get_num_threads()} thread(s); threshold {small.threshold}")
+    print(f"{len(pairs)} dev questions; {os.cpu_count()} CPUs ({platform.machine()}), numpy "
+          f"{np.__version__}; threshold {small.threshold}")
     translator = SmallTranslator(small, Settings(translator="small"))
+    if args.batches:
+        batches(translator, pairs, args.batches)
+        return
     report("small", pairs, one_by_one(translator, pairs))
     batches(translator, pairs)
     mask_cost(pairs)

@@ -17,9 +17,11 @@ from hypothesis import strategies as st
 import qlang
 from qlang.commands.main import cli
 from qlang.passes.canonical import canonicalize, equivalent
+from qlang.small import files
 from qlang.small import model as small_model
 from qlang.small.automaton import Automaton
 from qlang.small.calibrate import choose, curve
+from qlang.small.network import Config
 from qlang.small.parser import SMALL_MODEL, Parsed, SmallParser
 from qlang.small.search import beam_search
 from qlang.small.tokens import EOS, from_prefix, prefix, target_vocabulary
@@ -121,9 +123,9 @@ def test_an_untrained_model_still_decodes_checked_programs(few) -> None:
     from qlang.small.tokens import source_vocabulary
 
     torch.manual_seed(1)
-    config = small_model.Config(source_vocabulary(p.question for p in few).tokens,
-                                target_vocabulary().tokens, embedding=8, hidden=16, max_length=20)
-    parser = SmallParser(small_model.Seq2Seq(config).eval(), beam=3)
+    config = Config(source_vocabulary(p.question for p in few).tokens,
+                    target_vocabulary().tokens, embedding=8, hidden=16, max_length=20)
+    parser = SmallParser(small_model.network(small_model.Seq2Seq(config).eval()), beam=3)
     for parsed in parser.parse(["Is there a red car?", "", "?!", "zxqv " * 50]):
         assert parsed.root is not None, parsed.error
         assert 0 < parsed.probability <= 1
@@ -148,18 +150,19 @@ def test_a_run_records_its_settings_flat_the_loop_in_its_place(trained) -> None:
 
 
 def test_save_then_load_gives_the_same_programs_and_scores(trained, few) -> None:
+    import torch
+
     from qlang.small.search import encode_questions
 
     first = small_model.load(trained / "model")
     questions = [p.question for p in few[:8]]
-    source, lengths, copy = encode_questions(first, questions)
-    first.eval()
+    source, lengths, copy = map(torch.from_numpy, encode_questions(first.vocabularies, questions))
     small_model.save(first, trained / "again")
     second = small_model.load(trained / "again")
-    automaton = Automaton(first.target, first.config.max_length)
-    assert beam_search(first, automaton, questions) == beam_search(second, automaton, questions)
-    import torch
-
+    automaton = Automaton(first.vocabularies.target, first.config.max_length)
+    beams = beam_search(small_model.network(first), automaton, questions)
+    assert beams == beam_search(small_model.network(second), automaton, questions)
+    assert beams == beam_search(files.load(trained / "again"), automaton, questions)
     with torch.no_grad():
         target = torch.ones((len(questions), 3), dtype=torch.long)
         assert torch.equal(first(source, lengths, copy, target), second(source, lengths, copy, target))

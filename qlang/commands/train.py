@@ -6,14 +6,14 @@ torch, transformers and peft load only inside `train` and `export`.
 from __future__ import annotations
 
 import json
-from dataclasses import asdict
+from dataclasses import asdict, replace
 from pathlib import Path
 from typing import Any
 
 import click
 
 from qlang.commands.console import check_output, fail, output_folder
-from qlang.errors import QlangError
+from qlang.errors import QlangError, error
 from qlang.paths import GQA_QUESTIONS
 from qlang.syntax import SYNTAXES
 
@@ -131,13 +131,16 @@ def calibrate(model: str, dev_file: str, fallback: str, slack: float, beam: int)
     write it into the model's config."""
     from qlang.records import questions_by_id
     from qlang.small import calibrate as cal
-    from qlang.small.model import save
+    from qlang.small.files import write_config
     from qlang.small.parser import SmallParser
     from qlang.syntax import gqa
     from qlang.train.pairs import read_pairs
 
     try:
         dev = list(read_pairs(dev_file))
+        if not dev:
+            raise error(QlangError, "input", f"{dev_file}: no dev pairs to calibrate on (records "
+                        "with a question and a program)")
         golds = [gqa.to_ir(gqa.steps_from_json(p.record["semantic"])) for p in dev]
         parser = SmallParser.load(model, beam)
         questions = [p.question for p in dev]
@@ -145,10 +148,11 @@ def calibrate(model: str, dev_file: str, fallback: str, slack: float, beam: int)
         programs = {k: v.get("program") for k, v in questions_by_id(fallback).items()}
         points = cal.curve(parsed, golds, cal.fallback_exact(programs, [p.id for p in dev], golds))
         chosen = cal.choose(points, slack)
-        save(parser.model, Path(model), threshold=chosen.threshold,
-             notes={**parser.model.config.notes, "calibration": {
-                 "dev": dev_file, "fallback": fallback, "slack": slack, "questions": len(dev),
-                 **{k: round(v, 6) for k, v in asdict(chosen).items()}}})
+        config = parser.network.config
+        write_config(Path(model), replace(config, threshold=chosen.threshold, notes={
+            **config.notes, "calibration": {
+                "dev": dev_file, "fallback": fallback, "slack": slack, "questions": len(dev),
+                **{k: round(v, 6) for k, v in asdict(chosen).items()}}}))
     except QlangError as exc:
         fail(exc)
     click.echo(f"{'threshold':>10} {'coverage':>9} {'small exact':>12} {'cascade exact':>14}")

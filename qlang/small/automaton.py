@@ -16,7 +16,7 @@ random and checks every program it produces).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cache, cached_property
 
 from qlang.ontology import Ontology, load
 from qlang.signatures import CLOSED_KINDS, SIGNATURES, Kind, Signature, Type
@@ -82,37 +82,25 @@ class Automaton:
                 for sig in SIGNATURES.values()}
 
     @cached_property
-    def _operation_length(self) -> dict[str, int]:
-        """The fewest tokens of a complete program rooted in each operation."""
-        shortest = {t: 10**6 for t in Type}
-        lengths: dict[str, int] = {}
-        for _ in SIGNATURES:  # a fixpoint; the table is shallow
-            for sig in SIGNATURES.values():
-                lengths[sig.name] = 1 + sum(shortest[t] for t in sig.operands) + len(sig.literals)
-            for t in Type:
-                shortest[t] = min(n for name, n in lengths.items() if t.accepts(SIGNATURES[name].result))
-        return lengths
-
-    @cached_property
     def _shortest(self) -> dict[Slot, int]:
         slots = {s for ss in self._slots.values() for s in ss} | {_ROOT}
         return {s: self._slot_length(s) for s in slots}
 
     @cached_property
     def _longest_shortest(self) -> int:
-        return max(self._operation_length.values())
+        return max(operation_lengths().values())
 
     def _slot_length(self, slot: Slot) -> int:
         if slot[0] == "literal":
             return 1
-        return min(n for name, n in self._operation_length.items()
+        return min(n for name, n in operation_lengths().items()
                    if _fits(slot, SIGNATURES[name]))
 
     def _compute(self, slot: Slot, category: str | None, spare: int) -> list[int]:
         kind, what, _narrowed = slot
         if kind == "operand":
             names = [sig.name for sig in SIGNATURES.values()
-                     if _fits(slot, sig) and self._operation_length[sig.name] <= spare]
+                     if _fits(slot, sig) and operation_lengths()[sig.name] <= spare]
             return sorted(self.vocabulary.id(op_token(n)) for n in names)
         assert isinstance(what, Kind)
         words = (CLOSED_KINDS[what] if what in CLOSED_KINDS
@@ -122,6 +110,24 @@ class Automaton:
     @cached_property
     def _known(self) -> frozenset[str]:
         return frozenset(self.vocabulary.tokens)
+
+
+@cache
+def operation_lengths() -> dict[str, int]:
+    """The fewest tokens of a complete program rooted in each operation."""
+    shortest = {t: 10**6 for t in Type}
+    lengths: dict[str, int] = {}
+    for _ in SIGNATURES:  # a fixpoint; the table is shallow
+        for sig in SIGNATURES.values():
+            lengths[sig.name] = 1 + sum(shortest[t] for t in sig.operands) + len(sig.literals)
+        for t in Type:
+            shortest[t] = min(n for name, n in lengths.items() if t.accepts(SIGNATURES[name].result))
+    return lengths
+
+
+def shortest_program() -> int:
+    """The fewest tokens of any program: a model must be allowed to write that many."""
+    return min(n for name, n in operation_lengths().items() if _fits(_ROOT, SIGNATURES[name]))
 
 
 def _fits(slot: Slot, sig: Signature) -> bool:

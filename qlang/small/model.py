@@ -1,72 +1,46 @@
-"""The network: a BiLSTM encoder and an attentional LSTM decoder, and its files.
+"""The network in torch, for training: a BiLSTM encoder and an attentional LSTM decoder.
 
-Why recurrent and not a Transformer: there are two to four thousand training pairs, and on
-data this small attentional LSTMs are the strong classic for semantic parsing (Dong & Lapata
-2016; Jia & Liang 2016); a decoder step is one LSTM cell and one attention over a dozen
-words, carried forward incrementally, so a beam of programs costs well under a millisecond a
-token on a CPU.  The decoder runs over the whole target at once in training (attention after
-the LSTM, Luong et al. 2015, without input feeding), which keeps training a few minutes.
+Answering runs the same network in numpy (`network.py`, which says why recurrent and why not
+torch); this module trains it, and converts it (`network`) for anything that decodes.  The
+decoder runs over the whole target at once in training (attention after the LSTM, Luong et
+al. 2015, without input feeding), which keeps training a few minutes.
 
-A model is a folder: `model.safetensors` (the weights) and `config.json` (the sizes, both
-vocabularies, the decoding length and the cascade's calibrated threshold).
+A model is a folder (`files.py`): `model.safetensors` (the weights, float16) and
+`config.json` (the sizes, both vocabularies, the decoding length and the cascade's
+calibrated threshold).
 """
 
 from __future__ import annotations
 
-import json
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import torch
 from torch import Tensor, nn
 
-from qlang.errors import QlangError, error
-from qlang.small.tokens import PAD, SPECIAL, Vocabulary, copy_words
-
-WEIGHTS, CONFIG = "model.safetensors", "config.json"
-
-
-@dataclass(frozen=True)
-class Config:
-    source: tuple[str, ...]
-    target: tuple[str, ...]
-    embedding: int = 128
-    hidden: int = 256
-    layers: int = 1
-    dropout: float = 0.2
-    #: the most program tokens decoding may write
-    max_length: int = 48
-    #: the cascade answers with this model when a program's probability reaches this
-    threshold: float | None = None
-    #: how the model was made and measured (free-form, for the model card)
-    notes: dict[str, Any] = field(default_factory=dict)
+from qlang.small import files
+from qlang.small.network import Config, Network
+from qlang.small.tokens import PAD, Vocabularies, Vocabulary
 
 
 class Seq2Seq(nn.Module):
     def __init__(self, config: Config) -> None:
         super().__init__()
         self.config = config
-        self.source = Vocabulary(config.source)
-        self.target = Vocabulary(config.target)
+        self.vocabularies = Vocabularies(Vocabulary(config.source), Vocabulary(config.target))
+        source, target = self.vocabularies.source, self.vocabularies.target
         h, e = config.hidden, config.embedding
-        self.source_embedding = nn.Embedding(len(self.source), e, padding_idx=self.source.id(PAD))
-        self.target_embedding = nn.Embedding(len(self.target), e, padding_idx=self.target.id(PAD))
+        self.source_embedding = nn.Embedding(len(source), e, padding_idx=source.id(PAD))
+        self.target_embedding = nn.Embedding(len(target), e, padding_idx=target.id(PAD))
         self.encoder = nn.LSTM(e, h // 2, config.layers, batch_first=True, bidirectional=True)
         self.bridge = nn.Linear(h, 2 * h * config.layers)
         self.decoder = nn.LSTM(e, h, config.layers, batch_first=True)
         self.attention = nn.Linear(h, h, bias=False)
         self.combine = nn.Linear(2 * h, h)
-        self.output = nn.Linear(h, len(self.target))
+        self.output = nn.Linear(h, len(target))
         self.switch = nn.Linear(2 * h + e, 1)
         self.dropout = nn.Dropout(config.dropout)
-        #: the words a program may copy from a question: every literal of the target side
-        self.words = frozenset(t for t in config.target if t not in SPECIAL and not t.endswith("("))
-
-    def copy_ids(self, question: str) -> list[int]:
-        """Per question token, the target id of the literal it offers (padding: none)."""
-        pad = self.target.id(PAD)
-        return [pad if w is None else self.target.id(w) for w in copy_words(question, self.words)]
 
     def encode(self, source: Tensor, lengths: Tensor) -> tuple[Tensor, Tensor, tuple[Tensor, Tensor]]:
         """Encoder states, the padding mask and the decoder's initial state."""
@@ -75,7 +49,7 @@ class Seq2Seq(nn.Module):
                                                    enforce_sorted=False)
         states, _ = self.encoder(packed)
         memory, _ = nn.utils.rnn.pad_packed_sequence(states, batch_first=True, total_length=source.shape[1])
-        mask = source == self.source.id(PAD)
+        mask = source == self.vocabularies.source.id(PAD)
         summary = (memory.masked_fill(mask[..., None], 0).sum(1) / lengths[:, None].to(memory.dtype))
         start = torch.tanh(self.bridge(summary))
         layers, h = self.config.layers, self.config.hidden
@@ -105,31 +79,30 @@ class Seq2Seq(nn.Module):
         return logprobs
 
 
+def network(model: Seq2Seq) -> Network:
+    """The numpy network of a torch model's weights as they are now (to decode with them)."""
+    weights = {k: v.detach().to(torch.float32, copy=True).numpy() for k, v in model.state_dict().items()}
+    return Network.of(model.config, weights)
+
+
 def save(model: Seq2Seq, folder: Path, **changes: Any) -> None:
     """Write the model folder, weights as float16 (half the size); the model in memory is
     rounded the same way, so it is exactly the model a `load` returns."""
     from safetensors.torch import save_file
 
     folder.mkdir(parents=True, exist_ok=True)
-    config = replace(model.config, **changes)
-    model.config = config
+    model.config = replace(model.config, **changes)
     with torch.no_grad():
         for parameter in model.parameters():
             parameter.copy_(parameter.half().float())
     weights = {k: v.detach().to(torch.float16).contiguous() for k, v in model.state_dict().items()}
-    save_file(weights, str(folder / WEIGHTS))
-    (folder / CONFIG).write_text(json.dumps(asdict(config), indent=1) + "\n", encoding="utf-8")
+    save_file(weights, str(folder / files.WEIGHTS))
+    files.write_config(folder, model.config)
 
 
 def load(folder: Path) -> Seq2Seq:
-    from safetensors.torch import load_file
-
-    try:
-        data = json.loads((folder / CONFIG).read_text(encoding="utf-8"))
-        config = Config(**{**data, "source": tuple(data["source"]), "target": tuple(data["target"])})
-        weights = load_file(str(folder / WEIGHTS))
-        model = Seq2Seq(config)
-        model.load_state_dict({k: v.float() for k, v in weights.items()})
-    except (OSError, ValueError, TypeError, KeyError, RuntimeError) as exc:
-        raise error(QlangError, "input", f"{folder}: not a small-parser model folder: {exc}") from None
+    """The torch model of a folder, read and checked as answering reads it (`files.read`)."""
+    config, weights = files.read(folder)
+    model = Seq2Seq(config)
+    model.load_state_dict({k: torch.from_numpy(v) for k, v in weights.items()})
     return model.eval()

@@ -10,8 +10,9 @@ from qlang.api import check
 from qlang.errors import QlangError, error
 from qlang.ir import Node
 from qlang.paths import package_data
+from qlang.small import files
 from qlang.small.automaton import Automaton
-from qlang.small.model import Seq2Seq, load
+from qlang.small.network import Network
 from qlang.small.search import Candidate, beam_search
 from qlang.small.tokens import from_prefix
 
@@ -29,26 +30,25 @@ class Parsed:
 
 
 class SmallParser:
-    def __init__(self, model: Seq2Seq, beam: int = 4) -> None:
-        self.model = model
+    """Decodes with the numpy network (`network.py`): answering never imports torch."""
+
+    def __init__(self, network: Network, beam: int = 4) -> None:
+        self.network = network
         self.beam = beam
-        self.automaton = Automaton(model.target, model.config.max_length)
+        self.automaton = Automaton(network.vocabularies.target, network.config.max_length)
 
     @classmethod
     def load(cls, folder: str | Path | None = None, beam: int = 4) -> SmallParser:
-        import torch
-
-        torch.set_num_threads(1)  # a decoding step is too small to share among threads
-        return cls(load(Path(folder) if folder is not None else SMALL_MODEL), beam)
+        return cls(files.load(Path(folder) if folder is not None else SMALL_MODEL), beam)
 
     @property
     def threshold(self) -> float | None:
-        return self.model.config.threshold
+        return self.network.config.threshold
 
     def parse(self, questions: Sequence[str]) -> list[Parsed]:
         """The best program of each question, decoded together."""
         return [self._best(candidates) for candidates in beam_search(
-            self.model, self.automaton, questions, self.beam)]
+            self.network, self.automaton, questions, self.beam)]
 
     @staticmethod
     def _best(candidates: Sequence[Candidate]) -> Parsed:

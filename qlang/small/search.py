@@ -1,11 +1,12 @@
 """Batched beam search under the automaton: every candidate is a complete, typed program.
 
-All questions of a batch decode together, `beam` hypotheses each, in one tensor per step.
+All questions of a batch decode together, `beam` hypotheses each, one array per step.
 At each step a hypothesis may only take the tokens its automaton state allows, and the
 model's distribution is renormalised over them, so a candidate's score is the probability
 the constrained model gives the whole program: the confidence the cascade thresholds.
 A finished hypothesis stays in its beam at no further cost; the length budget of the
-automaton bounds the number of steps.
+automaton bounds the number of steps.  It runs on the numpy network (`network.py`), the one
+search for answering and for whatever decodes a model in training (`model.network`).
 """
 
 from __future__ import annotations
@@ -13,12 +14,15 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cache
+from typing import Protocol
 
-import torch
+import numpy as np
+from threadpoolctl import ThreadpoolController  # type: ignore[import-untyped]
 
 from qlang.small.automaton import Automaton, State
-from qlang.small.model import Seq2Seq
-from qlang.small.tokens import BOS, EOS, PAD, UNK, question_tokens
+from qlang.small.network import Floats, Ints, LSTMState, Mask
+from qlang.small.tokens import BOS, EOS, PAD, Vocabularies
 
 _NO = float("-inf")
 
@@ -33,64 +37,100 @@ class Candidate:
         return math.exp(self.logprob)
 
 
-def encode_questions(model: Seq2Seq, questions: Sequence[str]) -> tuple[torch.Tensor, ...]:
-    """Padded source ids, lengths and copy ids (an empty question is one unknown token)."""
-    rows = [source_row(model, q) for q in questions]
-    width = max(len(r[0]) for r in rows)
-    source = torch.full((len(rows), width), model.source.id(PAD), dtype=torch.long)
-    copy = torch.full((len(rows), width), model.target.id(PAD), dtype=torch.long)
+def encode_questions(vocabularies: Vocabularies, questions: Sequence[str]) -> tuple[Ints, Ints, Ints]:
+    """Padded source ids, lengths and copy ids."""
+    rows = [vocabularies.row(q) for q in questions]
+    width = max(len(ids) for ids, _ in rows)
+    source = np.full((len(rows), width), vocabularies.source.id(PAD), np.int64)
+    copy = np.full((len(rows), width), vocabularies.target.id(PAD), np.int64)
     for i, (ids, copied) in enumerate(rows):
-        source[i, :len(ids)] = torch.tensor(ids)
-        copy[i, :len(ids)] = torch.tensor(copied)
-    return source, torch.tensor([len(r[0]) for r in rows]), copy
+        source[i, :len(ids)] = ids
+        copy[i, :len(ids)] = copied
+    return source, np.array([len(ids) for ids, _ in rows], np.int64), copy
 
 
-def source_row(model: Seq2Seq, question: str) -> tuple[list[int], list[int]]:
-    """A question's token ids and copy ids, as training and decoding both read it."""
-    ids = model.source.ids(question_tokens(question))
-    if not ids:
-        return [model.source.id(UNK)], [model.target.id(PAD)]
-    return ids, model.copy_ids(question)
+class Decodes(Protocol):
+    """What the search asks of a network: the numpy `Network`, or anything computing the same
+    (tests/test_small_network.py runs the torch module through it)."""
+
+    @property
+    def vocabularies(self) -> Vocabularies: ...
+
+    def encode(self, source: Ints, lengths: Ints) -> tuple[Floats, Mask, LSTMState]: ...
+
+    def step(self, tokens: Ints, memory: Floats, mask: Mask, copy: Ints,
+             state: LSTMState) -> tuple[Floats, LSTMState]: ...
 
 
-@torch.inference_mode()
-def beam_search(model: Seq2Seq, automaton: Automaton, questions: Sequence[str],
+def beam_search(network: Decodes, automaton: Automaton, questions: Sequence[str],
                 beam: int = 4) -> list[list[Candidate]]:
     """The best `beam` programs for each question, most probable first."""
     if not questions:
         return []
-    n, vocabulary = len(questions), len(model.target)
-    source, lengths, copy = encode_questions(model, questions)
-    memory, mask, (h, c) = model.encode(source, lengths)
-    rows = torch.arange(n).repeat_interleave(beam)
+    with _blas().limit(limits=1, user_api="blas"):  # a step's products are too small to share
+        return _search(network, automaton, questions, beam)
+
+
+@cache
+def _blas() -> ThreadpoolController:
+    """numpy's BLAS threads: for products this small, threads only wait for each other, and
+    on a busy machine for everything else (on the shared 2-core machine, one question's output
+    layer took 20 ms with two threads, under 1 ms with one)."""
+    return ThreadpoolController()
+
+
+def _search(network: Decodes, automaton: Automaton, questions: Sequence[str],
+            beam: int) -> list[list[Candidate]]:
+    target = network.vocabularies.target
+    n, vocabulary = len(questions), len(target)
+    source, lengths, copy = encode_questions(network.vocabularies, questions)
+    memory, mask, (h, c) = network.encode(source, lengths)
+    rows = np.repeat(np.arange(n), beam)
     memory, mask, copy = memory[rows], mask[rows], copy[rows]
     h, c = h[:, rows], c[:, rows]
-    scores = torch.full((n, beam), _NO)
+    scores = np.full((n, beam), _NO, np.float32)
     scores[:, 0] = 0.0  # one live hypothesis per question to start with
     states: list[State | None] = [automaton.start()] * (n * beam)
     finished = [False] * (n * beam)
-    last = torch.full((n * beam,), model.target.id(BOS), dtype=torch.long)
-    history = torch.empty((n * beam, 0), dtype=torch.long)
-    eos = model.target.id(EOS)
+    last = np.full(n * beam, target.id(BOS), np.int64)
+    history = np.empty((n * beam, 0), np.int64)
+    eos = target.id(EOS)
     masks, only_end = _Masks(vocabulary), [eos]
     while not all(f or s is None for f, s in zip(finished, states, strict=True)):
-        scored, (h, c) = model.decode(last[:, None], memory, mask, copy, (h, c))
-        allowed = torch.stack([masks.of(automaton.allowed(state) if state is not None and not done
-                                        else only_end)  # a dead row's score is -inf: it never wins
-                               for state, done in zip(states, finished, strict=True)])
-        logprobs = torch.log_softmax(scored[:, 0] + allowed, dim=-1)
-        logprobs = torch.where(torch.tensor(finished)[:, None], allowed, logprobs)
-        totals = (scores.view(-1, 1) + logprobs).view(n, beam * vocabulary)
-        scores, chosen = totals.topk(beam, dim=-1)
-        parents = (chosen // vocabulary + torch.arange(n)[:, None] * beam).view(-1)
-        tokens = (chosen % vocabulary).view(-1)
+        scored, (h, c) = network.step(last, memory, mask, copy, (h, c))
+        allowed = np.stack([masks.of(automaton.allowed(state) if state is not None and not done
+                                     else only_end)  # a dead row's score is -inf: it never wins
+                            for state, done in zip(states, finished, strict=True)])
+        logprobs = np.where(np.array(finished)[:, None], allowed, _log_softmax(scored + allowed))
+        totals = (scores.reshape(-1, 1) + logprobs).reshape(n, beam * vocabulary)
+        chosen = _top(totals, beam)
+        scores = np.take_along_axis(totals, chosen, axis=1)
+        parents = (chosen // vocabulary + np.arange(n)[:, None] * beam).reshape(-1)
+        tokens = (chosen % vocabulary).reshape(-1)
         h, c = h[:, parents], c[:, parents]
-        history = torch.cat([history[parents], tokens[:, None]], dim=1)
-        live = scores.view(-1) > _NO
+        history = np.concatenate([history[parents], tokens[:, None]], axis=1)
+        live = scores.reshape(-1) > _NO
         states, finished = _advance(automaton, states, finished, parents.tolist(), tokens.tolist(),
                                     live.tolist(), eos)
         last = tokens
-    return [_candidates(model, history[q * beam:(q + 1) * beam], scores[q], eos) for q in range(n)]
+    return [_candidates(target.tokens, history[q * beam:(q + 1) * beam], scores[q], eos) for q in range(n)]
+
+
+def _log_softmax(x: Floats) -> Floats:
+    shifted: Floats = x - x.max(axis=-1, keepdims=True)
+    total: Floats = np.exp(shifted).sum(axis=-1, keepdims=True)
+    return shifted - np.log(total)
+
+
+def _top(totals: Floats, k: int) -> Ints:
+    """Per row, the indices of the `k` largest values, largest first, equal ones by index (a
+    question's ties, common where the model has no preference, broken the same way always)."""
+    kth = -np.partition(-totals, k - 1, axis=1)[:, k - 1]
+    chosen = np.empty((len(totals), k), np.int64)
+    for row, (values, least) in enumerate(zip(totals, kth, strict=True)):
+        found = np.flatnonzero(values >= least)
+        chosen[row] = found[np.argsort(-values[found], kind="stable")[:k]]
+    return chosen
 
 
 class _Masks:
@@ -99,11 +139,11 @@ class _Masks:
 
     def __init__(self, size: int) -> None:
         self.size = size
-        self.made: dict[int, tuple[list[int], torch.Tensor]] = {}
+        self.made: dict[int, tuple[list[int], Floats]] = {}
 
-    def of(self, ids: list[int]) -> torch.Tensor:
+    def of(self, ids: list[int]) -> Floats:
         if id(ids) not in self.made:
-            mask = torch.full((self.size,), _NO)
+            mask = np.full(self.size, _NO, np.float32)
             mask[ids] = 0.0
             self.made[id(ids)] = (ids, mask)  # the list is kept, so its id stays its own
         return self.made[id(ids)][1]
@@ -127,12 +167,12 @@ def _advance(automaton: Automaton, states: list[State | None], finished: list[bo
     return new_states, new_finished
 
 
-def _candidates(model: Seq2Seq, history: torch.Tensor, scores: torch.Tensor, eos: int) -> list[Candidate]:
+def _candidates(tokens: Sequence[str], history: Ints, scores: Floats, eos: int) -> list[Candidate]:
     result: list[Candidate] = []
     for row, score in zip(history.tolist(), scores.tolist(), strict=True):
         if score == _NO or eos not in row:
             continue
-        tokens = tuple(model.target.tokens[t] for t in row[:row.index(eos)])
-        if all(c.tokens != tokens for c in result):
-            result.append(Candidate(tokens, score))
+        program = tuple(tokens[t] for t in row[:row.index(eos)])
+        if all(c.tokens != program for c in result):
+            result.append(Candidate(program, score))
     return result

@@ -27,7 +27,7 @@ import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, cached_property
 
 from qlang.errors import QlangError, error
 from qlang.ir import Lit, Node
@@ -169,6 +169,29 @@ class Vocabulary:
     @classmethod
     def of(cls, tokens: Iterable[str]) -> Vocabulary:
         return cls(tuple(dict.fromkeys((*SPECIAL, *tokens))))
+
+
+@dataclass(frozen=True)
+class Vocabularies:
+    """A model's two sides, and how a question reads in them (as training and decoding both
+    read it)."""
+
+    source: Vocabulary
+    target: Vocabulary
+
+    @cached_property
+    def words(self) -> frozenset[str]:
+        """The words a program may copy from a question: every literal of the target side."""
+        return frozenset(t for t in self.target.tokens if t not in SPECIAL and not t.endswith("("))
+
+    def row(self, question: str) -> tuple[list[int], list[int]]:
+        """A question's token ids, and per token the target id of the literal it offers (padding:
+        none); an empty question is one unknown token."""
+        ids = self.source.ids(question_tokens(question))
+        pad = self.target.id(PAD)
+        if not ids:
+            return [self.source.id(UNK)], [pad]
+        return ids, [pad if w is None else self.target.id(w) for w in copy_words(question, self.words)]
 
 
 def source_vocabulary(questions: Iterable[str], min_count: int = 1) -> Vocabulary:

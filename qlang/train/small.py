@@ -19,7 +19,8 @@ from typing import Any
 
 from qlang.api import parse
 from qlang.errors import QlangError, error
-from qlang.small.tokens import BOS, EOS, PAD, prefix, source_vocabulary, target_vocabulary
+from qlang.small.network import Config
+from qlang.small.tokens import BOS, EOS, PAD, Vocabularies, prefix, source_vocabulary, target_vocabulary
 from qlang.syntax import detect
 from qlang.train import loop
 from qlang.train.loop import LoopSettings
@@ -44,11 +45,9 @@ class SmallSettings:
 Example = tuple[list[int], list[int], list[int]]
 
 
-def _examples(pairs: Sequence[Pair], model: Any) -> list[Example]:
+def _examples(pairs: Sequence[Pair], vocabularies: Vocabularies) -> list[Example]:
     """Per pair: question ids, copy ids, program ids between start and end marks."""
-    from qlang.small.search import source_row
-
-    target = model.target
+    target = vocabularies.target
     examples = []
     for pair in pairs:
         try:
@@ -56,7 +55,7 @@ def _examples(pairs: Sequence[Pair], model: Any) -> list[Example]:
         except QlangError as exc:
             raise error(QlangError, "input", f"pair {pair.id}: the program does not parse: "
                         f"{exc.diagnostics[0].message}") from None
-        ids, copy = source_row(model, pair.question)
+        ids, copy = vocabularies.row(pair.question)
         examples.append((ids, copy, [target.id(BOS), *target.ids(prefix(root)), target.id(EOS)]))
     return examples
 
@@ -83,7 +82,7 @@ def train(pairs: Sequence[Pair], out: Path, settings: SmallSettings = SmallSetti
     written to `out/model`.  Returns the run's summary (also `out/train.json`)."""
     import torch
 
-    from qlang.small.model import Config, Seq2Seq, save
+    from qlang.small.model import Seq2Seq, save
 
     if not pairs:
         raise error(QlangError, "input", "no training pairs")
@@ -95,7 +94,7 @@ def train(pairs: Sequence[Pair], out: Path, settings: SmallSettings = SmallSetti
     config = Config(source.tokens, target.tokens, settings.embedding, settings.hidden,
                     settings.layers, settings.dropout, settings.max_length)
     model = Seq2Seq(config).train()
-    examples = _examples(pairs, model)
+    examples = _examples(pairs, model.vocabularies)
     steps_per_epoch, total = run.steps(len(examples))
     order = loop.batch_order([len(s) for s, _, _ in examples], run.batch_size, total, run.seed)
     optimizer = torch.optim.Adam(model.parameters(), lr=run.rate(RATE))

@@ -19,7 +19,7 @@ from qlang.passes.canonical import canonicalize
 from qlang.syntax import SYNTAXES
 from qlang.translate.translator import Settings, Translates, Translation
 
-if TYPE_CHECKING:  # torch: loaded with the parser, not with this module
+if TYPE_CHECKING:  # numpy: loaded with the parser, not with this module
     from qlang.small.parser import SmallParser
 
 _SMALL = Settings(translator="small")

@@ -107,7 +107,7 @@ def _language_model(settings: Settings, models: Models, loaded: Loaded) -> Trans
 
 def _small(settings: Settings, models: Models, loaded: Loaded) -> SmallTranslator:
     def load() -> Any:
-        from qlang.small.parser import SmallParser  # torch: part of the load
+        from qlang.small.parser import SmallParser  # numpy and the model: part of the load
 
         return SmallParser.load(models.small_model, models.beam)
 

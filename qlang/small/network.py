@@ -1,0 +1,196 @@
+"""The network in numpy: a BiLSTM encoder and an attentional LSTM decoder with a copy switch.
+
+Answering needs only the forward pass, and importing torch costs a one-shot `ask` about 1.4 s,
+so inference is numpy: the weights are the torch module's (`qlang.small.model`, which trains
+them), the same names and shapes, as float32, and `encode` and `step` compute what its
+`encode` and `decode` compute in eval mode (no dropout), one decoder step at a time
+(tests/test_small_network.py holds the two to the same log-probabilities).
+
+Why recurrent and not a Transformer: there are two to four thousand training pairs, and on
+data this small attentional LSTMs are the strong classic for semantic parsing (Dong & Lapata
+2016; Jia & Liang 2016); a decoder step is one LSTM cell and one attention over a dozen
+words, carried forward incrementally, so a beam of programs costs well under a millisecond a
+token on a CPU.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from qlang.small.tokens import Vocabularies, Vocabulary
+
+Floats = NDArray[np.float32]
+Ints = NDArray[np.int64]
+Mask = NDArray[np.bool_]
+#: the decoder's LSTM state: hidden and cell, each layers x rows x hidden
+LSTMState = tuple[Floats, Floats]
+
+
+@dataclass(frozen=True)
+class Config:
+    source: tuple[str, ...]
+    target: tuple[str, ...]
+    embedding: int = 128
+    hidden: int = 256
+    layers: int = 1
+    dropout: float = 0.2
+    #: the most program tokens decoding may write
+    max_length: int = 48
+    #: the cascade answers with this model when a program's probability reaches this
+    threshold: float | None = None
+    #: how the model was made and measured (free-form, for the model card)
+    notes: dict[str, Any] = field(default_factory=dict)
+
+
+def shapes(config: Config) -> dict[str, tuple[int, ...]]:
+    """Every weight's name and shape, as the torch module's `state_dict` has them."""
+    e, h, half = config.embedding, config.hidden, config.hidden // 2
+    found: dict[str, tuple[int, ...]] = {"source_embedding.weight": (len(config.source), e),
+             "target_embedding.weight": (len(config.target), e)}
+    for layer in range(config.layers):
+        for suffix in ("", "_reverse"):
+            found |= _lstm_shapes("encoder", f"l{layer}{suffix}", e if layer == 0 else h, half)
+        found |= _lstm_shapes("decoder", f"l{layer}", e if layer == 0 else h, h)
+    return found | {
+        "bridge.weight": (2 * h * config.layers, h), "bridge.bias": (2 * h * config.layers,),
+        "attention.weight": (h, h),
+        "combine.weight": (h, 2 * h), "combine.bias": (h,),
+        "output.weight": (len(config.target), h), "output.bias": (len(config.target),),
+        "switch.weight": (1, 2 * h + e), "switch.bias": (1,),
+    }
+
+
+def _lstm_shapes(name: str, layer: str, inputs: int, hidden: int) -> dict[str, tuple[int, ...]]:
+    return {f"{name}.weight_ih_{layer}": (4 * hidden, inputs),
+            f"{name}.weight_hh_{layer}": (4 * hidden, hidden),
+            f"{name}.bias_ih_{layer}": (4 * hidden,), f"{name}.bias_hh_{layer}": (4 * hidden,)}
+
+
+@dataclass(frozen=True, slots=True)
+class Linear:
+    #: transposed (inputs x outputs), so that rows of inputs multiply on the left
+    weight: Floats
+    bias: Floats | None
+
+    def __call__(self, x: Floats) -> Floats:
+        y = x @ self.weight
+        return y if self.bias is None else y + self.bias
+
+
+@dataclass(frozen=True, slots=True)
+class LSTM:
+    """One direction of one layer, torch's gates in torch's order (input, forget, cell, output)."""
+
+    inputs: Linear
+    hidden: Linear
+
+    def step(self, projected: Floats, h: Floats, c: Floats) -> LSTMState:
+        """The next hidden and cell state, from the inputs already projected (`self.inputs`)."""
+        i, f, g, o = np.split(projected + self.hidden(h), 4, axis=-1)
+        c = _sigmoid(f) * c + _sigmoid(i) * np.tanh(g)
+        return _sigmoid(o) * np.tanh(c), c
+
+    def run(self, x: Floats, valid: Mask, reverse: bool) -> Floats:
+        """Outputs over padded rows (batch x steps x features), each row read over its valid
+        steps only, as a packed sequence is: padding leaves the state alone and outputs 0."""
+        rows, steps = valid.shape
+        size = self.hidden.weight.shape[0]
+        h = np.zeros((rows, size), np.float32)
+        c = np.zeros((rows, size), np.float32)
+        projected = self.inputs(x)
+        outputs = np.zeros((rows, steps, size), np.float32)
+        for t in reversed(range(steps)) if reverse else range(steps):
+            here = valid[:, t, None]
+            new_h, new_c = self.step(projected[:, t], h, c)
+            h, c = np.where(here, new_h, h), np.where(here, new_c, c)
+            outputs[:, t] = np.where(here, h, 0)
+        return outputs
+
+
+def _lstm(weights: Mapping[str, Floats], name: str, layer: str) -> LSTM:
+    return LSTM(Linear(weights[f"{name}.weight_ih_{layer}"].T,
+                       weights[f"{name}.bias_ih_{layer}"] + weights[f"{name}.bias_hh_{layer}"]),
+                Linear(weights[f"{name}.weight_hh_{layer}"].T, None))
+
+
+def _linear(weights: Mapping[str, Floats], name: str, bias: bool = True) -> Linear:
+    return Linear(weights[f"{name}.weight"].T, weights[f"{name}.bias"] if bias else None)
+
+
+@dataclass(frozen=True)
+class Network:
+    config: Config
+    vocabularies: Vocabularies
+    source_embedding: Floats
+    target_embedding: Floats
+    #: per layer, the forward and the backward direction
+    encoder: tuple[tuple[LSTM, LSTM], ...]
+    bridge: Linear
+    decoder: tuple[LSTM, ...]
+    attention: Linear
+    combine: Linear
+    output: Linear
+    switch: Linear
+
+    @classmethod
+    def of(cls, config: Config, weights: Mapping[str, Floats]) -> Network:
+        """The network of weights named and shaped as `shapes(config)` says (float32)."""
+        layers = [f"l{k}" for k in range(config.layers)]
+        return cls(
+            config, Vocabularies(Vocabulary(config.source), Vocabulary(config.target)),
+            weights["source_embedding.weight"], weights["target_embedding.weight"],
+            tuple((_lstm(weights, "encoder", k), _lstm(weights, "encoder", f"{k}_reverse")) for k in layers),
+            _linear(weights, "bridge"), tuple(_lstm(weights, "decoder", k) for k in layers),
+            _linear(weights, "attention", bias=False), _linear(weights, "combine"),
+            _linear(weights, "output"), _linear(weights, "switch"))
+
+    def encode(self, source: Ints, lengths: Ints) -> tuple[Floats, Mask, LSTMState]:
+        """Encoder states, the padding mask and the decoder's initial state."""
+        valid = np.arange(source.shape[1])[None, :] < lengths[:, None]
+        memory = self.source_embedding[source]
+        for forward, backward in self.encoder:
+            memory = np.concatenate([forward.run(memory, valid, reverse=False),
+                                     backward.run(memory, valid, reverse=True)], axis=-1)
+        summary = memory.sum(1) / lengths[:, None].astype(np.float32)
+        start = np.tanh(self.bridge(summary))
+        layers, h = self.config.layers, self.config.hidden
+        h0, c0 = start.reshape(-1, 2, layers, h).transpose(1, 2, 0, 3)
+        return memory, ~valid, (np.ascontiguousarray(h0), np.ascontiguousarray(c0))
+
+    def step(self, tokens: Ints, memory: Floats, mask: Mask, copy: Ints,
+             state: LSTMState) -> tuple[Floats, LSTMState]:
+        """Log-probabilities of the token after each of `tokens` (one per row), and the LSTM
+        state.  A learned switch mixes generating a token with copying the literal a question
+        token offers (`copy`, rows x source), weighted by the attention (See et al. 2017)."""
+        embedded = self.target_embedding[tokens]
+        x, hs, cs = embedded, [], []
+        for lstm, h, c in zip(self.decoder, *state, strict=True):
+            x, c = lstm.step(lstm.inputs(x), h, c)
+            hs.append(x)
+            cs.append(c)
+        scores = np.einsum("rh,rsh->rs", self.attention(x), memory)
+        weights = _softmax(np.where(mask, -np.inf, scores))
+        context = np.einsum("rs,rsh->rh", weights, memory)
+        combined = np.tanh(self.combine(np.concatenate([x, context], axis=-1)))
+        generate = _sigmoid(self.switch(np.concatenate([x, context, embedded], axis=-1)))
+        generated = _softmax(self.output(combined))
+        copied = np.zeros_like(generated)
+        np.add.at(copied, (np.arange(len(tokens))[:, None], copy), weights)
+        mixed = generate * generated + (1 - generate) * copied + np.float32(1e-9)
+        return np.log(mixed), (np.stack(hs), np.stack(cs))
+
+
+def _sigmoid(x: Floats) -> Floats:
+    with np.errstate(over="ignore"):  # exp(-x) is inf for x below -88: the sigmoid is 0, rightly
+        return np.reciprocal(np.exp(-x) + np.float32(1))
+
+
+def _softmax(x: Floats) -> Floats:
+    exp: Floats = np.exp(x - x.max(-1, keepdims=True))
+    total: Floats = exp.sum(-1, keepdims=True)
+    return exp / total
