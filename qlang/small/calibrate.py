@@ -20,6 +20,11 @@ from qlang.passes.canonical import equivalent
 from qlang.small.parser import Parsed
 from qlang.syntax import detect
 
+#: How far below the lowest confidence it admits a threshold lies: ten times the 1e-7 or so by
+#: which a question's probability moves with the decoder (numpy or torch) and its batch, which
+#: must not send a question the other way.
+MARGIN = 1e-6
+
 
 @dataclass(frozen=True, slots=True)
 class Point:
@@ -41,7 +46,9 @@ def exact(program: str | None, gold: Node) -> bool:
 
 
 def curve(parsed: Sequence[Parsed], golds: Sequence[Node], fallback: Sequence[bool]) -> list[Point]:
-    """The cascade at every threshold the dev confidences suggest, highest first."""
+    """The cascade at every threshold the dev confidences suggest, highest first.  A threshold
+    lies `MARGIN` below the lowest confidence it admits (or halfway to the next lower one, if
+    that is nearer), never on a confidence."""
     small = small_exact(parsed, golds)
     order = sorted(range(len(parsed)), key=lambda i: -parsed[i].probability)
     n, points = len(parsed), []
@@ -49,10 +56,11 @@ def curve(parsed: Sequence[Parsed], golds: Sequence[Node], fallback: Sequence[bo
     for k, i in enumerate(order, start=1):
         accepted_right += small[i]
         rejected_right -= fallback[i]
-        if k < n and parsed[order[k]].probability == parsed[i].probability:
+        lower = parsed[order[k]].probability if k < n else 0.0
+        if lower == parsed[i].probability:
             continue  # a threshold takes every question of equal confidence
-        points.append(Point(parsed[i].probability, k / n, accepted_right / k,
-                            (accepted_right + rejected_right) / n))
+        threshold = max(parsed[i].probability - MARGIN, (parsed[i].probability + lower) / 2)
+        points.append(Point(threshold, k / n, accepted_right / k, (accepted_right + rejected_right) / n))
     return points
 
 
