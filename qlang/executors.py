@@ -291,11 +291,10 @@ class Ray:
         mapped = dataset.map_batches(_RayWorker, fn_constructor_args=(job,), batch_size=batch,
                                      batch_format="numpy", **self.resources(job),
                                      compute=ray.data.ActorPoolStrategy(size=self.workers))
-        try:
-            for row in mapped.iter_rows():
-                yield pickle.loads(row["result"])
-        except Exception as exc:
-            raise _failed(exc) from None
+        for result in _results(mapped):
+            if isinstance(result, _Unstarted):
+                raise error(BatchError, "executor", f"a Ray worker failed to start: {result.why}")
+            yield result
 
     def resources(self, job: Job[Any, Any]) -> dict[str, float]:
         """What each actor asks Ray for: `cpus` cores, and the GPUs the job says its workers need
@@ -326,32 +325,44 @@ def answering(address: str | None) -> None:
                     hint="start it with `ray start --head`, or give --address of a running cluster") from None
 
 
-class SetupFailed(Exception):
-    """A worker could not set its job up (a model that does not load): the batch cannot go on."""
+@dataclass(frozen=True, slots=True)
+class _Unstarted:
+    """What an actor that could not set its job up (a model that does not load) answers, for
+    every item: the batch cannot go on.  An answer, not an exception, since Ray prints an
+    actor's failing constructor as a traceback and retries it without end."""
+
+    why: str
 
 
 class _RayWorker:
     """One actor of the pool: the job set up once, then batch after batch."""
 
     def __init__(self, job: Job[Any, Any]) -> None:
+        self.answer: Callable[[list[Any]], list[Any]] | None = None
         try:
             self.answer = job.setup()
-        except QlangError as exc:  # Ray cannot rebuild a QlangError on the driver
-            raise SetupFailed(exc.diagnostics[0].message) from None
+        except QlangError as exc:  # nor could Ray rebuild a QlangError on the driver
+            where = f"{exc.source.name}: " if exc.source is not None else ""
+            self.unstarted = _Unstarted(where + exc.diagnostics[0].message)
 
     def __call__(self, batch: dict[str, Any]) -> dict[str, list[bytes]]:
-        results = self.answer([pickle.loads(item) for item in batch["item"]])
+        items = [pickle.loads(item) for item in batch["item"]]
+        results = self.answer(items) if self.answer is not None else [self.unstarted] * len(items)
         return {"result": [pickle.dumps(result) for result in results]}
 
 
+def _results(mapped: Any) -> Iterator[Any]:
+    """The results of a mapped Ray dataset, in order; a failed job is a BatchError."""
+    try:
+        for row in mapped.iter_rows():
+            yield pickle.loads(row["result"])
+    except Exception as exc:
+        raise _failed(exc) from None
+
+
 def _failed(exc: BaseException) -> QlangError:
-    """What a failed Ray job says: a worker's `SetupFailed` message where there is one (Ray
-    passes an actor's failure to start on as text, inside its own error)."""
+    """What a failed Ray job says."""
     text = str(exc)
-    marker = f"{SetupFailed.__name__}: "
-    if marker in text:
-        why = text[text.index(marker) + len(marker):].splitlines()[0]
-        return error(BatchError, "executor", f"a Ray worker failed to start: {why}")
     first = text.strip().splitlines()[0] if text.strip() else ""
     return error(BatchError, "executor", f"the Ray job failed: {type(exc).__name__}: {first}",
                  hint="the results so far are kept; run again with --output to go on")

@@ -193,7 +193,7 @@ def test_resuming_into_a_foreign_file_or_nowhere_is_refused(tmp_path: Path) -> N
     assert code == 1 and "notes.txt:1: not a result line of an earlier run" in err
     code, _, err = run("solve", "--jsonl", "--scene", EMMA, "--output", str(tmp_path / "no" / "out.jsonl"),
                        input=batch_lines()[0])
-    assert code == 2 and "No such file or directory" in err
+    assert code == 1 and f"the output folder {tmp_path / 'no'} does not exist" in err
 
 
 def test_batch_with_workers_matches_one_process() -> None:
