@@ -142,6 +142,23 @@ def test_export_of_peft_weights_that_are_no_safetensors_is_a_located_error(tmp_p
             "Error while deserializing header")
 
 
+@pytest.mark.parametrize(("config", "why"), [
+    ("[1]", "adapter_config.json holds no JSON object"),
+    ('{"base_model_name_or_path": 7, "lora_alpha": 32}', "expected str"),
+    ("/dev/zero", "exceeds 16 MB"),
+])
+def test_export_of_an_adapter_whose_settings_are_no_object_is_a_located_error(config: str, why: str,
+                                                                             tmp_path: Path) -> None:
+    (tmp_path / "adapter").mkdir()
+    settings = tmp_path / "adapter" / "adapter_config.json"
+    if config.startswith("/dev/"):
+        settings.symlink_to(config)
+    else:
+        settings.write_text(config)
+    code, output, errors = run("export", str(tmp_path / "adapter"), "--out", str(tmp_path / "adapter.gguf"))
+    assert code == 1 and why in output + errors, output + errors
+
+
 def test_transformers_weights_that_are_no_safetensors_are_a_located_error(tmp_path: Path) -> None:
     from tokenizers import Tokenizer, models
 

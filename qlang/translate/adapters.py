@@ -41,9 +41,17 @@ def unpermute(weights: Any, heads: int) -> Any:
 
 
 def _heads(base: Path) -> dict[str, int]:
-    config = jsontext.loads((base / "config.json").read_text())
+    config = _config(base / "config.json")
     return {"attn_q": config["num_attention_heads"],
             "attn_k": config.get("num_key_value_heads", config["num_attention_heads"])}
+
+
+def _config(path: Path) -> dict[str, Any]:
+    """A model's JSON settings, read within the limit of a program's size (they are small)."""
+    config = jsontext.loads(limits.read(path, limits.PROGRAM).decode("utf-8"))
+    if not isinstance(config, dict):
+        raise ValueError(f"{path.name} holds no JSON object")
+    return config
 
 
 def export_lora(adapter: Path, target: Path, *, architecture: str = "llama",
@@ -55,12 +63,12 @@ def export_lora(adapter: Path, target: Path, *, architecture: str = "llama",
     from safetensors.numpy import load_file
 
     try:
-        config = jsontext.loads((adapter / "adapter_config.json").read_text())
+        config = _config(adapter / "adapter_config.json")
         heads = _heads(Path(config["base_model_name_or_path"]))
         weights = adapter / "adapter_model.safetensors"
         limits.check_file(weights, limits.MODEL)  # no FIFO or device reaches the reader
         tensors = load_file(str(weights))
-    except (OSError, KeyError, ValueError, SafetensorError) as exc:
+    except (OSError, KeyError, TypeError, ValueError, SafetensorError) as exc:
         raise error(QlangError, "input", f"{adapter}: not a PEFT LoRA adapter of a local base "
                     f"model: {exc}") from None
     writer = gguf.GGUFWriter(str(target), architecture)
