@@ -25,7 +25,7 @@ What is checked, per statement:
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
 from qlang.asp_names import to_term
@@ -149,8 +149,8 @@ class _Checker:
         sort = _DECLARATIONS.get(keyword.value)
         if sort is None:
             self.report("declaration", f"{shown(keyword.value)} declares nothing", keyword.span,
-                        _did_you_mean(suggestions(keyword.value, frozenset(_DECLARATIONS)))
-                        or "declarations are: class WORD, ... / attr CATEGORY: VALUE, ... / rel WORD, ...")
+                        _near(keyword.value, _DECLARATIONS, "declarations are: class WORD, ... / "
+                              "attr CATEGORY: VALUE, ... / rel WORD, ..."))
             return None
         if not all([self.printable(w) for w in (*declaration.words, *(declaration.values or ()))]):
             return None
@@ -211,8 +211,7 @@ class _Checker:
         sorts = PREDICATES.get(atom.predicate)
         if sorts is None:
             self.report("predicate", f"unknown predicate {shown(atom.predicate)}", atom.span,
-                        _did_you_mean(suggestions(atom.predicate, frozenset(PREDICATES)))
-                        or "rules speak of class/2, attr/3, rel/3 and know/3")
+                        _near(atom.predicate, PREDICATES, "rules speak of class/2, attr/3, rel/3 and know/3"))
             return atom
         if len(atom.args) != len(sorts):
             expected = ", ".join(s.value.split(" ", 1)[1] for s in sorts)
@@ -305,6 +304,11 @@ def _declaration(sort: Sort, category: str | None) -> str:
     if sort is Sort.VALUE:
         return f"attr {to_term(category) if category else 'CATEGORY'}:"
     return {Sort.CLASS: "class", Sort.CATEGORY: "attr", Sort.RELATION: "rel"}[sort]
+
+
+def _near(word: str, known: Iterable[str], otherwise: str) -> str:
+    """Did-you-mean for a keyword not among `known`, else what the known ones are."""
+    return _did_you_mean(suggestions(word, frozenset(known))) or otherwise
 
 
 def _did_you_mean(words: list[str]) -> str | None:
