@@ -80,7 +80,10 @@ IMAGE = Limit("an image", "QLANG_MAX_IMAGE_MB", 64)
 MODEL = Limit("a model file", "QLANG_MAX_MODEL_MB", 65_536)
 #: An image's pixels as Pillow decodes them, 4 bytes each: 256 MB is 64 megapixels.
 PIXELS = Limit("an image's decoded pixels", "QLANG_MAX_PIXELS_MB", 256)
-LIMITS = (PROGRAM, SCENE, QUESTIONS, LINE, OUTPUT, IMAGE, MODEL, PIXELS)
+#: A knowledge file, streamed (never read whole), counted once decompressed: ConceptNet's
+#: assertions are 10 GB unpacked.
+KNOWLEDGE = Limit("a knowledge file (decompressed)", "QLANG_MAX_KNOWLEDGE_MB", 20_000)
+LIMITS = (PROGRAM, SCENE, QUESTIONS, LINE, OUTPUT, IMAGE, MODEL, PIXELS, KNOWLEDGE)
 
 
 def check_settings() -> None:

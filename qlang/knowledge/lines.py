@@ -2,9 +2,10 @@
 
 Knowledge files are large (ConceptNet's assertions are 34 million lines, 10 GB unpacked), so
 they are streamed, never read whole: a line holds at most `MAX_LINE` bytes (so ``/dev/zero``
-or a file without newlines fails at once), the whole file at most `SIZE` once decompressed (so
-a gzip bomb cannot fill the disk through the index), and a line that is not UTF-8 is an error
-at its line and column.  A gzip file (ConceptNet ships ``.csv.gz``) is read through as it is.
+or a file without newlines fails at once), the whole file at most `limits.KNOWLEDGE` once
+decompressed (so a gzip bomb cannot fill the disk through the index), and a line that is not
+UTF-8 is an error at its line and column.  A gzip file (ConceptNet ships ``.csv.gz``) is
+read through as it is.
 """
 
 from __future__ import annotations
@@ -18,9 +19,8 @@ from typing import Any
 
 from qlang.errors import Diagnostic, Source, Span
 from qlang.knowledge.triples import KnowledgeError
-from qlang.limits import Limit
+from qlang.limits import KNOWLEDGE
 
-SIZE = Limit("a knowledge file (decompressed)", "QLANG_MAX_KNOWLEDGE_MB", 20_000)
 #: The most bytes of one line (ConceptNet's longest are a few kilobytes).
 MAX_LINE = 1 << 20
 _GZIP = b"\x1f\x8b"
@@ -56,8 +56,8 @@ def decompressed(stream: io.BufferedReader[Any]) -> io.BufferedIOBase:
 def lines(stream: io.BufferedIOBase, name: str) -> Iterator[Line]:
     """The lines of `stream` (without their line ends), numbered from 1; raises a located
     `KnowledgeError` at a line that is too long or not UTF-8, or where the stream cannot be
-    read (a gzip file cut short), and `TooLarge` past `SIZE`."""
-    most, size, number = SIZE.bytes, 0, 0
+    read (a gzip file cut short), and `TooLarge` past `KNOWLEDGE`."""
+    most, size, number = KNOWLEDGE.bytes, 0, 0
     while True:
         number += 1
         try:
@@ -68,7 +68,7 @@ def lines(stream: io.BufferedIOBase, name: str) -> Iterator[Line]:
             return
         size += len(raw)
         if size > most:
-            raise SIZE.exceeded(name)
+            raise KNOWLEDGE.exceeded(name)
         content = raw.removesuffix(b"\n").removesuffix(b"\r")
         if len(content) > MAX_LINE:
             shown = content[:200].decode("utf-8", "replace")
