@@ -338,16 +338,16 @@ class _RayWorker:
     """One actor of the pool: the job set up once, then batch after batch."""
 
     def __init__(self, job: Job[Any, Any]) -> None:
-        self.answer: Callable[[list[Any]], list[Any]] | None = None
+        self.answer: Callable[[list[Any]], list[Any]]
         try:
             self.answer = job.setup()
         except QlangError as exc:  # nor could Ray rebuild a QlangError on the driver
             where = f"{exc.source.name}: " if exc.source is not None else ""
-            self.unstarted = _Unstarted(where + exc.diagnostics[0].message)
+            unstarted = _Unstarted(where + exc.diagnostics[0].message)
+            self.answer = lambda items: [unstarted] * len(items)
 
     def __call__(self, batch: dict[str, Any]) -> dict[str, list[bytes]]:
-        items = [pickle.loads(item) for item in batch["item"]]
-        results = self.answer(items) if self.answer is not None else [self.unstarted] * len(items)
+        results = self.answer([pickle.loads(item) for item in batch["item"]])
         return {"result": [pickle.dumps(result) for result in results]}
 
 
