@@ -396,6 +396,12 @@ def holding(*fields: str) -> Callable[[Result], bool]:
     return lambda result: result.keys() <= allowed
 
 
+def same_file(path: str, other: str | None) -> bool:
+    """Whether two paths name one file, under any names (`other` None or "-": none)."""
+    return (other not in (None, "-") and os.path.exists(path) and os.path.exists(other)
+            and os.path.samefile(path, other))
+
+
 @contextmanager
 def appending(path: str, inputs: str | None = None, *, key: Callable[[Result], str] = resume_key,
               ours: Callable[[Result], bool] = lambda result: True,
@@ -408,7 +414,7 @@ def appending(path: str, inputs: str | None = None, *, key: Callable[[Result], s
     answer the same inputs into one file.  A device or a pipe is written to, never read.  Raises
     OSError when it cannot be opened, `BatchError` or `TooLarge` when it must not be.
     """
-    if inputs not in (None, "-") and os.path.exists(path) and os.path.samefile(path, inputs):
+    if same_file(path, inputs):
         raise error(BatchError, "batch", f"{path}: the output file is the input file",
                     hint="write the results to another file")
     with open(path, "a", encoding="utf-8") as stream:

@@ -18,7 +18,7 @@ from click.core import ParameterSource
 
 from qlang import executors, limits
 from qlang.errors import QlangError, Source, error
-from qlang.records import Output, Result, split_lines, writing
+from qlang.records import Output, Result, same_file, split_lines, writing
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -90,12 +90,6 @@ def check_output(path: str | None, *inputs: str | None) -> None:
     if not os.access(path if exists else folder, os.W_OK):
         what = "file" if exists else f"folder {folder}"
         fail(error(QlangError, "output", f"{path}: the output {what} cannot be written"))
-
-
-def same_file(path: str, other: str | None) -> bool:
-    """Whether two paths name one file (`other` None or "-": none)."""
-    return (other not in (None, "-") and os.path.exists(path) and os.path.exists(other)
-            and os.path.samefile(path, other))
 
 
 def output_folder(path: str, *inputs: str | None, files: tuple[str, ...] = ()) -> Path:
