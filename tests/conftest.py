@@ -96,9 +96,9 @@ def memory_ceiling() -> None:
 def qlangc_process(*args: str, env: dict[str, str] | None = None, timeout: float = 300) -> tuple[int, str]:
     """qlangc in a process of its own, under the memory ceiling and a hang guard: its exit status
     (minus a signal's number where it died of one, as a crash below Python does) and what it
-    printed, output and errors."""
+    printed, output and errors.  Its standard input is empty."""
     done = subprocess.run([*QLANGC, *args], capture_output=True, timeout=timeout, preexec_fn=memory_ceiling,
-                          env={**os.environ, **(env or {})})
+                          stdin=subprocess.DEVNULL, env={**os.environ, **(env or {})})
     return done.returncode, (done.stdout + done.stderr).decode(errors="replace")
 
 

@@ -24,7 +24,7 @@ from qlang.commands.main import cli
 from qlang.errors import QlangError
 from qlang.paths import package_data
 from qlang.syntax import SYNTAXES
-from tests.conftest import DATA, MEMORY_CEILING, QLANGC, all_questions, memory_ceiling, write
+from tests.conftest import DATA, MEMORY_CEILING, all_questions, memory_ceiling, qlangc_process, write
 from tests.strategies import MUTATION_ALPHABET, mutated
 
 _REAL = [q["semanticStr"] for q in list(all_questions().values())[:300]]
@@ -358,8 +358,6 @@ def _survives_special(args: list[str], special: str, tmp_path: Path) -> None:
     files = {"SPECIAL": special, "OUT": str(tmp_path / "out"), "IMG": str(tmp_path / "photo.png"),
              "P": write(tmp_path / "p.txt", program),
              "T": write(tmp_path / "t.jsonl", json.dumps({"id": "1", "program": program}))}
-    done = subprocess.run([*QLANGC, *(files.get(a, a) for a in args)], capture_output=True, timeout=120,
-                          stdin=subprocess.DEVNULL, preexec_fn=memory_ceiling, env={**os.environ, **_SMALL})
-    said = (done.stdout + done.stderr).decode(errors="replace")
-    assert done.returncode in (0, 1, 2), said
+    code, said = qlangc_process(*(files.get(a, a) for a in args), env=_SMALL, timeout=120)
+    assert code in (0, 1, 2), said
     assert "internal error" not in said and "Traceback" not in said, said
