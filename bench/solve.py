@@ -26,6 +26,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import qlang
+from qlang import records
 from qlang.asp import batch
 from qlang.asp.scene import SceneLibrary
 from qlang.asp.solve import solve
@@ -72,7 +73,7 @@ def batch_rate(copies: int, workers: int) -> float:
     lines = [json.dumps({**q, "id": f"{n}-{q['imageId']}"}).encode() for n in range(copies)
              for q in emma_questions()]
     settings = batch.Settings(SceneLibrary(Source((SCENES / "emma_sceneGraphs.json").read_text())))
-    out = io.StringIO()
+    out = records.Output(io.StringIO())
     start = time.perf_counter()
     assert batch.run(lines, settings, out, workers=workers)
     return len(lines) / (time.perf_counter() - start)
