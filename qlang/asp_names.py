@@ -11,6 +11,8 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+import clingo
+
 from qlang.errors import UnsupportedOperation, error
 
 _CONSTANT = re.compile(r"[a-z][A-Za-z0-9_]*")
@@ -38,6 +40,14 @@ def from_term(term: str) -> str:
     if term.startswith('"'):
         return re.sub(r'\\[\\"n]', lambda m: _UNESCAPES[m.group()], term[1:-1])
     return term.replace("_", " ")
+
+
+@lru_cache(maxsize=1 << 16)
+def to_symbol(word: str) -> clingo.Symbol:
+    """The clingo symbol of a word as `to_term` spells it: a constant, or else a string (for what
+    goes into clingo as structures: a question's facts, rules, knowledge triples)."""
+    term = to_term(word)
+    return clingo.String(word) if term.startswith('"') else clingo.Function(term)
 
 
 #: Words clingo reads as keywords in term position.

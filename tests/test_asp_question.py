@@ -9,9 +9,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import qlang
-from qlang.asp.question import read, word
+from qlang.asp.question import read
 from qlang.asp.solve import Scene, SolveError, solve
-from qlang.asp_names import to_term
+from qlang.asp_names import to_symbol, to_term
 from qlang.errors import ParseError, Source, UnsupportedOperation
 from qlang.passes.lower import Fact, facts
 
@@ -20,13 +20,13 @@ SCENE = "object(1). has_attr(1, class, dog). has_attr(1, color, white)."
 
 @given(st.text(st.characters(codec="utf-8", blacklist_characters="\0")))
 def test_a_word_is_the_symbol_its_asp_spelling_reads_as(value: str) -> None:
-    assert word(value) == clingo.parse_term(to_term(value))
-    assert str(word(value)) == to_term(value)
+    assert to_symbol(value) == clingo.parse_term(to_term(value))
+    assert str(to_symbol(value)) == to_term(value)
 
 
 def test_a_word_asp_cannot_spell_is_an_error() -> None:
     with pytest.raises(UnsupportedOperation, match="NUL"):
-        word("a\0b")
+        to_symbol("a\0b")
 
 
 def test_the_lowered_facts_are_the_text_the_reader_reads_back() -> None:

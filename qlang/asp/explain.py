@@ -12,9 +12,9 @@ from dataclasses import dataclass
 
 import clingo
 
-from qlang.asp.question import Question, word
+from qlang.asp.question import Question
 from qlang.asp.solve import DEFAULT_LIMITS, Answer, Limits, Session
-from qlang.asp_names import from_term
+from qlang.asp_names import from_term, to_symbol
 from qlang.signatures import SIGNATURES
 
 _VALUES = ("bool", "attr_value", "attr", "rel")
@@ -68,7 +68,7 @@ def explain(question: Question, scene: str, *, answer: str | None = None,
     session = Session(question, scene, limits, semantics)
     assumptions = []
     if answer is not None:  # its symbol built as a question's words are, not parsed
-        assumptions.append((clingo.Function("ans", [word(answer)]), True))
+        assumptions.append((clingo.Function("ans", [to_symbol(answer)]), True))
     found = session.optimum(assumptions, atoms=True)
     if found is None:
         return None

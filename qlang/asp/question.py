@@ -19,9 +19,6 @@ qlang.errors.ParseError: q.lp:1:11: error: invalid ASP question: an integer beyo
 from __future__ import annotations
 
 from collections.abc import Sequence
-from functools import lru_cache
-
-import clingo
 
 from qlang.asp import facts
 from qlang.asp_names import from_term, to_term
@@ -57,11 +54,3 @@ def _word(term: str, position: int) -> str:
         how = f" (it writes {shown(word)} as {written})" if written else ""
         raise facts.Invalid(f"{term} is not a word as qlang spells words{how}", position)
     return word
-
-
-@lru_cache(maxsize=1 << 16)
-def word(value: str) -> clingo.Symbol:
-    """The clingo symbol of a word, as `to_term` spells it: a constant, or else a string
-    (remembered: a question's words come from a small vocabulary)."""
-    term = to_term(value)
-    return clingo.String(value) if term.startswith('"') else clingo.Function(term)

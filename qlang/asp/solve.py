@@ -28,8 +28,8 @@ from qlang.asp.facts import INT_RANGE
 from qlang.asp.guard import estimate
 from qlang.asp.messages import located
 from qlang.asp.program import SEMANTICS, theory
-from qlang.asp.question import Question, word
-from qlang.asp_names import from_term
+from qlang.asp.question import Question
+from qlang.asp_names import from_term, to_symbol
 from qlang.errors import QlangError, error
 from qlang.signatures import SIGNATURES
 
@@ -438,7 +438,7 @@ def _symbols(question: Question) -> list[clingo.Symbol]:
 
 def _argument(value: int | str) -> clingo.Symbol:
     if isinstance(value, str):
-        return word(value)
+        return to_symbol(value)
     if value not in INT_RANGE:
         raise error(SolveError, "input", f"the question's integer {value} is beyond clingo's 32 bits")
     return clingo.Number(value)

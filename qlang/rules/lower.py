@@ -37,7 +37,7 @@ from collections.abc import Iterable
 import clingo
 from clingo import ast
 
-from qlang.asp_names import to_term
+from qlang.asp_names import to_symbol
 from qlang.errors import Span
 from qlang.rules.check import Rules
 from qlang.rules.model import Atom, Condition, Different, Term, Var
@@ -67,12 +67,6 @@ def add(ctl: clingo.Control, statements: Iterable[ast.AST]) -> None:
     with ast.ProgramBuilder(ctl) as builder:
         for statement in statements:
             builder.add(statement)
-
-
-def symbol(word: str) -> clingo.Symbol:
-    """A word's clingo symbol as `to_term` spells it: a constant, or else a string."""
-    term = to_term(word)
-    return clingo.String(word) if term.startswith('"') else clingo.Function(term)
 
 
 def _bridge(predicate: str, name: str) -> ast.AST:
@@ -105,7 +99,7 @@ def _literal(function: ast.AST, negated: bool = False) -> ast.AST:
 def _term(term: Term, where: ast.Location) -> ast.AST:
     if isinstance(term, Var):
         return ast.Variable(where, term.name)
-    return ast.SymbolicTerm(where, symbol(term.value))
+    return ast.SymbolicTerm(where, to_symbol(term.value))
 
 
 def _location(span: Span | None, name: str) -> ast.Location:
