@@ -52,8 +52,8 @@ class Diagnostic:
     def render(self, source: Source | None) -> str:
         name = source.name if source else "<input>"
         severity = "warning" if self.warning else "error"
-        if self.span is None:
-            return f"{name}: {severity}: {printable(self.full_message)}"
+        if self.span is None:  # about no input at all (a setting, a missing install): no name
+            return f"{name + ': ' if source else ''}{severity}: {printable(self.full_message)}"
         head = f"{name}:{self.span.line}:{self.span.column}: {severity}: {printable(self.full_message)}"
         if source is None:
             return head

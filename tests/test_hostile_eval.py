@@ -13,6 +13,9 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
+
+from qlang import wordnet
 from tests.conftest import EMMA, SCENES, graphs, run, write
 
 QUESTIONS = str(SCENES / "emma_questions.json")
@@ -133,3 +136,18 @@ def test_the_pipeline_experiment_records_every_line_and_row(tmp_path: Path) -> N
     assert records[("isolated", "q2")]["failure"]["kind"] == "input"
     report = (out / "report.md").read_text()
     assert "Failures: 3 results count as wrong" in report and "| isolated | 2 | strict | 50.00% |" in report
+
+
+def test_eval_without_wordnet_is_a_setup_error_not_every_question_wrong(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The oracle reads WordNet: missing, it used to fail every question alone, so that eval
+    printed 0 % and exit 0; now it stops before the first, saying what to install."""
+    translations = lines(tmp_path, "t.jsonl", {"id": "041477", "program": SHORTS})
+    monkeypatch.setenv(wordnet.ENV_VAR, str(tmp_path))
+    wordnet.reader.cache_clear()
+    try:
+        code, out, err = run("eval", translations, "--questions", QUESTIONS, "--scenes", EMMA)
+    finally:
+        wordnet.reader.cache_clear()
+    assert (code, out) == (1, "")
+    assert err.startswith("error: the oracle needs WordNet") and "make install" in err

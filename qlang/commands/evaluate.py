@@ -308,12 +308,19 @@ def _what(line: Line) -> object:
 
 
 def _library(path: str) -> Any:
+    """Scene graphs for the oracle, which reads WordNet: a missing WordNet is a setup error here,
+    before any question, not a failure of every question (which would count them all wrong)."""
+    from qlang import wordnet
     from qlang.asp.scene import SceneLibrary
 
     try:
-        return SceneLibrary(read_source(path, limits.SCENE))
+        library = SceneLibrary(read_source(path, limits.SCENE))
+        wordnet.reader()
     except QlangError as exc:
         fail(exc)
+    except wordnet.WordNetMissing as exc:
+        fail(error(QlangError, "setup", f"the oracle needs WordNet: {exc}"))
+    return library
 
 
 def _print_evaluation(lines: int, figures: dict[str, Any], latency: dict[str, float],
