@@ -8,6 +8,7 @@ from __future__ import annotations
 import gzip
 import io
 import json
+import os
 import pickle
 import sqlite3
 import tempfile
@@ -481,3 +482,18 @@ def test_hostile_files_fail_in_a_process_within_its_memory(tmp_path: Path, kind:
     assert code == 1 and expected in shown and "Traceback" not in shown and "internal error" not in shown
     assert not (tmp_path / "kb.sqlite").exists()
 
+
+
+def test_an_edited_file_is_indexed_again_and_its_old_index_removed(tmp_path: Path, cache: Path) -> None:
+    kb = tmp_path / "mine.tsv"
+    write(kb, "cup\tused_for\tdrinking\n")
+    assert run("kb", "paths", "cup", "drinking", "--kb", str(kb))[0] == 0
+    first = sorted(cache.iterdir())
+    write(kb, "cup\tused_for\tpouring\n")
+    os.utime(kb, ns=(0, kb.stat().st_mtime_ns + 10**9))
+    assert run("kb", "paths", "cup", "pouring", "--kb", str(kb))[0] == 0
+    assert run("kb", "paths", "cup", "drinking", "--kb", str(kb))[0] == 1
+    other = write(tmp_path / "other.tsv", "cup\tmade_of\tglass\n")
+    assert run("kb", "stats", "--kb", other)[0] == 0
+    kept = sorted(cache.iterdir())
+    assert len(first) == 1 and first[0] not in kept and len(kept) == 2  # one index a file

@@ -74,7 +74,12 @@ def index(spec: str) -> Index:
     target = _cached(path)
     if target.is_file():
         return Index(target)
-    return build(triples(spec, Counter()), target, {"source": str(path.resolve())})
+    built = build(triples(spec, Counter()), target, {"source": str(path.resolve())})
+    same_file = target.name.rsplit("-", 1)[0] + "-"
+    for stale in target.parent.iterdir():
+        if stale.name.startswith(same_file) and stale.suffix == ".sqlite" and stale != target:
+            stale.unlink(missing_ok=True)  # an index of an earlier state of the file: never read again
+    return built
 
 
 def knowledge(specs: Sequence[str]) -> Knowledge:
@@ -96,12 +101,16 @@ def _is_index(path: Path) -> bool:
 
 
 def _cached(path: Path) -> Path:
-    """Where the index of a file of triples is kept: named by the file's path, size and
-    modification time (and the index format's version)."""
+    """Where the index of a file of triples is kept: named by the file's path, then by its size
+    and modification time (and the index format's version), so that the indexes of earlier
+    states of one file can be found and removed."""
     status = path.stat()
-    key = f"{path.resolve()}\0{status.st_size}\0{status.st_mtime_ns}\0{VERSION}"
-    digest = hashlib.sha256(key.encode("utf-8", "surrogateescape")).hexdigest()[:16]
-    return CACHE / f"{path.name[:40]}-{digest}.sqlite"
+    state = f"{status.st_size}\0{status.st_mtime_ns}\0{VERSION}"
+    return CACHE / f"{path.name[:40]}-{_digest(str(path.resolve()))}-{_digest(state)}.sqlite"
+
+
+def _digest(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8", "surrogateescape")).hexdigest()[:12]
 
 
 def _unreadable(path: Path, exc: OSError) -> KnowledgeError:
