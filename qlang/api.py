@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from qlang.errors import CheckError, Diagnostic, Source
 from qlang.ir import Node
+from qlang.ontology import Ontology
 from qlang.passes import check as _check
 from qlang.passes.canonical import canonicalize
 from qlang.passes.lower import facts
@@ -22,10 +23,11 @@ def parse(text: str, syntax: str | None = None, *, name: str = "<input>") -> Nod
     return SYNTAXES[syntax or detect(text)].parse(source)
 
 
-def check(root: Node, *, open_vocabulary: bool = False,
-          source: Source | None = None) -> list[Diagnostic]:
-    """Raise `CheckError` with every error of a program; return its warnings."""
-    diagnostics = _check.check(root, open_vocabulary=open_vocabulary)
+def check(root: Node, *, open_vocabulary: bool = False, source: Source | None = None,
+          ontology: Ontology | None = None) -> list[Diagnostic]:
+    """Raise `CheckError` with every error of a program; return its warnings.  `ontology`: the
+    words to check against (default: GQA's; a rules file's vocabulary extends it)."""
+    diagnostics = _check.check(root, open_vocabulary=open_vocabulary, ontology=ontology)
     errors = [d for d in diagnostics if not d.warning]
     if errors:
         raise CheckError(errors, source)
@@ -33,10 +35,11 @@ def check(root: Node, *, open_vocabulary: bool = False,
 
 
 def compile(text: str, syntax: str | None = None, *, name: str = "<input>",
-            open_vocabulary: bool = False) -> Node:
-    """Parse and check: the IR of a well-formed, well-typed program."""
+            open_vocabulary: bool = False, ontology: Ontology | None = None) -> Node:
+    """Parse and check (against `ontology`, as `check`): the IR of a well-formed, well-typed
+    program."""
     root = parse(text, syntax, name=name)
-    check(root, open_vocabulary=open_vocabulary, source=Source(text, name))
+    check(root, open_vocabulary=open_vocabulary, source=Source(text, name), ontology=ontology)
     return canonicalize(root)
 
 
