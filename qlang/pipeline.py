@@ -14,7 +14,6 @@ from __future__ import annotations
 import time
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
-from typing import Any
 
 from qlang.asp.question import Question
 from qlang.asp.solve import DEFAULT_LIMITS, Answer, Limits, solve
@@ -24,8 +23,8 @@ from qlang.passes.lower import facts
 from qlang.timing import Stages
 from qlang.translate.factory import Loaded
 from qlang.translate.translator import Translates, Translation
-from qlang.vision.perception import Perceiver
-from qlang.vision.pipeline import Options
+from qlang.vision.perception import Perceiver, Thresholds
+from qlang.vision.pipeline import Options, Perceived
 
 
 class Untranslated(QlangError):
@@ -42,8 +41,8 @@ class Answered:
     root: Node
     #: the program as the translator printed it (None: a program was given)
     translation: Translation | None = None
-    #: the weighted scene perceived from a photo
-    perceived: dict[str, Any] | None = None
+    #: what was perceived of a photo: its pixels, the detections, the weighted scene and its facts
+    perceived: Perceived | None = None
     stages: Stages = field(default_factory=Stages)
 
 
@@ -78,13 +77,15 @@ def _load_perceiver(options: Options) -> Future[tuple[Perceiver, float]]:
 
 def ask(question: str, translator: Translates, *, scene: str | None = None, image: str | None = None,
         vision: Options | None = None, loaded: Loaded | None = None, top_k: int = 3,
-        limits: Limits = DEFAULT_LIMITS, stages: Stages | None = None) -> Answered:
+        limits: Limits = DEFAULT_LIMITS, stages: Stages | None = None,
+        looker: Perceiver | None = None) -> Answered:
     """Translate `question`, then answer it over `scene` (facts) or the photo `image`, perceived
-    for what the program needs; every model `loaded` on the way is a stage of its own.  Raises
-    `Untranslated` when no program came out, QlangError when no answer could be computed."""
+    for what the program needs; every model `loaded` on the way is a stage of its own, and the
+    perceiver loads beside translating unless `looker` is one already loaded (a server's).
+    Raises `Untranslated` when no program came out, QlangError when no answer could be computed."""
     stages = stages or Stages()
     options = vision or Options()
-    looking = _load_perceiver(options) if image is not None else None
+    looking = _load_perceiver(options) if image is not None and looker is None else None
     translation = translator.translate(question)
     for label, seconds in (loaded.seconds if loaded else {}).items():
         stages.add(label, seconds)
@@ -94,18 +95,32 @@ def ask(question: str, translator: Translates, *, scene: str | None = None, imag
         untranslated = Untranslated(failed.diagnostics, failed.source)
         untranslated.translation = translation
         raise untranslated
+    if looking is not None:
+        looker, seconds = looking.result()
+        stages.add("load detector (beside translating)", seconds)
+    answered = answer(translation.root, scene=scene, image=image, looker=looker,
+                      thresholds=options.thresholds, top_k=top_k, limits=limits, stages=stages)
+    return replace(answered, translation=translation)
+
+
+def answer(root: Node, *, scene: str | None = None, image: str | None = None,
+           looker: Perceiver | None = None, thresholds: Thresholds | None = None, top_k: int = 3,
+           limits: Limits = DEFAULT_LIMITS, stages: Stages | None = None) -> Answered:
+    """A checked program answered over `scene` (facts) or the photo `image`, which `looker`
+    perceives for what the program needs: `ask`'s second half, and the whole of answering a
+    program edited by hand (`qlang.web`)."""
+    stages = stages or Stages()
     perceived = None
     if image is not None:
-        assert looking is not None
+        if looker is None:
+            raise ValueError("answering about a photo needs a perceiver")
         from qlang.vision import pipeline
 
         with stages.time("extract"):
-            concepts = pipeline.from_program(translation.root)
-        looker, seconds = looking.result()
-        stages.add("load detector (beside translating)", seconds)
-        seen = pipeline.perceive(image, concepts, looker, options.thresholds, stages)
-        scene, perceived = seen.facts, seen.graph
+            concepts = pipeline.from_program(root)
+        perceived = pipeline.perceive(image, concepts, looker, thresholds or Thresholds(), stages)
+        scene = perceived.facts
     if scene is None:
-        raise ValueError("ask needs a scene or an image")
-    answered = solve_program(translation.root, scene, top_k=top_k, limits=limits, stages=stages)
-    return replace(answered, translation=translation, perceived=perceived)
+        raise ValueError("answering needs a scene or an image")
+    answered = solve_program(root, scene, top_k=top_k, limits=limits, stages=stages)
+    return replace(answered, perceived=perceived)
