@@ -7,6 +7,8 @@ solves through `solve_program`) answer through here, so each stage runs once: th
 encoded once (a photo's weighted scene straight from the perception, not through JSON), and the
 program is checked once (by the translator, or by `api.compile`) and lowered without a second
 check, or lowered the thesis's way where eval reads it leniently (`qlang.evaluate.lenient`).
+A `Background` (knowledge bases, a rules file) is what a question is solved against besides
+the scene; eval and the experiments keep none.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import time
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 
+from qlang.asp.background import Background
 from qlang.asp.question import Question
 from qlang.asp.solve import DEFAULT_LIMITS, Answer, Limits, solve
 from qlang.errors import QlangError, error
@@ -48,14 +51,14 @@ class Answered:
 
 def solve_program(root: Node, scene: str, *, lowered: Question | None = None, top_k: int = 1,
                   limits: Limits = DEFAULT_LIMITS, semantics: str = "qlang",
-                  stages: Stages | None = None) -> Answered:
+                  stages: Stages | None = None, background: Background | None = None) -> Answered:
     """The k best answers of a checked program over an encoded scene (its facts): the program
     lowered as it is (the checker has passed it), or as `lowered`, where a reader lowers it its
     own way (the thesis's lenient reader writes apart steps that lowering shares)."""
     stages = stages or Stages()
     with stages.time("solve"):
         result = solve(facts(root) if lowered is None else lowered, scene, top_k=top_k, limits=limits,
-                       semantics=semantics)
+                       semantics=semantics, background=background)
     return Answered(result.answers, result.complete, root, stages=stages)
 
 
@@ -78,7 +81,7 @@ def _load_perceiver(options: Options) -> Future[tuple[Perceiver, float]]:
 def ask(question: str, translator: Translates, *, scene: str | None = None, image: str | None = None,
         vision: Options | None = None, loaded: Loaded | None = None, top_k: int = 3,
         limits: Limits = DEFAULT_LIMITS, stages: Stages | None = None,
-        looker: Perceiver | None = None) -> Answered:
+        looker: Perceiver | None = None, background: Background | None = None) -> Answered:
     """Translate `question`, then answer it over `scene` (facts) or the photo `image`, perceived
     for what the program needs; every model `loaded` on the way is a stage of its own, and the
     perceiver loads beside translating unless `looker` is one already loaded (a server's).
@@ -99,16 +102,18 @@ def ask(question: str, translator: Translates, *, scene: str | None = None, imag
         looker, seconds = looking.result()
         stages.add("load detector (beside translating)", seconds)
     answered = answer(translation.root, scene=scene, image=image, looker=looker,
-                      thresholds=options.thresholds, top_k=top_k, limits=limits, stages=stages)
+                      thresholds=options.thresholds, top_k=top_k, limits=limits, stages=stages,
+                      background=background)
     return replace(answered, translation=translation)
 
 
 def answer(root: Node, *, scene: str | None = None, image: str | None = None,
            looker: Perceiver | None = None, thresholds: Thresholds | None = None, top_k: int = 3,
-           limits: Limits = DEFAULT_LIMITS, stages: Stages | None = None) -> Answered:
+           limits: Limits = DEFAULT_LIMITS, stages: Stages | None = None,
+           background: Background | None = None) -> Answered:
     """A checked program answered over `scene` (facts) or the photo `image`, which `looker`
-    perceives for what the program needs: `ask`'s second half, and the whole of answering a
-    program edited by hand (`qlang.web`)."""
+    perceives for what the program needs, with the `background`'s knowledge and rules: `ask`'s
+    second half, and the whole of answering a program edited by hand (`qlang.web`)."""
     stages = stages or Stages()
     perceived = None
     if image is not None:
@@ -122,5 +127,5 @@ def answer(root: Node, *, scene: str | None = None, image: str | None = None,
         scene = perceived.facts
     if scene is None:
         raise ValueError("answering needs a scene or an image")
-    answered = solve_program(root, scene, top_k=top_k, limits=limits, stages=stages)
+    answered = solve_program(root, scene, top_k=top_k, limits=limits, stages=stages, background=background)
     return replace(answered, perceived=perceived)

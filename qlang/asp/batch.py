@@ -1,15 +1,17 @@
 """Solving many questions: JSON lines in, one result line per question, resumable, in parallel.
 
 Input lines are ``{"id", "program", "image_id"}`` or GQA question records (``semantic``,
-``imageId``).  Each line gets one output line, ``{"id", "answers": [...]}`` or
-``{"id", "error": {kind, message, line, column}}``, written in input order and flushed as soon
-as it and the lines before it are known, so an interrupted run loses nothing: run again with the
-same output file and the ids already there are skipped (a half-written last line is dropped and
-redone).  The questions are solved on an executor (`qlang.executors`): by default in worker
-processes of this machine that are replaced every `RECYCLE` questions, because clingo's symbol
-table only ever grows, or by the actors of a Ray cluster.  Each worker keeps the last `SCENES`
-scenes grounded (`qlang.asp.solve.Scene`), so the questions of one image share one grounding of
-its scene.
+``imageId``).  Each line gets one output line, ``{"id", "answers": [...]}`` (with ``"bindings"``
+where they are asked for) or ``{"id", "error": {kind, message, line, column}}``, written in
+input order and flushed as soon as it and the lines before it are known, so an interrupted run
+loses nothing: run again with the same output file and the ids already there are skipped (a
+half-written last line is dropped and redone).  The questions are solved on an executor
+(`qlang.executors`): by default in worker processes of this machine that are replaced every
+`RECYCLE` questions, because clingo's symbol table only ever grows, or by the actors of a Ray
+cluster.  Each worker keeps the last `SCENES` scenes grounded (`qlang.asp.solve.Scene`), so the
+questions of one image share one grounding of its scene.  Every question is solved with the
+same background knowledge and rules, read and checked once by the parent (programs are checked
+against the rules' words too).
 """
 
 from __future__ import annotations
@@ -19,6 +21,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from qlang.api import check
+from qlang.asp.background import Background
+from qlang.asp.explain import trace
 from qlang.asp.question import Question
 from qlang.asp.scene import SceneLibrary
 from qlang.asp.solve import DEFAULT_LIMITS, Limits, Scene
@@ -56,6 +60,10 @@ class Settings:
     distinct: bool = False
     #: the theory's choice rules (`qlang.asp.solve.SEMANTICS`)
     semantics: str = "qlang"
+    #: the knowledge and rules besides each scene
+    background: Background | None = None
+    #: each answer's bindings: every object each step of the best model bound
+    bindings: bool = False
 
 
 def run(lines: Iterable[bytes], settings: Settings, output: Output, *, syntax: str | None = None,
@@ -63,7 +71,7 @@ def run(lines: Iterable[bytes], settings: Settings, output: Output, *, syntax: s
     """Answer every line still pending, writing results to `output` in input order; True if
     every line succeeded.  `executor`: where the questions are solved (default: `workers` local
     processes)."""
-    tasks = _tasks(read_records(enumerate(lines, start=1), syntax), output.pending)
+    tasks = _tasks(read_records(enumerate(lines, start=1), syntax), output.pending, settings.background)
     if executor is None:
         executor = Local(workers, RECYCLE, settings.limits.timeout + 60)
     batch = LOCAL_BATCH if isinstance(executor, Local) else RAY_BATCH
@@ -81,8 +89,9 @@ class Solving:
         return lambda tasks: [_answer(task) for task in tasks]
 
 
-def _tasks(records: Iterable[Record], pending: Pending) -> Iterator[Task]:
+def _tasks(records: Iterable[Record], pending: Pending, background: Background | None) -> Iterator[Task]:
     """The lines still to do, compiled here (cheap) so that workers only solve."""
+    ontology = background.ontology() if background is not None else None
     for record in records:
         if not pending(record.key):
             continue
@@ -90,7 +99,7 @@ def _tasks(records: Iterable[Record], pending: Pending) -> Iterator[Task]:
             if record.error:
                 raise record.error
             assert record.root is not None
-            check(record.root)
+            check(record.root, ontology=ontology)
             question = facts(record.root)
         except Exception as exc:  # one line's failure must not end the batch
             yield Task(record.id, record.line, (), None, record.error_json(failure(exc)))
@@ -116,7 +125,8 @@ def _scene(image_id: str | None) -> Scene:
     if scene is None:
         if len(_SCENES) >= SCENES:
             del _SCENES[next(iter(_SCENES))]
-        scene = Scene(_SETTINGS.scenes.facts(image_id), _SETTINGS.limits, _SETTINGS.semantics)
+        scene = Scene(_SETTINGS.scenes.facts(image_id), _SETTINGS.limits, _SETTINGS.semantics,
+                      _SETTINGS.background)
     _SCENES[image_id] = scene
     return scene
 
@@ -130,8 +140,10 @@ def _answer(task: Task) -> dict[str, Any]:
         result["input_line"] = task.line
     try:
         answers = _scene(task.image_id).solve(task.question, top_k=_SETTINGS.top_k,
-                                              distinct=_SETTINGS.distinct)
+                                              distinct=_SETTINGS.distinct, atoms=_SETTINGS.bindings)
         result["answers"] = [a.to_json() for a in answers.answers]
+        if _SETTINGS.bindings and answers.answers:
+            result["bindings"] = trace(answers.answers[0], answers.atoms).bindings()
         if not answers.complete:
             result["complete"] = False
     except Exception as exc:  # one question's failure must not end the batch

@@ -4,20 +4,44 @@ Read from the optimal model that gives the answer, so the trace is what the solv
 chose (which object `unique` picked, which uncertain facts it took to hold).  A step's
 supporting facts are the model's `has_attr`/`has_rel` atoms that mention one of the step's
 objects and one of its literal words: enough to see why `filter(color, brown)` kept an object.
+A fact a rules file derived, and the scene does not state, names the rules that derived it (the
+``derived_attr``/``derived_rel`` atoms carry their numbers).  The objects each step kept are the
+answer's bindings (`Explanation.bindings`, ``solve --bindings``).
 """
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass
 
 import clingo
 
+from qlang.asp.background import Background
 from qlang.asp.question import Question
 from qlang.asp.solve import DEFAULT_LIMITS, Answer, Limits, Session
-from qlang.asp_names import from_term, to_symbol
-from qlang.signatures import SIGNATURES
+from qlang.asp_names import from_term, to_symbol, to_term
+from qlang.rules.check import Rules
+from qlang.rules.lower import DERIVES
+from qlang.rules.model import Different, Rule, Term, Var, show
+from qlang.signatures import SIGNATURES, Type
 
 _VALUES = ("bool", "attr_value", "attr", "rel")
+
+
+@dataclass(frozen=True, slots=True)
+class Derivation:
+    """A rule that derived a fact: its number (1 for the file's first), where it is, as written."""
+
+    fact: str
+    rule: int
+    where: str
+    text: str
+
+    def to_json(self) -> dict[str, object]:
+        return {"fact": self.fact, "rule": self.rule, "where": self.where, "text": self.text}
+
+    def render(self) -> str:
+        return f"derived by rule {self.rule} ({self.where}): {self.text}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,11 +55,17 @@ class Step:
     #: the value a Bool or Value step yields
     value: str | None
     facts: tuple[str, ...]
+    #: the rules behind those of the facts a rules file derived
+    derivations: tuple[Derivation, ...] = ()
 
     def to_json(self) -> dict[str, object]:
         return {"step": self.step, "op": self.op, "operands": list(self.operands),
                 "literals": list(self.literals), "objects": list(self.objects), "value": self.value,
-                "facts": list(self.facts)}
+                "facts": list(self.facts), "derivations": [d.to_json() for d in self.derivations]}
+
+    def call(self) -> str:
+        """The step as the explanation shows it: ``select(#0, shorts)``."""
+        return f"{self.op}({', '.join([*(f'#{o}' for o in self.operands), *self.literals])})"
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,30 +83,51 @@ class Explanation:
         lines = [f"answer: {self.answer.value}" + (f"  (cost {list(self.answer.cost)})"
                                                      if any(self.answer.cost) else "")]
         for s in self.steps:
-            args = ", ".join([*(f"#{o}" for o in s.operands), *s.literals])
-            kept = ", ".join(f"{o} ({self.names[o]})" if o in self.names else o for o in s.objects)
-            result = s.value if s.value is not None else f"{{{kept}}}"
-            lines.append(f"  #{s.step} {s.op}({args}) -> {result}")
-            lines += [f"      {fact}" for fact in s.facts]
+            result = s.value if s.value is not None else f"{{{self._objects(s)}}}"
+            lines.append(f"  #{s.step} {s.call()} -> {result}")
+            for fact in s.facts:
+                lines.append(f"      {fact}")
+                lines += [f"        {d.render()}" for d in s.derivations if d.fact == fact]
         return "\n".join(lines)
+
+    def bound(self) -> list[Step]:
+        """The steps that yield objects: the objects each kept are the answer's bindings."""
+        return [s for s in self.steps if SIGNATURES[s.op].result in (Type.OBJECTS, Type.OBJECT)]
+
+    def bindings(self) -> list[dict[str, object]]:
+        """Every object each step bound, by id and name (NeuroQL's "all bindings"), as JSON."""
+        return [{"step": s.step, "op": s.op, "operands": list(s.operands), "literals": list(s.literals),
+                 "objects": [{"id": o, "name": self.names.get(o)} for o in s.objects]}
+                for s in self.bound()]
+
+    def render_bindings(self) -> str:
+        """The bindings as text, a step a line: ``#1 select(#0, shorts) -> 2353891 (shorts)``."""
+        return "\n".join(f"#{s.step} {s.call()} -> {self._objects(s) or '(none)'}" for s in self.bound())
+
+    def _objects(self, step: Step) -> str:
+        return ", ".join(f"{o} ({self.names[o]})" if o in self.names else o for o in step.objects)
 
 
 def explain(question: Question, scene: str, *, answer: str | None = None,
-            limits: Limits = DEFAULT_LIMITS, semantics: str = "qlang") -> Explanation | None:
-    """The trace of `answer` (the best one if None) under the theory's `semantics`; None if the
-    question has no such answer."""
-    session = Session(question, scene, limits, semantics)
+            limits: Limits = DEFAULT_LIMITS, semantics: str = "qlang",
+            background: Background | None = None) -> Explanation | None:
+    """The trace of `answer` (the best one if None) under the theory's `semantics`, with the
+    `background`'s knowledge and rules; None if the question has no such answer."""
+    session = Session(question, scene, limits, semantics, background)
     assumptions = []
     if answer is not None:  # its symbol built as a question's words are, not parsed
         assumptions.append((clingo.Function("ans", [to_symbol(answer)]), True))
     found = session.optimum(assumptions, atoms=True)
     if found is None:
         return None
-    return trace(Answer(found.answer, found.cost), found.atoms)
+    rules = background.rules if background is not None else None
+    return trace(Answer(found.answer, found.cost), found.atoms, rules, _stated(scene) if rules else ())
 
 
-def trace(answer: Answer, atoms: tuple[clingo.Symbol, ...]) -> Explanation:
-    """The explanation a model's atoms give."""
+def trace(answer: Answer, atoms: tuple[clingo.Symbol, ...], rules: Rules | None = None,
+          stated: Collection[clingo.Symbol] = ()) -> Explanation:
+    """The explanation a model's atoms give; the facts `rules` derived that are not `stated`
+    by the scene name the rules behind them."""
     kept: dict[int, list[str]] = {}
     values: dict[int, str] = {}
     scene: list[clingo.Symbol] = []
@@ -91,6 +142,7 @@ def trace(answer: Answer, atoms: tuple[clingo.Symbol, ...]) -> Explanation:
             scene.append(atom)
             if atom.name == "has_attr" and args[1].name == "name":
                 names[str(args[0])] = from_term(str(args[2]))
+    derived = _derivations(atoms, rules, stated) if rules is not None else {}
     steps = []
     for atom in sorted((a for a in atoms if _is_step(a)), key=lambda a: a.arguments[0].number):
         step, *args = atom.arguments
@@ -98,11 +150,49 @@ def trace(answer: Answer, atoms: tuple[clingo.Symbol, ...]) -> Explanation:
         operands = tuple(a.number for a in args[:width])
         focus = set(kept.get(step.number) or [o for t in operands for o in kept.get(t, [])])
         words = {str(a) for a in args[width:]}
-        facts = tuple(str(f) for f in scene if _supports(f, focus, words))
+        supporting = [f for f in scene if _supports(f, focus, words)]
         steps.append(Step(step.number, atom.name, operands,
                           tuple(from_term(str(a)) for a in args[width:]),
-                          tuple(sorted(kept.get(step.number, []))), values.get(step.number), facts))
+                          tuple(sorted(kept.get(step.number, []))), values.get(step.number),
+                          tuple(map(str, supporting)),
+                          tuple(d for f in supporting for d in derived.get(f, ()))))
     return Explanation(answer, tuple(steps), names)
+
+
+def _derivations(atoms: tuple[clingo.Symbol, ...], rules: Rules, stated: Collection[clingo.Symbol]
+                 ) -> dict[clingo.Symbol, list[Derivation]]:
+    """The rules behind each scene fact of the model that the rules derived and the scene does
+    not state: ``derived_attr(N, O, A, V)`` is rule N's ``has_attr(O, A, V)``."""
+    scene = {name: predicate for predicate, name in DERIVES.items()}
+    found: dict[clingo.Symbol, list[Derivation]] = {}
+    for atom in atoms:
+        if atom.name in scene and len(atom.arguments) == 4:
+            number, *args = atom.arguments
+            fact = clingo.Function(f"has_{scene[atom.name]}", args)
+            if fact not in stated:
+                rule = rules.rules[number.number - 1]
+                found.setdefault(fact, []).append(Derivation(
+                    str(fact), number.number, f"{rules.source.name}:{rule.line}", _rule_text(rule)))
+    return {fact: sorted(ds, key=lambda d: d.rule) for fact, ds in found.items()}
+
+
+def _rule_text(rule: Rule) -> str:
+    """A rule as a rules file writes it (``class(X, athlete) :- class(X, person), ....``)."""
+    def term(t: Term) -> str:
+        return t.name if isinstance(t, Var) else to_term(t.value)
+
+    body = [f"{term(c.left)} != {term(c.right)}" if isinstance(c, Different)
+            else ("not " if c.negated else "") + show(c.atom) for c in rule.body]
+    return f"{show(rule.head)} :- {', '.join(body)}."
+
+
+def _stated(scene: str) -> frozenset[clingo.Symbol]:
+    """The scene facts the scene itself states (or may, where it is uncertain)."""
+    ctl = clingo.Control(logger=lambda code, message: None)
+    ctl.add("base", [], scene)
+    ctl.ground([("base", [])])
+    return frozenset(a.symbol for name in ("has_attr", "has_rel")
+                     for a in ctl.symbolic_atoms.by_signature(name, 3))
 
 
 def _supports(fact: clingo.Symbol, objects: set[str], words: set[str]) -> bool:

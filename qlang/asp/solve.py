@@ -5,11 +5,13 @@ A question is the lowered program's facts (`qlang.asp.question`), made clingo sy
 One `clingo.Control` per question (`solve`), with only the theory's rules for the question's
 operations; or one per scene (`Scene`), grounded once, with each question grounded on top of
 it and switched off after (clingo multi-shot), so nothing leaks from one question into the
-next either way.  Before grounding, the guard estimates from the sizes of the scene and the
-question what the theory would ground to, and refuses blow-ups before they take the machine's
-memory (clingo cannot interrupt grounding).  Solving runs asynchronously against a deadline
-that covers the whole question.  The top k answers come from k optimisations, each assuming
-the answers found so far false, so they are distinct and in cost order."""
+next either way.  A `Background` (knowledge bases, a rules file) adds the rules' statements and
+the knowledge facts the rules and the question read.  Before grounding, the guard estimates from
+the sizes of the scene, the rules and the question what the theory would ground to, and refuses
+blow-ups before they take the machine's memory (clingo cannot interrupt grounding).  Solving
+runs asynchronously against a deadline that covers the whole question.  The top k answers come
+from k optimisations, each assuming the answers found so far false, so they are distinct and in
+cost order."""
 
 from __future__ import annotations
 
@@ -19,18 +21,21 @@ import time
 from collections import Counter
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from functools import cache
 
 import clingo
 
 from qlang.asp import program
+from qlang.asp.background import LIMIT, Background, Lazy, Words
 from qlang.asp.facts import INT_RANGE
-from qlang.asp.guard import estimate
+from qlang.asp.guard import estimate, rules_estimate
 from qlang.asp.messages import located
 from qlang.asp.program import SEMANTICS, theory
 from qlang.asp.question import Question
 from qlang.asp_names import from_term, to_symbol
 from qlang.errors import QlangError, error
+from qlang.rules.lower import add
 from qlang.signatures import SIGNATURES
 
 __all__ = ["DEFAULT_LIMITS", "SEMANTICS", "Answer", "Limits", "Result", "Scene", "Session",
@@ -71,6 +76,8 @@ class Result:
     answers: tuple[Answer, ...]
     #: False when the deadline cut the search for answers after the first short
     complete: bool = True
+    #: every atom of the best model, where they were asked for (the steps' bindings are there)
+    atoms: tuple[clingo.Symbol, ...] = field(default=(), repr=False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,15 +104,20 @@ class Session:
     active: int | None = None
 
     def __init__(self, question: Question, scene: str, limits: Limits = DEFAULT_LIMITS,
-                 semantics: str = "qlang") -> None:
+                 semantics: str = "qlang", background: Background | None = None) -> None:
         self.deadline = time.monotonic() + limits.timeout
         self.limits = limits
         self.messages: list[str] = []
         self.ctl = clingo.Control(["--opt-mode=opt"], logger=self._log, message_limit=5)
-        _guard(_sizes(scene), question, limits)
+        _guard(_sizes(scene), question, limits, background)
         atoms = _symbols(question)
         self._add("scene", scene)
         self._add("theory", program.program({f.name for f in question}, scene, semantics))
+        if background is not None:
+            if statements := background.statements():
+                add(self.ctl, statements)
+            words = cache(lambda: background.words(scene))
+            atoms += [*background.rule_facts(words), *background.question_facts(question, words, semantics)]
         with self.ctl.backend() as backend:  # the question's facts go straight in
             for atom in atoms:
                 backend.add_rule([backend.add_atom(atom)])
@@ -122,7 +134,7 @@ class Session:
         best: list[Found] = []
 
         def keep(model: clingo.Model) -> None:
-            everything = tuple(model.symbols(atoms=True)) if atoms else ()
+            everything = self._atoms(model) if atoms else ()
             best[:] = [Found(tuple(model.symbols(shown=True)), self._cost(model), everything)]
 
         result = self._search(keep, assumptions)
@@ -130,9 +142,10 @@ class Session:
             return None
         return best[0]
 
-    def best_models(self, k: int) -> tuple[list[Found], bool]:
+    def best_models(self, k: int, *, atoms: bool = False) -> tuple[list[Found], bool]:
         """Up to k models, cheapest first: all optimal models (a tier), then, once they are
-        excluded, the next tier, and so on; False when the deadline cut a later tier short."""
+        excluded, the next tier, and so on; False when the deadline cut a later tier short.
+        With `atoms`, the first (an optimal model) has all its atoms."""
         self.ctl.configuration.solve.opt_mode = "optN"  # type: ignore[union-attr]
         self.ctl.configuration.solve.models = 0  # type: ignore[union-attr]
         # what tells one model from another, needed only to exclude a tier before the next
@@ -145,7 +158,9 @@ class Session:
             if model.cost and not model.optimality_proven:
                 return True  # still converging on this tier's cost
             assignment = [a if model.is_true(a) else -a for a in open_atoms]
-            tier.append((Found(tuple(model.symbols(shown=True)), self._cost(model), ()), assignment))
+            everything = self._atoms(model) if atoms and not found and not tier else ()
+            tier.append((Found(tuple(model.symbols(shown=True)), self._cost(model), everything),
+                         assignment))
             return len(found) + len(tier) < k
 
         while len(found) < k:
@@ -172,6 +187,10 @@ class Session:
 
     def _open_atoms(self) -> list[int]:
         return [a.literal for a in self.ctl.symbolic_atoms if not a.is_fact]
+
+    def _atoms(self, model: clingo.Model) -> tuple[clingo.Symbol, ...]:
+        """Every atom of a model, as the theory writes them."""
+        return tuple(model.symbols(atoms=True))
 
     def _cost(self, model: clingo.Model) -> tuple[int, ...]:
         return tuple(model.cost)
@@ -231,36 +250,42 @@ class Scene:
     #: batches of 25-50 a Control answer 20 % more questions/s than batches of 200).
     RENEW = 50
 
-    def __init__(self, scene: str, limits: Limits = DEFAULT_LIMITS, semantics: str = "qlang") -> None:
+    def __init__(self, scene: str, limits: Limits = DEFAULT_LIMITS, semantics: str = "qlang",
+                 background: Background | None = None) -> None:
         self.scene = scene
         self.limits = limits
         self.semantics = semantics
+        self.background = background
         self.shared = program.shared(semantics)
         self._sizes = _sizes(scene)
         self._ctl: _Shared | None = None
         self._broken = self.shared is None
+        self._words: Words | None = None
 
-    def solve(self, question: Question, *, top_k: int = 1, distinct: bool = False) -> Result:
+    def solve(self, question: Question, *, top_k: int = 1, distinct: bool = False,
+              atoms: bool = False) -> Result:
         """The answers `solve(question, scene, ...)` gives, from the shared grounding."""
         deadline = time.monotonic() + self.limits.timeout
-        _guard(self._sizes, question, self.limits)
+        background = self.background
+        _guard(self._sizes, question, self.limits, background)
         if not self._broken and (self._ctl is None or self._ctl.asked >= self.RENEW):
             try:
                 assert self.shared is not None
-                self._ctl = _Shared(self.scene, self.shared)
+                self._ctl = _Shared(self.scene, self.shared, background, self.words)
             except RuntimeError:  # let `solve` say what is wrong with the scene, every time
                 self._broken, self._ctl = True, None
         asked = None
         if self._ctl is not None:
+            known = background.question_facts(question, self.words, self.semantics) if background else []
             try:
-                asked = self._ctl.ask(question, deadline, self.limits)
+                asked = self._ctl.ask(question, known, deadline, self.limits)
             except RuntimeError:
                 self._ctl = None  # clingo refused the question: start afresh next time
         if asked is None:
             return solve(question, self.scene, top_k=top_k, distinct=distinct, limits=self.limits,
-                         semantics=self.semantics)
+                         semantics=self.semantics, background=background, atoms=atoms)
         try:
-            result = _answers(asked, top_k, distinct)
+            result = _answers(asked, top_k, distinct, atoms)
         except SolveError:
             self._ctl = None  # a search cut short leaves what it learnt: start afresh
             raise
@@ -270,11 +295,20 @@ class Scene:
             self._ctl = None
         return result
 
+    def words(self) -> Words:
+        """The scene's words (`Background.words`), read once, when first needed."""
+        assert self.background is not None
+        if self._words is None:
+            self._words = self.background.words(self.scene)
+        return self._words
+
 
 class _Shared:
     """One Control with the scene grounded, and the theory's question parts added, once."""
 
-    def __init__(self, scene: str, shared: program.Shared) -> None:
+    def __init__(self, scene: str, shared: program.Shared, background: Background | None = None,
+                 words: Lazy | None = None) -> None:
+        """With the background's rules, and the knowledge they read, beside the scene."""
         self.messages: list[str] = []
         self.ctl = clingo.Control(["--opt-mode=opt"], logger=self._log, message_limit=5)
         self.models = self.ctl.configuration.solve.models  # type: ignore[union-attr]
@@ -284,18 +318,26 @@ class _Shared:
         self.ctl.register_observer(self)  # type: ignore[arg-type]  # only minimize() is needed
         self.ctl.add("base", [], shared.base)
         self.ctl.add("base", [], scene)
+        if background is not None and words is not None:
+            if statements := background.statements():
+                add(self.ctl, statements)
+            if known := background.rule_facts(words):
+                with self.ctl.backend() as backend:
+                    for atom in known:
+                        backend.add_rule([backend.add_atom(atom)])
         self.added: set[str] = set()
         self.ctl.ground([("base", [])])
         self.base_levels, self.levels = self.levels, {}
         self.base_open = {a.literal for a in self.ctl.symbolic_atoms if not a.is_fact}
         self.asked = 0
 
-    def ask(self, question: Question, deadline: float, limits: Limits) -> _Asked | None:
-        """The question grounded on top of the scene; None if a fact is of no operation the
-        theory defines."""
+    def ask(self, question: Question, known: list[clingo.Symbol], deadline: float, limits: Limits
+            ) -> _Asked | None:
+        """The question grounded on top of the scene, with the knowledge facts it reads; None if
+        a fact is of no operation the theory defines."""
         if any((f.name, len(f.args)) not in self.shared.facts for f in question):
             return None
-        facts = _symbols(question)
+        facts = [*_symbols(question), *known]
         k = self.asked = self.asked + 1
         self.levels = {}
         number = clingo.Number(k)
@@ -306,7 +348,8 @@ class _Shared:
                 self.added.add(name)
         with self.ctl.backend() as backend:  # the facts go straight in: grounding them as
             for f in facts:  # parameters of program parts costs a part each (~0.1 ms)
-                backend.add_rule([backend.add_atom(clingo.Function(f.name, [number, *f.arguments]))])
+                arguments = [number, *f.arguments] if f.name in self.shared.indexed else f.arguments
+                backend.add_rule([backend.add_atom(clingo.Function(f.name, arguments))])
         self.ctl.ground([(name, [number]) for name, needs, _ in self.shared.parts if needs <= operations])
         return _Asked(self, k, deadline, limits)
 
@@ -362,6 +405,13 @@ class _Asked(Session):
         return tuple(sum(weight for literal, weight in literals if model.is_true(literal))
                      for _, literals in self.levels)
 
+    def _atoms(self, model: clingo.Model) -> tuple[clingo.Symbol, ...]:
+        """The model's atoms, this question's without its number (the others' are all false)."""
+        names, k = self.shared.shared.indexed, clingo.Number(self.k)
+        return tuple(clingo.Function(a.name, a.arguments[1:])
+                     if a.name in names and a.arguments and a.arguments[0] == k else a
+                     for a in model.symbols(atoms=True))
+
 
 class _Watchdog:
     """One thread per process that interrupts clingo's search at its deadline.  Searching in
@@ -414,9 +464,18 @@ class _Watchdog:
 _WATCHDOG = _Watchdog()
 
 
-def _guard(scene: dict[str, int], question: Question, limits: Limits) -> None:
-    """The grounding guard: refuse a question whose grounding would be too large."""
-    size = estimate(scene, Counter(f.name for f in question if f.name in SIGNATURES))
+def _guard(scene: dict[str, int], question: Question, limits: Limits,
+           background: Background | None = None) -> None:
+    """The grounding guard: refuse a question whose grounding would be too large (with the
+    rules' own grounding, and the facts they derive, which the theory reads too)."""
+    steps = Counter(f.name for f in question if f.name in SIGNATURES)
+    rules = background.rules if background is not None else None
+    if rules is None:
+        size = estimate(scene, steps)
+    else:
+        knowledge = background.knowledge if background is not None else None
+        instances = rules_estimate(scene, rules, LIMIT if knowledge and knowledge.indexes else 0)
+        size = instances + estimate({**scene, "has_attr": scene["has_attr"] + instances}, steps)
     if size > limits.max_ground:
         raise error(SolveError, "grounding",
                     f"the question would ground to about {size:,} rules, above the guard of "
@@ -445,37 +504,42 @@ def _argument(value: int | str) -> clingo.Symbol:
 
 
 def solve(question: Question, scene: str, *, top_k: int = 1, distinct: bool = False,
-          limits: Limits = DEFAULT_LIMITS, semantics: str = "qlang") -> Result:
+          limits: Limits = DEFAULT_LIMITS, semantics: str = "qlang",
+          background: Background | None = None, atoms: bool = False) -> Result:
     """The k best models of a lowered question over scene facts, cheapest first, as answers
     with their rank; with `distinct`, the k best distinct answers instead; `semantics` picks
-    the theory's choice rules (`SEMANTICS`).
+    the theory's choice rules (`SEMANTICS`); `background`, the knowledge and rules besides the
+    scene; with `atoms`, the best model's atoms too.
 
     >>> from qlang.asp.question import read
     >>> cat = read("scene(0). select(1, 0, cat). exist(2, 1). end(2).")
     >>> solve(cat, "object(1). has_attr(1, class, dog).")
     Result(answers=(Answer(value='no', cost=(), rank=1),), complete=True)
     """
-    return _answers(Session(question, scene, limits, semantics), top_k, distinct)
+    return _answers(Session(question, scene, limits, semantics, background), top_k, distinct, atoms)
 
 
-def _answers(session: Session, top_k: int, distinct: bool) -> Result:
+def _answers(session: Session, top_k: int, distinct: bool, atoms: bool = False) -> Result:
     if not distinct:
-        models, complete = session.best_models(top_k)
+        models, complete = session.best_models(top_k, atoms=atoms)
         rank: dict[tuple[int, ...], int] = {}
         for index, model in enumerate(models):
             rank.setdefault(model.cost, index + 1)
-        return Result(tuple(Answer(m.answer, m.cost, rank[m.cost]) for m in models), complete)
+        return Result(tuple(Answer(m.answer, m.cost, rank[m.cost]) for m in models), complete,
+                      models[0].atoms if models else ())
     answers: list[Answer] = []
     found: list[tuple[clingo.Symbol, bool]] = []
+    best_atoms: tuple[clingo.Symbol, ...] = ()
     for _ in range(top_k):
         try:
-            best = session.optimum(found)
+            best = session.optimum(found, atoms=atoms and not answers)
         except SolveError:
             if not answers:
                 raise
-            return Result(tuple(answers), complete=False)
+            return Result(tuple(answers), False, best_atoms)
         if best is None:
             break
+        best_atoms = best_atoms or best.atoms
         answers.append(Answer(best.answer, best.cost, len(answers) + 1))
         found += [(session.answer_atom(s), False) for s in best.shown if s.name == "ans"]
-    return Result(tuple(answers))
+    return Result(tuple(answers), True, best_atoms)

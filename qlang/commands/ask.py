@@ -10,6 +10,7 @@ import click
 from qlang import limits, pipeline
 from qlang.asp.solve import Limits
 from qlang.commands.console import Bounded, fail, read_source
+from qlang.commands.knowledge import background_from, background_options
 from qlang.commands.translate import translation_options, translator_from
 from qlang.commands.vision import take_options, vision_options
 from qlang.errors import QlangError
@@ -27,10 +28,11 @@ from qlang.translate.factory import Loaded, make
 @click.option("--top-k", type=click.IntRange(min=1, max=1000), default=3, show_default=True)
 @click.option("--timeout", type=Bounded(min=0, max=86_400, min_open=True), default=10.0, show_default=True,
               help="Seconds for solving.")
+@background_options
 @translation_options
 @vision_options("--vision")
 def ask(question: str, scene: str | None, image: str | None, image_id: str | None, top_k: int,
-        timeout: float, **options: Any) -> None:
+        timeout: float, kb: tuple[str, ...], rules: str | None, **options: Any) -> None:
     """Answer QUESTION about a scene (or a photo): translate, check, solve; print answers,
     program, timings (every model load among them)."""
     from qlang.asp.scene import SceneLibrary
@@ -39,6 +41,7 @@ def ask(question: str, scene: str | None, image: str | None, image_id: str | Non
         raise click.UsageError("give one of --scene and --image")
     vision = take_options(options)
     settings, models = translator_from(options)
+    background = background_from(kb, rules)
     stages = Stages()
     loaded = Loaded()
     try:
@@ -48,7 +51,8 @@ def ask(question: str, scene: str | None, image: str | None, image_id: str | Non
                 facts = SceneLibrary(read_source(scene, limits.SCENE)).facts(image_id)
         translator = make(settings, models, loaded)
         answered = pipeline.ask(question, translator, scene=facts, image=image, vision=vision,
-                                loaded=loaded, top_k=top_k, limits=Limits(timeout=timeout), stages=stages)
+                                loaded=loaded, top_k=top_k, limits=Limits(timeout=timeout), stages=stages,
+                                background=background)
     except pipeline.Untranslated as exc:
         click.echo(f"model output: {exc.translation.program!r}", err=True)
         fail(exc)

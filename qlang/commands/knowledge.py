@@ -1,5 +1,7 @@
-"""`qlangc kb build|stats|paths`: knowledge indexed, described and searched; and `--kb`, the
-option of every command that reads knowledge (`kb_option`, `knowledge_from`)."""
+"""`qlangc kb build|stats|paths`: knowledge indexed, described and searched; `--kb`, the option
+of every command that reads knowledge (`kb_option`, `knowledge_from`); and with `--rules`, what
+the commands that answer questions solve them against besides the scene (`background_options`,
+`background_from`)."""
 
 from __future__ import annotations
 
@@ -8,17 +10,21 @@ import time
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
-from typing import NoReturn
+from typing import TYPE_CHECKING, NoReturn
 
 import click
 
-from qlang.commands.console import fail
+from qlang import limits
+from qlang.commands.console import F, fail, read_source
 from qlang.errors import QlangError
 from qlang.knowledge import bundled, sources
 from qlang.knowledge.graph import Knowledge
 from qlang.knowledge.index import Index, build
 from qlang.knowledge.relations import BY_NAME
 from qlang.knowledge.triples import Triple, normal_word
+
+if TYPE_CHECKING:
+    from qlang.asp.background import Background
 
 kb_option = click.option(
     "--kb", "kb", multiple=True, metavar="FILE|default|none",
@@ -31,6 +37,33 @@ def knowledge_from(specs: tuple[str, ...]) -> Knowledge:
     """The knowledge `--kb` names (exit 1 where a file is bad)."""
     try:
         return sources.knowledge(specs)
+    except QlangError as exc:
+        fail(exc)
+
+
+rules_option = click.option(
+    "--rules", type=click.Path(dir_okay=False), metavar="FILE",
+    help="A rules file (Horn rules with negation over the scene and knowledge, as "
+         "examples/athlete.rules): what they derive, programs use as scene facts.")
+
+
+def background_options(command: F) -> F:
+    """`--kb` and `--rules`, on a command that answers questions."""
+    return kb_option(rules_option(command))
+
+
+def background_from(kb: tuple[str, ...], rules: str | None) -> Background:
+    """The knowledge `--kb` names and the rules `--rules` reads, checked once (exit 1 with every
+    problem located where either is bad).  (Imported here: every command is registered at start.)"""
+    from qlang.asp.background import Background
+    from qlang.rules import read
+
+    knowledge = knowledge_from(kb)
+    if rules is None:
+        return Background(knowledge)
+    source = read_source(rules, limits.PROGRAM)
+    try:
+        return Background(knowledge, read(source))
     except QlangError as exc:
         fail(exc)
 

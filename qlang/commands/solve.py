@@ -15,7 +15,9 @@ import click
 
 from qlang import api, executors
 from qlang.asp import batch
+from qlang.asp.background import Background
 from qlang.asp.explain import explain as explain_answer
+from qlang.asp.explain import trace
 from qlang.asp.question import Question
 from qlang.asp.scene import SceneLibrary
 from qlang.asp.solve import DEFAULT_LIMITS, SEMANTICS, Limits, SolveError
@@ -31,6 +33,7 @@ from qlang.commands.console import (
     read_source,
     run_and_exit,
 )
+from qlang.commands.knowledge import background_from, background_options
 from qlang.errors import QlangError, Source, error
 from qlang.limits import PROGRAM, SCENE
 from qlang.passes.lower import facts
@@ -62,7 +65,7 @@ _options = (
 def _common(command: click.decorators.FC) -> click.decorators.FC:
     for option in reversed(_options):
         command = option(command)
-    return command
+    return background_options(command)
 
 
 @click.command()
@@ -71,35 +74,52 @@ def _common(command: click.decorators.FC) -> click.decorators.FC:
               help="How many models (answer sets), best first: an answer a model, with its rank.")
 @click.option("--distinct", is_flag=True,
               help="The k best distinct answers instead of the k best models.")
+@click.option("--bindings", is_flag=True,
+              help="Also every object each step of the best model bound (the answer's bindings).")
+@click.option("--json", "as_json", is_flag=True,
+              help="Print the answers (and bindings) as one JSON object.")
 @click.option("--jsonl", is_flag=True,
               help='Batch: each --program line is {"id", "program" | "semantic", "image_id" | "imageId"}.')
 @output_option
 @executor_options("Batch: worker processes, or Ray actors with --executor ray.")
 def solve(program: str, scene: str, image_id: str | None, from_: str | None, timeout: float,
-          max_ground: int, semantics: str, top_k: int, distinct: bool, jsonl: bool,
-          output: str | None, workers: int, executor: str, address: str | None) -> None:
+          max_ground: int, semantics: str, kb: tuple[str, ...], rules: str | None, top_k: int,
+          distinct: bool, bindings: bool, as_json: bool, jsonl: bool, output: str | None,
+          workers: int, executor: str, address: str | None) -> None:
     """Answer a question program over a scene: one model a line, best first, as its answer and
     cost, after its rank when --top-k is above 1 (tied models share a rank); --distinct: one
-    answer a line."""
+    answer a line; --bindings: then the objects each step bound."""
     runner = executor_from(executor, workers, address, batch=jsonl)
-    check_output(output, program, scene)
+    if jsonl and as_json:
+        raise click.UsageError("--json is for one question: --jsonl writes a JSON line each")
+    check_output(output, program, scene, rules)
     limits = Limits(timeout, max_ground)
     scenes = _scenes(scene)
+    background = background_from(kb, rules)
     if jsonl:
-        _batch(program, batch.Settings(scenes, top_k, limits, distinct, semantics), from_, output,
-               workers, runner)
-    question, source = _question(program, from_)
+        _batch(program, batch.Settings(scenes, top_k, limits, distinct, semantics, background, bindings),
+               from_, output, workers, runner)
+    question, source = _question(program, from_, background)
     try:
-        result = solve_question(question, scenes.facts(image_id), top_k=top_k,
-                                distinct=distinct, limits=limits, semantics=semantics)
+        result = solve_question(question, scenes.facts(image_id), top_k=top_k, distinct=distinct,
+                                limits=limits, semantics=semantics, background=background,
+                                atoms=bindings)
     except QlangError as exc:
         fail(exc, source)
     if not result.answers:
         fail(error(SolveError, "no-answer", "the question has no answer in this scene"), source)
-    for answer in result.answers:
+    bound = trace(result.answers[0], result.atoms) if bindings else None
+    if as_json:
+        found: dict[str, object] = {"answers": [a.to_json() for a in result.answers]}
+        if bound is not None:
+            found["bindings"] = bound.bindings()
+        click.echo(json.dumps(found))
+    for answer in () if as_json else result.answers:
         cost = f"\t{','.join(map(str, answer.cost))}" if any(answer.cost) else ""
         ranked = top_k > 1 and not distinct
         click.echo(f"{answer.rank}\t{answer.value}{cost}" if ranked else f"{answer.value}{cost}")
+    if bound is not None and not as_json:
+        click.echo("bindings:\n" + "\n".join(f"  {line}" for line in bound.render_bindings().splitlines()))
     if not result.complete:
         click.echo(f"{source.name}: warning: the timeout cut the search short after "
                    f"{len(result.answers)} answer(s)", err=True)
@@ -110,15 +130,19 @@ def solve(program: str, scene: str, image_id: str | None, from_: str | None, tim
 @click.option("--answer", help="Explain this answer instead of the best one.")
 @click.option("--json", "as_json", is_flag=True, help="Print the explanation as JSON.")
 def explain(program: str, scene: str, image_id: str | None, from_: str | None, timeout: float,
-            max_ground: int, semantics: str, answer: str | None, as_json: bool) -> None:
-    """Show how the answer comes about: each step, the objects it kept, the facts behind it."""
+            max_ground: int, semantics: str, kb: tuple[str, ...], rules: str | None,
+            answer: str | None, as_json: bool) -> None:
+    """Show how the answer comes about: each step, the objects it kept, the facts behind it (and
+    the rules behind the facts they derived)."""
     if answer is not None and not answer.strip():
         raise click.UsageError("--answer needs a word")
     scenes = _scenes(scene)
-    question, source = _question(program, from_)
+    background = background_from(kb, rules)
+    question, source = _question(program, from_, background)
     try:
         result = explain_answer(question, scenes.facts(image_id), answer=answer,
-                                limits=Limits(timeout, max_ground), semantics=semantics)
+                                limits=Limits(timeout, max_ground), semantics=semantics,
+                                background=background)
     except QlangError as exc:
         fail(exc, source)
     if result is None:
@@ -135,12 +159,13 @@ def _scenes(path: str) -> SceneLibrary:
         fail(exc)
 
 
-def _question(path: str, syntax: str | None) -> tuple[Question, Source]:
-    """The program, compiled (parsed and checked once) and lowered, and its source; a parse or
-    type error is reported against it."""
+def _question(path: str, syntax: str | None, background: Background) -> tuple[Question, Source]:
+    """The program, compiled (parsed and checked once, against the rules' words too) and
+    lowered, and its source; a parse or type error is reported against it."""
     source = read_source(path, PROGRAM)
     try:
-        return facts(api.compile(source.text, syntax, name=source.name)), source
+        root = api.compile(source.text, syntax, name=source.name, ontology=background.ontology())
+        return facts(root), source
     except QlangError as exc:
         fail(exc, source)
 
@@ -149,6 +174,7 @@ def _batch(path: str, settings: batch.Settings, syntax: str | None, output: str 
            workers: int, executor: executors.Executor | None) -> NoReturn:
     lines = read_lines(path)
     run_and_exit(lambda out: batch.run(lines, settings, out, syntax=syntax, workers=workers,
-                                       executor=executor), output, path, holding("answers", "complete"))
+                                       executor=executor), output, path,
+                 holding("answers", "complete", "bindings"))
 
 

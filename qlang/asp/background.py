@@ -1,0 +1,157 @@
+"""What a question is solved against besides the scene: knowledge and rules (issue 24).
+
+A `Background` is read and checked once per run (a command reads its rules file and opens its
+knowledge bases), travels to batch workers by pickle (the checked rules as they are, the
+knowledge as its indexes' paths) and becomes, for one question over one scene, what its clingo
+Control gets beside the theory, the scene and the question:
+
+- the rules' statements (`qlang.rules.lower`), lowered once per process;
+- the knowledge facts the rules' ``know`` literals read (`rule_facts`): the edges of the
+  relations they name within as many steps, either way, of the scene's words and the rules' own
+  as one rule has ``know`` literals, at most `LIMIT` of them (the strongest), spelled as the
+  rules' lowering spells words;
+- the knowledge facts the question's operations read (`question_facts`, by
+  `qlang.asp.knowledge.facts`), for the scene's classes.
+
+The scene's words are read from clingo, not from the scene's text: the atoms
+``has_attr(O, A, W)`` of the scene grounded with the rules (`words`), so that the classes the
+rules derive count too (those they could derive only through knowledge do not choose which
+knowledge is grounded).  That grounding is done only where some knowledge is read: `Session`
+does it per question, `Scene` once per scene.  Without rules, and with questions that read no
+knowledge, nothing is added at all.
+"""
+
+from __future__ import annotations
+
+import atexit
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import cache
+
+import clingo
+from clingo import ast
+
+from qlang.asp import knowledge as knowledge_facts
+from qlang.asp.program import parsed
+from qlang.asp.question import Question
+from qlang.asp_names import from_term, to_symbol
+from qlang.knowledge.graph import Knowledge
+from qlang.ontology import Ontology, load
+from qlang.rules.check import Rules
+from qlang.rules.lower import add, lower
+from qlang.rules.model import CLASS, Atom, Literal, Word
+
+#: The most knowledge edges a scene grounds for the rules (a hub of a large base has thousands).
+LIMIT = 1000
+#: The predicates of knowledge facts.
+KNOWLEDGE = frozenset({"knowledge", "knowledge_cost"})
+_CLASS = to_symbol(CLASS)
+#: The rules files lowered in this process, by identity (kept with them, so that an identity is
+#: never reused), dropped at exit while clingo can still free its structures.
+_LOWERED: dict[int, tuple[Rules, list[ast.AST]]] = {}
+atexit.register(_LOWERED.clear)
+
+
+@dataclass(frozen=True, slots=True)
+class Words:
+    """The words a scene's objects have (with what the rules derive): classes, and all."""
+
+    classes: frozenset[str]
+    every: frozenset[str]
+
+
+#: The scene's words, read when first needed.
+Lazy = Callable[[], Words]
+
+
+class Background:
+    """Knowledge bases and a rules file, either or both (None: none)."""
+
+    def __init__(self, knowledge: Knowledge | None = None, rules: Rules | None = None) -> None:
+        self.knowledge = knowledge
+        self.rules = rules
+
+    def ontology(self) -> Ontology:
+        """What programs over these rules are checked against: GQA's words and the rules' own."""
+        return load() if self.rules is None else self.rules.vocabulary.extend(load())
+
+    def statements(self) -> list[ast.AST]:
+        """The rules as clingo statements (none without rules), lowered once per process."""
+        if self.rules is None:
+            return []
+        kept = _LOWERED.get(id(self.rules))
+        if kept is None:
+            kept = _LOWERED[id(self.rules)] = (self.rules, lower(self.rules))
+        return kept[1]
+
+    @property
+    def known(self) -> bool:
+        """Whether there is knowledge to read (``--kb none`` is none)."""
+        return self.knowledge is not None and bool(self.knowledge.indexes)
+
+    def rule_facts(self, words: Lazy) -> list[clingo.Symbol]:
+        """The knowledge facts the rules' ``know`` literals read, over a scene of these words."""
+        literals = _known(self.rules)
+        if not literals or not self.known:
+            return []
+        assert self.rules is not None and self.knowledge is not None
+        named = [atom.args[1] for atom in literals]
+        relations = {r.value for r in named if isinstance(r, Word)} \
+            if all(isinstance(r, Word) for r in named) else None
+        hops = max(sum(isinstance(c, Literal) and c.atom.predicate == "know" for c in rule.body)
+                   for rule in self.rules.rules)
+        constants = {t.value for a in literals for t in (a.args[0], a.args[2]) if isinstance(t, Word)}
+        triples = self.knowledge.neighbourhood(words().every | constants, hops, relations=relations,
+                                               both_ways=True, limit=LIMIT)
+        return [clingo.Function("knowledge", [to_symbol(t.head), to_symbol(t.relation), to_symbol(t.tail)])
+                for t in triples]
+
+    def question_facts(self, question: Question, words: Lazy, semantics: str = "qlang"
+                       ) -> list[clingo.Symbol]:
+        """The knowledge facts the question's operations read, over a scene of these words."""
+        if not self.known or not reading(semantics).intersection(f.name for f in question):
+            return []
+        assert self.knowledge is not None
+        return knowledge_facts.facts(self.knowledge, question, words().classes)
+
+    def words(self, scene: str) -> Words:
+        """The words the scene's objects have, with those the rules derive without knowledge:
+        read off the scene grounded with the rules (a scene clingo rejects has none)."""
+        ctl = clingo.Control(logger=lambda code, message: None)
+        try:
+            ctl.add("base", [], scene)
+            add(ctl, self.statements())
+            ctl.ground([("base", [])])
+        except RuntimeError:
+            return Words(frozenset(), frozenset())
+        classes: set[str] = set()
+        every: set[str] = set()
+        for atom in ctl.symbolic_atoms.by_signature("has_attr", 3):
+            _, category, value = atom.symbol.arguments
+            word = from_term(str(value))
+            every.add(word)
+            if category == _CLASS:
+                classes.add(word)
+        return Words(frozenset(classes), frozenset(every))
+
+
+@cache
+def reading(semantics: str = "qlang") -> frozenset[str]:
+    """The operations whose theory rules read knowledge facts, directly or through predicates
+    that rules of no operation derive from them."""
+    statements = parsed(semantics).statements
+    derived = set(KNOWLEDGE)
+    for _ in statements:  # to a fixpoint: a chain of such predicates is at most this long
+        more = {p for s in statements if not s.needs and s.reads & derived for p in s.writes}
+        if more <= derived:
+            break
+        derived |= more
+    return frozenset(op for s in statements if s.reads & derived for op in s.needs)
+
+
+def _known(rules: Rules | None) -> list[Atom]:
+    """The ``know`` atoms of the rules' bodies, negated or not."""
+    if rules is None:
+        return []
+    return [c.atom for rule in rules.rules for c in rule.body
+            if isinstance(c, Literal) and c.atom.predicate == "know"]
