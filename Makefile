@@ -10,7 +10,7 @@ KB := .cache/knowledge/default.sqlite
 # does not grant AMX; build for AVX2 instead, which every x86_64 machine here has.
 LLAMA_CMAKE_ARGS := $(if $(filter x86_64,$(shell uname -m)),-DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DGGML_BMI2=ON)
 
-.PHONY: demo test install install-cuda bench
+.PHONY: demo test install install-cuda bench browser
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || python3 -m venv $(VENV)
@@ -24,7 +24,11 @@ $(STAMP): pyproject.toml
 $(KB): $(STAMP)
 	$(VENV)/bin/qlangc kb build default
 
-install: $(STAMP) $(KB)
+# Debian's chromium, which the web page's test drives (scripts/browser.sh: apt-get, only when missing).
+browser:
+	sh scripts/browser.sh
+
+install: $(STAMP) $(KB) browser
 
 # On a GPU machine: rebuild llama-cpp-python with its CUDA back end (then --n-gpu-layers -1).
 install-cuda: $(STAMP)
@@ -38,7 +42,7 @@ demo: $(STAMP) $(KB)
 	$(VENV)/bin/qlangc compile --to code examples/truck_tire.json
 	$(VENV)/bin/qlangc compile --to flat examples/truck_tire.json
 
-test: $(STAMP) $(KB)
+test: $(STAMP) $(KB) browser
 	$(VENV)/bin/ruff check qlang tests bench
 	$(VENV)/bin/mypy qlang
 	$(VENV)/bin/lint-imports

@@ -1,0 +1,126 @@
+"""The HTTP side of `qlangc serve`: the page, and the two requests its script makes (ask a
+question; solve a program edited on the page), each a multipart form answered with JSON.
+
+FastAPI rather than Gradio: FastAPI, Starlette and uvicorn already come with llama.cpp's server,
+the page is one file of plain HTML and script whose elements a browser test finds by id, and
+an upload is held by the request alone (Gradio copies every upload into a cache folder of its
+own, where this server keeps nothing after a request).  Every reply is JSON: the report
+(`qlang.web.report`), or ``{"error": message}`` with a status saying whose fault it is (4xx the
+request's, 500 a bug's), never a traceback; the server goes on serving either way.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from fastapi import FastAPI, HTTPException, Request
+from fastapi.responses import HTMLResponse, JSONResponse
+from starlette.concurrency import run_in_threadpool
+from starlette.datastructures import FormData, UploadFile
+from starlette.requests import ClientDisconnect
+from starlette.types import ASGIApp
+
+from qlang import limits, pipeline
+from qlang.errors import QlangError, error, printable
+from qlang.web.service import MAX_QUESTION, MAX_TOP_K, Service
+from qlang.web.sources import EXAMPLES
+from qlang.web.uploads import BoundedBody, Photo
+
+PAGE = Path(__file__).with_name("page.html")
+#: Where the page's settings go: a JSON script element its script reads.
+CONFIG = "{{config}}"
+
+#: What answers a request once its form is read: (text, what it is about, top k) -> report.
+Answer = Callable[[str, Photo | str, int], dict[str, Any]]
+
+
+def make_app(service: Service) -> ASGIApp:
+    """The server's app: the page at `/`, questions at `/api/ask`, programs at `/api/solve`."""
+    app = FastAPI(docs_url=None, redoc_url=None, openapi_url=None)
+    page = page_for(service)
+
+    @app.get("/", response_class=HTMLResponse)
+    async def index() -> HTMLResponse:
+        return HTMLResponse(page)
+
+    @app.post("/api/ask")
+    async def ask(request: Request) -> JSONResponse:
+        return await _answered(request, "question", service, service.ask)
+
+    @app.post("/api/solve")
+    async def solve(request: Request) -> JSONResponse:
+        return await _answered(request, "program", service, service.solve)
+
+    return BoundedBody(app)
+
+
+def page_for(service: Service) -> str:
+    """The page, with what this server offers written into it."""
+    config = {
+        "photos": [{"name": e.name, "title": e.title} for e in EXAMPLES if e.name in service.photos],
+        "scenes": [{"key": key, "label": c.label} for key, c in service.scenes.choices.items()],
+        "translator": service.translator.description,
+        "max_question": MAX_QUESTION, "max_top_k": MAX_TOP_K, "photo_mb": limits.IMAGE.mb,
+    }
+    text = json.dumps(config).replace("<", "\\u003c")  # nothing in it can end the script element
+    return PAGE.read_text(encoding="utf-8").replace(CONFIG, text)
+
+
+async def _answered(request: Request, field: str, service: Service, answer: Answer) -> JSONResponse:
+    try:
+        async with request.form(max_files=1, max_fields=8, max_part_size=limits.PROGRAM.bytes) as form:
+            text, about, top_k = await _read(form, field, service)
+        report = await run_in_threadpool(answer, text, about, top_k)
+    except HTTPException as exc:  # the form itself could not be read
+        return _error(f"the request is not a form the page sends: {exc.detail}", exc.status_code)
+    except ClientDisconnect:
+        return _error("the request ended before its upload did", 400)
+    except pipeline.Untranslated as exc:
+        return _error(_shown(exc), 422, program=exc.translation.program)
+    except QlangError as exc:
+        return _error(_shown(exc), 400)
+    except Exception as exc:  # a bug: reported as one, and the server goes on
+        message = f"internal error: {type(exc).__name__}: {exc} (please report this as a bug)"
+        print(message, file=sys.stderr)
+        return _error(message, 500)
+    return JSONResponse(report)
+
+
+async def _read(form: FormData, field: str, service: Service) -> tuple[str, Photo | str, int]:
+    """The request's text (a question or a program), what it is about, and how many answers."""
+    text = form.get(field)
+    if not isinstance(text, str):
+        raise error(QlangError, "request", f"the request has no {field}")
+    top_k = form.get("top_k", "3")
+    if not (isinstance(top_k, str) and top_k.isdigit() and 1 <= int(top_k) <= MAX_TOP_K):
+        raise error(QlangError, "request", f"the number of answers is a whole number from 1 to {MAX_TOP_K}")
+    source = form.get("source")
+    about: Photo | str
+    if source == "photo":
+        upload = form.get("photo")
+        if not isinstance(upload, UploadFile) or not upload.filename:
+            raise error(QlangError, "request", "choose a photo to upload")
+        about = Photo(upload.filename, await upload.read())
+    elif source == "example":
+        about = service.example(str(form.get("example")))
+    elif source == "scene":
+        about = str(form.get("scene"))
+    else:
+        raise error(QlangError, "request", "choose a photo, an example photo or a scene")
+    return text, about, int(top_k)
+
+
+def _shown(exc: QlangError) -> str:
+    """An error as the page shows it: located in its source with a caret, as `check` prints
+    it, where it has one (a program, a scene file); else its messages."""
+    if exc.source is not None:
+        return exc.render()
+    return "\n".join(printable(d.full_message) for d in exc.diagnostics)
+
+
+def _error(message: str, status: int, **more: Any) -> JSONResponse:
+    return JSONResponse({"error": message, **more}, status_code=status)

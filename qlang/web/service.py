@@ -1,0 +1,128 @@
+"""Answering for the page: the translator and the perceiver loaded once per server, and each
+request answered on its own, about its own photo or scene, with nothing kept after it.
+
+Requests are answered one at a time: what answers is one per process and not made to be
+shared between threads (llama.cpp's model, the detector's network, and clingo's deadline
+watcher, which watches one search at a time: `qlang.asp.solve`).  What a request does around
+that (reading its upload, keeping the photo, drawing the boxes, encoding the picture) runs
+beside the others.
+"""
+
+from __future__ import annotations
+
+import base64
+import threading
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from qlang import api, pipeline
+from qlang.asp.explain import Explanation, explain
+from qlang.asp.solve import Limits
+from qlang.errors import QlangError, error
+from qlang.passes.lower import facts
+from qlang.timing import Stages
+from qlang.translate.translator import Translates
+from qlang.vision.perception import Perceiver
+from qlang.vision.pipeline import Options, Perceived
+from qlang.web import report
+from qlang.web.sources import Scenes
+from qlang.web.uploads import Photo, kept
+
+#: The most characters a question may have: GQA's longest has 100, and a question goes through
+#: a network step by step (and a language model's context), so a page of text is refused.
+MAX_QUESTION = 1_000
+#: The most answers the page asks for.
+MAX_TOP_K = 20
+
+#: Answering once the scene is known: (scene facts, or a photo's path; stages) -> Answered.
+Run = Callable[[str | None, str | None, Stages], pipeline.Answered]
+
+
+class Service:
+    """The models and scenes of one server, and the two things the page asks of them."""
+
+    def __init__(self, translator: Translates, looker: Perceiver, scenes: Scenes, photos: dict[str, bytes],
+                 vision: Options, limits: Limits) -> None:
+        self.translator = translator
+        self.looker = looker
+        self.scenes = scenes
+        #: the example photos, PNG bytes by name
+        self.photos = photos
+        self.vision = vision
+        self.limits = limits
+        self._one_at_a_time = threading.Lock()
+
+    def example(self, name: str) -> Photo:
+        if name not in self.photos:
+            raise error(QlangError, "request", f"no example photo {name!r} on this server")
+        return Photo(f"{name}.png", self.photos[name])
+
+    def ask(self, question: str, about: Photo | str, top_k: int) -> dict[str, Any]:
+        """Translate and answer `question` about a photo or the scene a key names (`Scenes`)."""
+        question = _question(question)
+
+        def run(scene: str | None, image: str | None, stages: Stages) -> pipeline.Answered:
+            return pipeline.ask(question, self.translator, scene=scene, image=image, vision=self.vision,
+                                looker=self.looker, top_k=top_k, limits=self.limits, stages=stages)
+
+        return self._answer(about, run, self.translator.description)
+
+    def solve(self, program: str, about: Photo | str, top_k: int) -> dict[str, Any]:
+        """Answer a program (any syntax; its errors located as `check` shows them)."""
+        root = api.compile(program, name="program")
+
+        def run(scene: str | None, image: str | None, stages: Stages) -> pipeline.Answered:
+            return pipeline.answer(root, scene=scene, image=image, looker=self.looker,
+                                   thresholds=self.vision.thresholds, top_k=top_k, limits=self.limits,
+                                   stages=stages)
+
+        return self._answer(about, run, None)
+
+    def _answer(self, about: Photo | str, run: Run, translator: str | None) -> dict[str, Any]:
+        stages = Stages()
+        if isinstance(about, str):
+            with self._one_at_a_time:
+                with stages.time("scene"):
+                    scene = self.scenes.facts(about)
+                answered = run(scene, None, stages)
+                explanation = self._explain(answered, scene)
+            picture = report.objects(self.scenes.graph(about))
+            return report.answered(answered, explanation, picture, translator)
+        with kept(about) as path:
+            with self._one_at_a_time:
+                answered = run(None, str(path), stages)
+                assert answered.perceived is not None
+                explanation = self._explain(answered, answered.perceived.facts)
+            with stages.time("draw"):
+                picture = _drawn(answered.perceived, path.with_name(".drawn.png"))
+        return report.answered(answered, explanation, picture, translator)
+
+    def _explain(self, answered: pipeline.Answered, scene: str) -> Explanation | None:
+        """The trace of the best answer: which objects each step kept."""
+        if not answered.answers:
+            return None
+        with answered.stages.time("explain"):
+            return explain(facts(answered.root), scene, answer=answered.answers[0].value, limits=self.limits)
+
+
+def _question(text: str) -> str:
+    question = text.strip()
+    if not question:
+        raise error(QlangError, "request", "type a question")
+    if len(question) > MAX_QUESTION:
+        raise error(QlangError, "request", f"the question has {len(question):,} characters: the page "
+                    f"takes questions of at most {MAX_QUESTION:,}")
+    return question
+
+
+def _drawn(perceived: Perceived, path: Path) -> dict[str, Any] | None:
+    """The photo with the perceived boxes drawn (`qlangc perceive --draw`), as a data URL beside
+    the boxes themselves."""
+    from qlang.vision.draw import draw
+
+    draw(perceived.pixels, perceived.perception, path)
+    picture = report.objects(perceived.graph)
+    if picture is not None:
+        picture["drawing"] = "data:image/png;base64," + base64.b64encode(path.read_bytes()).decode()
+    return picture

@@ -1,0 +1,105 @@
+"""What a request may bring, and where it is kept while it is answered.
+
+A request's body is bounded before any of it is kept: it must say its length, and that length
+must fit a photo and a program (`qlang.limits`), so a 100 MB upload is refused by its header,
+read through and dropped, never held.  A photo is then written into a folder of its own, which
+is removed when the request ends, whatever happens: the server keeps nothing of anyone's
+request.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from qlang import limits
+from qlang.errors import QlangError
+
+
+def most_bytes() -> int:
+    """The largest body a request may have: a photo and a program."""
+    return limits.IMAGE.bytes + limits.PROGRAM.bytes
+
+
+class BoundedBody:
+    """An ASGI wrapper that answers a body without a length (411) or longer than `most_bytes`
+    (413) itself, with the page's kind of message, before the app sees a byte of it."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http" and scope["method"] not in ("GET", "HEAD"):
+            declared = dict(scope["headers"]).get(b"content-length")
+            if declared is None or not declared.isdigit():
+                await _refuse(receive, send, 411, "the request must say how long it is (Content-Length)")
+                return
+            size = int(declared)
+            if size > most_bytes():
+                await _refuse(receive, send, 413, f"the upload is {size / limits.MB:,.1f} MB: a photo "
+                              f"may be at most {limits.IMAGE.bound()}")
+                return
+        await self.app(scope, receive, send)
+
+
+async def _refuse(receive: Receive, send: Send, status: int, message: str) -> None:
+    """Answer `message`, once the body is read through and dropped: a connection closed with
+    data unread is reset, and a client still sending would lose the answer with it."""
+    while (await receive()).get("more_body"):
+        pass
+    body = json.dumps({"error": message}).encode()
+    headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()),
+               (b"connection", b"close")]
+    await send({"type": "http.response.start", "status": status, "headers": headers})
+    await send({"type": "http.response.body", "body": body})
+
+
+@dataclass(frozen=True, slots=True)
+class Photo:
+    """A photo a request brings: the name it was uploaded under, and its bytes."""
+
+    name: str
+    data: bytes
+
+
+#: What an uploaded file's name may keep, so that it is a plain name within the request's folder.
+_UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
+
+
+def file_name(uploaded: str) -> str:
+    """A safe name for an uploaded file: its base name, odd characters replaced, no leading dot
+    (the names the request's own files take), at most 100 characters.
+
+    >>> file_name("../../etc/passwd"), file_name("my cat.jpg"), file_name(".."), file_name(".x.png")
+    ('passwd', 'my_cat.jpg', 'photo', 'x.png')
+    """
+    name = _UNSAFE.sub("_", Path(uploaded.replace("\\", "/")).name)[-100:].lstrip(".")
+    return name or "photo"
+
+
+@contextmanager
+def kept(photo: Photo) -> Iterator[Path]:
+    """The photo as a file, in a folder of the request's own (where it may write files whose
+    names start with a dot), removed when the block ends; an error raised inside names the
+    photo as it was uploaded, not by the folder it was kept in."""
+    with tempfile.TemporaryDirectory(prefix="qlang-web-") as folder:
+        path = Path(folder) / file_name(photo.name)
+        path.write_bytes(photo.data)
+        try:
+            yield path
+        except QlangError as exc:
+            if any(folder in d.message for d in exc.diagnostics):
+                raise _unplaced(exc, folder) from None
+            raise
+
+
+def _unplaced(exc: QlangError, folder: str) -> QlangError:
+    diagnostics = [replace(d, message=d.message.replace(folder + "/", "")) for d in exc.diagnostics]
+    return type(exc)(diagnostics, exc.source)

@@ -1,0 +1,315 @@
+"""`qlangc serve`: its page driven in a real browser (Debian's chromium, by Playwright), eight
+requests at once over HTTP, bad uploads, a program edited and solved again, and nothing of any
+request left behind.  One server for the module, on a free port of the loopback interface."""
+
+from __future__ import annotations
+
+import base64
+import io
+import json
+import os
+import queue
+import shutil
+import struct
+import subprocess
+import threading
+import zlib
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+import requests
+from PIL import Image
+from playwright.sync_api import Browser, Page, sync_playwright
+from skimage import data
+
+from qlang import api
+from tests.conftest import EMMA, QLANGC, SCENES
+
+#: The emma questions the system answers as GQA does (the fourth goes to the fine-tuned model,
+#: which drops the colour comparison), by question id.
+EMMA_IDS = ("142457", "123159", "041477")
+#: Questions about scikit-image's photographs whose answers a person sees in them.
+SEEN = (("chelsea", "Is there a cat?", "yes"), ("chelsea", "Is there a dog?", "no"),
+        ("coffee", "Is there a cup?", "yes"), ("motorcycle", "Is there a motorcycle?", "yes"),
+        ("astronaut", "Is there a cat?", "no"))
+
+
+@dataclass(frozen=True)
+class Server:
+    url: str
+    #: the server's temporary folder (its TMPDIR), which it must leave empty
+    temp: Path
+    log: Path
+    process: subprocess.Popen[bytes]
+
+    def post(self, path: str, fields: dict[str, str], photo: Path | None = None
+             ) -> tuple[int, dict[str, Any]]:
+        """POST a form as the page does (multipart, a photo or none): the status and the JSON."""
+        if photo is None:
+            form = {k: (None, v) for k, v in fields.items()}
+            reply = requests.post(self.url + path, files=form, timeout=120)
+        else:
+            with photo.open("rb") as file:
+                reply = requests.post(self.url + path, data=fields, files={"photo": (photo.name, file)},
+                                      timeout=120)
+        assert reply.headers["content-type"] == "application/json"
+        return reply.status_code, reply.json()
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    temp = tmp_path_factory.mktemp("server-tmp")
+    log = tmp_path_factory.mktemp("server-log") / "stderr.txt"
+    with log.open("wb") as errors:
+        process = subprocess.Popen([*QLANGC, "serve", "--port", "0", "--scenes", EMMA],
+                                   stdout=subprocess.PIPE, stderr=errors, stdin=subprocess.DEVNULL,
+                                   env={**os.environ, "TMPDIR": str(temp)})
+    lines: queue.Queue[bytes] = queue.Queue()
+    stdout = process.stdout
+    assert stdout is not None
+    threading.Thread(target=lambda: lines.put(stdout.readline()), daemon=True).start()
+    try:
+        first = lines.get(timeout=180).decode()
+    except queue.Empty:
+        process.kill()
+        pytest.fail("qlangc serve printed no address within 3 minutes")
+    assert first.startswith("serving http://127.0.0.1:"), (first, log.read_text())
+    yield Server(first.split()[1].rstrip("/"), temp, log, process)
+    process.terminate()
+    assert process.wait(timeout=60) == 0
+    assert "Traceback" not in log.read_text()
+
+
+@pytest.fixture(scope="module")
+def photos(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """scikit-image's photographs as files (the coffee lossless, to compare with its drawing),
+    and bad uploads made from them."""
+    folder = tmp_path_factory.mktemp("photos")
+    for name in ("chelsea", "astronaut"):
+        Image.fromarray(getattr(data, name)()).save(folder / f"{name}.jpg")
+    Image.fromarray(data.coffee()).save(folder / "coffee.png")
+    Image.fromarray(data.stereo_motorcycle()[0]).save(folder / "motorcycle.jpg")
+    whole = (folder / "chelsea.jpg").read_bytes()
+    (folder / "truncated.jpg").write_bytes(whole[:len(whole) // 2])
+    (folder / "bomb.png").write_bytes(_png_header(20_000, 20_000))
+    (folder / "notes.jpg").write_bytes(Path(EMMA).read_bytes())
+    with (folder / "huge.jpg").open("wb") as huge:
+        huge.truncate(100_000_000)
+    return folder
+
+
+def _png_header(width: int, height: int) -> bytes:
+    """A PNG that claims width × height pixels and holds none: a decompression bomb's header."""
+    def chunk(kind: bytes, body: bytes) -> bytes:
+        return struct.pack(">I", len(body)) + kind + body + struct.pack(">I", zlib.crc32(kind + body))
+
+    header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
+    return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IEND", b"")
+
+
+def _photo_name(name: str) -> str:
+    return "coffee.png" if name == "coffee" else f"{name}.jpg"
+
+
+# --- over HTTP ---------------------------------------------------------------------------------
+
+def _requests(photos: Path) -> list[tuple[dict[str, str], Path | None, str]]:
+    """Eight questions, each with the answer it must get: three real GQA questions about their
+    scene graphs, and five about uploaded photographs."""
+    asked: list[tuple[dict[str, str], Path | None, str]] = []
+    questions = json.loads((SCENES / "emma_questions.json").read_text())
+    for q in map(questions.get, EMMA_IDS):
+        asked.append(({"source": "scene", "scene": f"emma_sceneGraphs.json/{q['imageId']}",
+                       "question": q["question"], "top_k": "1"}, None, q["answer"]))
+    for name, question, answer in SEEN:
+        fields = {"source": "photo", "question": question, "top_k": "1"}
+        asked.append((fields, photos / _photo_name(name), answer))
+    return asked
+
+
+def _timeless(report: dict[str, Any]) -> dict[str, Any]:
+    """A report without the seconds it took, which no two runs share."""
+    translation = {k: v for k, v in report["translation"].items() if k != "seconds"}
+    return {**report, "translation": translation, "timings": [t["stage"] for t in report["timings"]]}
+
+
+def test_eight_requests_at_once_are_each_answered_as_alone(server: Server, photos: Path) -> None:
+    asked = _requests(photos)
+    assert len(asked) == 8
+    alone = [server.post("/api/ask", fields, photo) for fields, photo, _ in asked]
+    for (status, report), (_, _, answer) in zip(alone, asked, strict=True):
+        assert status == 200, report
+        assert [a["answer"] for a in report["answers"]] == [answer]
+    start = threading.Barrier(len(asked))
+
+    def ask(request: tuple[dict[str, str], Path | None, str]) -> tuple[int, dict[str, Any]]:
+        start.wait(timeout=60)
+        return server.post("/api/ask", request[0], request[1])
+
+    with ThreadPoolExecutor(len(asked)) as pool:
+        together = list(pool.map(ask, asked))
+    for (status, report), (_, first) in zip(together, alone, strict=True):
+        assert status == 200, report
+        assert _timeless(report) == _timeless(first)
+
+
+@pytest.mark.parametrize(("upload", "fields", "status", "said"), [
+    ("notes.jpg", {}, 400, "notes.jpg: cannot read the image"),
+    ("truncated.jpg", {}, 400, "truncated.jpg: cannot read the image (image file is truncated"),
+    ("bomb.png", {}, 400, "bomb.png (20000×20000 pixels, 1,600 MB decoded): exceeds 256 MB"),
+    ("huge.jpg", {}, 413, "the upload is 100.0 MB: a photo may be at most 64 MB"),
+    ("chelsea.jpg", {"question": "why" * 33_334}, 400, "the question has 100,002 characters"),
+    ("chelsea.jpg", {"question": " "}, 400, "type a question"),
+    (None, {}, 400, "choose a photo to upload"),
+    (None, {"source": "scene", "scene": "nowhere.json/1"}, 400, "no scene 'nowhere.json/1' on this server"),
+    (None, {"top_k": "0"}, 400, "the number of answers is a whole number from 1 to 20"),
+])
+def test_a_bad_request_gets_a_clear_message_and_the_server_goes_on(
+        server: Server, photos: Path, upload: str | None, fields: dict[str, str], status: int,
+        said: str) -> None:
+    got, report = server.post("/api/ask", {"source": "photo", "question": "Is there a cat?", **fields},
+                              None if upload is None else photos / upload)
+    assert (got, report["error"][:len(said)]) == (status, said), report
+    assert "Traceback" not in report["error"]
+    got, report = server.post("/api/ask", {"source": "example", "example": "chelsea",
+                                           "question": "Is there a cat?"})
+    assert got == 200 and report["answers"][0]["answer"] == "yes"
+
+
+def test_a_body_that_does_not_say_its_length_is_refused(server: Server) -> None:
+    reply = requests.post(server.url + "/api/ask", data=iter([b"question=Is there a cat?"]), timeout=60)
+    assert (reply.status_code, reply.json()) == (411, {
+        "error": "the request must say how long it is (Content-Length)"})
+
+
+def test_an_edited_program_is_solved_in_any_syntax_and_its_errors_located(server: Server) -> None:
+    scene = {"source": "scene", "scene": "emma_sceneGraphs.json/2353884"}
+    nested = "query(unique(relate(select(scene(), shorts), person, wearing, subject)), name)"
+    for syntax in ("nested", "flat", "code"):
+        status, report = server.post("/api/solve", {**scene, "program": api.convert(nested, to=syntax)})
+        assert status == 200, report
+        assert [a["answer"] for a in report["answers"]] == ["man"]
+        assert report["translation"] is None and report["programs"]["nested"] == nested
+    typo = "query(unique(select(scene(), dihs)), colour)"
+    status, report = server.post("/api/solve", {**scene, "program": typo})
+    assert status == 400
+    assert report["error"].splitlines()[:3] == [
+        "program:1:30: error: 'dihs' is not a known class (did you mean 'dish'?)",
+        "  query(unique(select(scene(), dihs)), colour)",
+        "                               ^~~~"]
+
+
+def test_the_steps_name_the_objects_each_kept(server: Server) -> None:
+    """The trace's objects are the scene's: the man who wears the shorts is the one `unique` kept."""
+    status, report = server.post("/api/ask", {"source": "scene", "scene": "emma_sceneGraphs.json/2353884",
+                                              "question": "Who wears shorts?", "top_k": "3"})
+    assert status == 200, report
+    boxes = {o["id"]: o["name"] for o in report["picture"]["objects"]}
+    kept = {step["op"]: [boxes[o] for o in step["objects"]] for step in report["steps"]}
+    assert kept["select"] == ["shorts"] and kept["unique"] == ["man"]
+    assert [t["stage"] for t in report["timings"]] == ["scene", "translate", "solve", "explain"]
+
+
+# --- in a real browser ---------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    chromium = os.environ.get("QLANG_CHROMIUM") or shutil.which("chromium")
+    if chromium is None:  # never a skip: CI must run this test
+        pytest.fail("Debian's chromium is missing: `make install` installs it (scripts/browser.sh), "
+                    "or set QLANG_CHROMIUM to a Chromium binary")
+    with sync_playwright() as playwright:
+        launched = playwright.chromium.launch(executable_path=chromium)
+        yield launched
+        launched.close()
+
+
+@pytest.fixture
+def page(browser: Browser, server: Server) -> Iterator[Page]:
+    opened = browser.new_page(viewport={"width": 1280, "height": 900})
+    opened.goto(server.url)
+    yield opened
+    opened.close()
+
+
+def _press(page: Page, button: str) -> str:
+    """Press a button and wait for the answer: the page's state, `done` or `error`."""
+    page.evaluate("document.body.dataset.state = 'idle'")
+    page.click(button)
+    page.wait_for_function("['done', 'error'].includes(document.body.dataset.state)", timeout=120_000)
+    return str(page.evaluate("document.body.dataset.state"))
+
+
+def _drawing(page: Page) -> np.ndarray:
+    source = page.get_attribute("#drawing", "src")
+    assert source is not None and source.startswith("data:image/png;base64,")
+    with Image.open(io.BytesIO(base64.b64decode(source.split(",", 1)[1]))) as picture:
+        return np.asarray(picture.convert("RGB"))
+
+
+def test_the_page_answers_about_an_uploaded_photo(page: Page, photos: Path, tmp_path: Path) -> None:
+    page.set_input_files("#photo", str(photos / "coffee.png"))
+    page.fill("#question", "What is on the table?")
+    assert _press(page, "#ask") == "done", page.inner_text("#error")
+    assert page.inner_text("#answers li strong") == "cup"
+    program = page.inner_text("#program-nested")
+    assert api.compile(program).op == "query"  # a checked program, shown as the editor holds it
+    assert page.input_value("#program") == program
+    assert page.inner_text("#program-flat").endswith("end(4).")
+    # the drawing is the photo at its size, with the boxes drawn where the page highlights them
+    photo, drawn = data.coffee(), _drawing(page)
+    assert drawn.shape == photo.shape
+    assert 0.5 < (drawn == photo).all(axis=2).mean() < 1
+    kept = page.query_selector_all("#boxes rect.kept")
+    assert kept, "the answer's step highlights the cup"
+    for rect in kept:
+        x, y, h = (round(float(rect.get_attribute(k) or "nan")) for k in ("x", "y", "height"))
+        assert (drawn[y + h // 2, x] != photo[y + h // 2, x]).any()  # the box's left edge is drawn
+    assert "solve" in page.inner_text("#timings") and "perceive" in page.inner_text("#timings")
+    # README's picture of the page: QLANG_WEB_SCREENSHOT=docs/web-page.png pytest -k uploaded
+    screenshot = Path(os.environ.get("QLANG_WEB_SCREENSHOT") or tmp_path / "page.png")
+    page.screenshot(path=screenshot, full_page=True)
+    with Image.open(screenshot) as shot:
+        assert shot.width == 1280
+    # edited on the page and solved again, over the same upload
+    page.fill("#program", "exist(select(scene(), cat))")
+    assert _press(page, "#solve") == "done"
+    assert page.inner_text("#answers li strong") == "no"
+    assert page.inner_text("#translation") == "the program was given (edited on this page)"
+    page.fill("#program", "exist(select(scene(), cta))")
+    assert _press(page, "#solve") == "error"
+    assert page.inner_text("#error").startswith("program:1:23: error: 'cta' is not a known class")
+    assert page.is_hidden("#result")
+
+
+def test_the_page_shows_what_is_wrong_with_a_bad_upload_and_goes_on(page: Page, photos: Path) -> None:
+    page.set_input_files("#photo", str(photos / "truncated.jpg"))
+    page.fill("#question", "Is there a cat?")
+    assert _press(page, "#ask") == "error"
+    assert page.inner_text("#error").startswith("truncated.jpg: cannot read the image")
+    page.set_input_files("#photo", str(photos / "huge.jpg"))
+    assert _press(page, "#ask") == "error"
+    assert page.inner_text("#error").startswith("the upload is 100.0 MB: a photo may be at most 64 MB")
+    page.check("input[name=source][value=scene]")
+    page.select_option("#scene", "emma_sceneGraphs.json/2353884")
+    page.fill("#question", "Who wears shorts?")
+    assert _press(page, "#ask") == "done"
+    assert page.inner_text("#answers li strong") == "man"
+    assert page.is_hidden("#error") and page.is_hidden("#drawing")
+
+
+# --- last: what the server leaves ----------------------------------------------------------------
+
+def test_the_server_keeps_nothing_and_another_cannot_take_its_port(server: Server) -> None:
+    assert server.process.poll() is None
+    assert list(server.temp.iterdir()) == []
+    port = server.url.rsplit(":", 1)[1]
+    done = subprocess.run([*QLANGC, "serve", "--port", port], capture_output=True, text=True, timeout=120,
+                          stdin=subprocess.DEVNULL)
+    assert done.returncode == 1
+    assert f"error: cannot listen on 127.0.0.1:{port}: Address already in use" in done.stderr
