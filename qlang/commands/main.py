@@ -15,6 +15,7 @@ from qlang.commands.ask import ask
 from qlang.commands.console import ClosedOutput, fail, unwritable
 from qlang.commands.evaluate import evaluate, experiment, oracle
 from qlang.commands.knowledge import kb
+from qlang.commands.lsp import lsp
 from qlang.commands.program import check, compile, fmt, lower, ops
 from qlang.commands.serve import serve
 from qlang.commands.solve import explain, solve
@@ -36,7 +37,7 @@ def cli() -> None:
 
 
 COMMANDS = (compile, check, fmt, lower, ops, solve, explain, translate, ask, grammar, experiment,
-            evaluate, oracle, data, train, export, calibrate, perceive, kb, serve)
+            evaluate, oracle, data, train, export, calibrate, perceive, kb, lsp, serve)
 for _command in COMMANDS:
     cli.add_command(_command)
 

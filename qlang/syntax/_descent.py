@@ -40,7 +40,7 @@ _new = tuple.__new__
 
 
 #: The name of any character no terminal matches: every character is in some token.
-_STRAY = "_STRAY"
+STRAY = "_STRAY"
 #: The most distinct token texts a grammar's lexer remembers the terminal of.
 _KNOWN = 50_000
 
@@ -60,7 +60,7 @@ class _Lexer:
         assert pattern.groups == 0, "findall gives whole tokens only without groups"
         self.findall = pattern.findall
         self.terminals = [(t.name, re.compile(r).fullmatch) for t, r in zip(terminals, regexps, strict=True)]
-        self.skipped = frozenset([*lark.ignore_tokens, _STRAY])
+        self.skipped = frozenset([*lark.ignore_tokens, STRAY])
         self.literals = {t.pattern.value: t.name for t in terminals if isinstance(t.pattern, PatternStr)}
         self.kinds: dict[str, str] = {}
 
@@ -68,26 +68,28 @@ class _Lexer:
         if len(self.kinds) > _KNOWN:
             self.kinds.clear()
         kind = self.kinds[value] = next((name for name, fullmatch in self.terminals if fullmatch(value)),
-                                        _STRAY)
+                                        STRAY)
         return kind
 
 
 _lexer = cache(_Lexer)
 
 
-def tokens(lark: Lark, text: str) -> list[Tok]:
+def tokens(lark: Lark, text: str, strays: bool = False) -> list[Tok]:
     """The tokens of `text` with Lark's positions, ending in ``$END``; `Refused` where a
-    character matches no terminal."""
+    character matches no terminal, or with `strays` that character as a token of its own
+    (`STRAY`: an editor reads texts being written, which may hold anything)."""
     lexer = _lexer(lark)
     kinds, kind_of, skipped = lexer.kinds, lexer.kind, lexer.skipped
+    kept = STRAY if strays else ""
     result: list[Tok] = []
     append = result.append
     position, line, line_start = 0, 1, 0
     for value in lexer.findall(text):
         kind = kinds.get(value) or kind_of(value)
         end = position + len(value)
-        if kind in skipped:
-            if kind == _STRAY:
+        if kind in skipped and kind != kept:
+            if kind == STRAY:
                 raise Refused
             if "\n" in value:
                 line += value.count("\n")
