@@ -165,6 +165,8 @@ def test_eight_requests_at_once_are_each_answered_as_alone(server: Server, photo
     ("huge.jpg", {}, 413, "the upload is 100.0 MB: a photo may be at most 64 MB"),
     ("chelsea.jpg", {"question": "why" * 33_334}, 400, "the question has 100,002 characters"),
     ("chelsea.jpg", {"question": " "}, 400, "type a question"),
+    ("chelsea.jpg", {"question": "x" * 17_000_000}, 400,
+     "the request is not a form the page sends (Part exceeded maximum size"),
     (None, {}, 400, "choose a photo to upload"),
     (None, {"source": "scene", "scene": "nowhere.json/1"}, 400, "no scene 'nowhere.json/1' on this server"),
     (None, {"top_k": "0"}, 400, "the number of answers is a whole number from 1 to 20"),

@@ -17,10 +17,11 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from fastapi import FastAPI, HTTPException, Request
+from fastapi import FastAPI, Request
 from fastapi.responses import HTMLResponse, JSONResponse
 from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import FormData, UploadFile
+from starlette.exceptions import HTTPException
 from starlette.requests import ClientDisconnect
 from starlette.types import ASGIApp
 
@@ -75,8 +76,8 @@ async def _answered(request: Request, field: str, service: Service, answer: Answ
         async with request.form(max_files=1, max_fields=8, max_part_size=limits.PROGRAM.bytes) as form:
             text, about, top_k = await _read(form, field, service)
         report = await run_in_threadpool(answer, text, about, top_k)
-    except HTTPException as exc:  # the form itself could not be read
-        return _error(f"the request is not a form the page sends: {exc.detail}", exc.status_code)
+    except HTTPException as exc:  # the form itself could not be read (Starlette's, not FastAPI's)
+        return _error(f"the request is not a form the page sends ({exc.detail})", exc.status_code)
     except ClientDisconnect:
         return _error("the request ended before its upload did", 400)
     except pipeline.Untranslated as exc:
