@@ -152,6 +152,13 @@ async def test_completion_after_a_colour_category_offers_colours_only(client: La
     offered = await labels(client, uri, types.Position(0, len(text)))
     assert set(offered) == {to_term(v) for v in load().categories["color"]}
     assert "wooden" not in offered and "red" in offered
+    uri, _ = await opened(client, text + "bl", ".qn")  # typing narrows, the word replaced whole
+    result = await client.text_document_completion_async(types.CompletionParams(
+        types.TextDocumentIdentifier(uri), types.Position(0, len(text) + 2)))
+    assert isinstance(result, types.CompletionList) and result.is_incomplete
+    assert {i.label for i in result.items} == {w for w in offered if "bl" in w} >= {"black", "blue"}
+    typed = types.Range(types.Position(0, len(text)), types.Position(0, len(text) + 2))
+    assert all(isinstance(i.text_edit, types.TextEdit) and i.text_edit.range == typed for i in result.items)
 
 
 async def test_completion_offers_variables_and_steps_of_the_type_wanted(client: LanguageClient):

@@ -23,19 +23,30 @@ _KINDS = {Kind.CLASS: types.CompletionItemKind.Class, Kind.ATTR: types.Completio
           Kind.DIR: types.CompletionItemKind.Keyword, Kind.MODE: types.CompletionItemKind.Keyword}
 
 
-def complete(document: Document, position: types.Position, ontology: Ontology) -> types.CompletionList:
+def complete(document: Document, position: types.Position, ontology: Ontology,
+             edit_range_default: bool = False) -> types.CompletionList:
+    """The candidates at `position`.  The word being typed is replaced whole (it may hold `_`,
+    `'` or quotes, which clients split words at), and only candidates holding what is typed so
+    far are sent (a class position has 1,786), the list marked incomplete so that the client
+    asks again as typing goes on; with `edit_range_default` the range is said once for all."""
     calls = document.calls
     if calls is None:
         return types.CompletionList(is_incomplete=False, items=[])
     point = document.point(position)
-    typed = calls.at(point)
     items = _items(document, calls, point, ontology)
-    if typed is not None:  # the word being typed is replaced whole (it may hold `_`, `'`, quotes)
-        token = typed.name if isinstance(typed, Call) else typed.token
-        where = types.Range(document.position(token.line, token.column), document.position(*point))
-        for item in items:
-            item.text_edit = types.TextEdit(where, item.insert_text or item.label)
-    return types.CompletionList(is_incomplete=False, items=items)
+    typed = calls.at(point)
+    if typed is None:
+        return types.CompletionList(is_incomplete=False, items=items)
+    token = typed.name if isinstance(typed, Call) else typed.token
+    prefix = token.value[:point[1] - token.column].lower() if token.line == point[0] else ""
+    items = [item for item in items if prefix in item.label.lower()]
+    where = types.Range(document.position(token.line, token.column), document.position(*point))
+    if edit_range_default:
+        return types.CompletionList(is_incomplete=True, items=items,
+                                    item_defaults=types.CompletionItemDefaults(edit_range=where))
+    for item in items:
+        item.text_edit = types.TextEdit(where, item.label)
+    return types.CompletionList(is_incomplete=True, items=items)
 
 
 def _items(document: Document, calls: Calls, point: Point, ontology: Ontology) -> list[types.CompletionItem]:

@@ -96,7 +96,10 @@ def build(open_vocabulary: bool = False) -> Server:
 
     @server.feature(types.TEXT_DOCUMENT_COMPLETION, types.CompletionOptions(trigger_characters=TRIGGERS))
     def complete(ls: Server, params: types.CompletionParams) -> types.CompletionList:
-        return completion.complete(ls.document(params.text_document.uri), params.position, load())
+        defaults = get_capability(ls.client_capabilities,
+                                  "text_document.completion.completion_list.item_defaults", [])
+        return completion.complete(ls.document(params.text_document.uri), params.position, load(),
+                                   edit_range_default="editRange" in defaults)
 
     @server.feature(types.TEXT_DOCUMENT_HOVER)
     def on_hover(ls: Server, params: types.HoverParams) -> types.Hover | None:
