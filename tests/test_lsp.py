@@ -298,3 +298,18 @@ async def test_random_bytes_and_a_megabyte_get_an_answer_in_time(client: Languag
         await asyncio.wait_for(asyncio.gather(*requests), PATIENCE)
         client.text_document_did_close(types.DidCloseTextDocumentParams(types.TextDocumentIdentifier(uri)))
         assert not await published(uri, 1)
+
+
+async def test_garbage_on_standard_input_is_no_traceback() -> None:
+    """Bytes that are no protocol, a message that is no JSON and one of no known shape: each
+    logged on one line, and the server ends with its input, exit status 0."""
+    rng = random.Random(7)
+    garbage = bytes(rng.randrange(256) for _ in range(5_000))
+    body = b'{"jsonrpc": "2.0", "id": 1, "method": "x"}'
+    for stdin in (garbage, b"Content-Length: 5\r\n\r\n{\"a\":",
+                  b"Content-Length: %d\r\n\r\n%s" % (len(body), body)):
+        server = await asyncio.create_subprocess_exec(
+            *SERVER, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE)
+        _, errors = await asyncio.wait_for(server.communicate(stdin), PATIENCE)
+        assert server.returncode == 0 and b"Traceback" not in errors, errors
