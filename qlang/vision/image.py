@@ -51,6 +51,8 @@ def read(path: str | Path) -> Image:
             return _rgb(str(path), ImageOps.exif_transpose(picture))
     except QlangError:
         raise
+    except PILImage.UnidentifiedImageError:  # its message names Pillow's in-memory file
+        raise error(VisionError, "image", f"{path}: cannot read the image (not in a format Pillow reads: PNG, JPEG, ...)") from None
     except DAMAGED as exc:
         reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
         raise error(VisionError, "image", f"{path}: cannot read the image ({reason})") from None
