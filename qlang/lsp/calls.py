@@ -53,7 +53,6 @@ class Call:
     last: Tok | None = None
     #: where its arguments stop: its ")", the next statement, or nowhere (the end of the text)
     stop: Point = (1 << 62, 0)
-    children: list[Call] = field(default_factory=list)
     #: its arguments that are words
     words: list[Word] = field(default_factory=list)
 
@@ -84,8 +83,6 @@ class Calls:
     syntax: str
     calls: list[Call]
     words: list[Word]
-    #: where each statement starts
-    statements: list[Point]
 
     def __post_init__(self) -> None:
         marks: list[Call | Word] = sorted([*self.calls, *self.words], key=_start)
@@ -114,9 +111,6 @@ class Calls:
             return None
         commas = sum(1 for c in inner.commas if (c.end_line, c.end_column) <= point)
         return inner, commas - (1 if self.syntax == "flat" else 0)
-
-    def statement_at(self, point: Point) -> int:
-        return max(0, bisect.bisect_right(self.statements, point) - 1)
 
     @cached_property
     def defined(self) -> dict[str, tuple[Word, Call | None]]:
@@ -170,7 +164,6 @@ class _Reader:
         self.syntax = syntax
         self.calls: list[Call] = []
         self.words: list[Word] = []
-        self.statements: list[Point] = []
         self.stack: list[Call] = []
         self.statement = -1
         self.assigning = False  # code-like: a name and "=" read, its call not yet
@@ -187,7 +180,7 @@ class _Reader:
                 opening = True
             elif tok.type == "NAME" and following == "=" and self.syntax == "code":
                 self.end_statement(previous, tok)
-                self.begin(tok)
+                self.statement += 1
                 self.words.append(Word(tok, Role.DEFINITION, None, 0, self.statement))
                 self.assigning = True
             elif tok.value == "," and self.stack:
@@ -202,11 +195,7 @@ class _Reader:
                 self.word(tok)
             previous = tok
         self.end_statement(previous, None)
-        return Calls(self.syntax, self.calls, self.words, self.statements)
-
-    def begin(self, tok: Tok) -> None:
-        self.statement += 1
-        self.statements.append((tok.line, tok.column))
+        return Calls(self.syntax, self.calls, self.words)
 
     def end_statement(self, last: Tok | None, next_statement: Tok | None) -> None:
         """Every call still open ends with `last`, its arguments before `next_statement`."""
@@ -226,19 +215,17 @@ class _Reader:
 
     def call(self, name: Tok) -> None:
         if not self.stack and not self.assigning:
-            self.begin(name)
+            self.statement += 1
         self.assigning = False
         parent, position = self.place()
         call = Call(name, parent, position, self.statement)
-        if parent is not None:
-            parent.children.append(call)
         self.calls.append(call)
         self.stack.append(call)
 
     def word(self, tok: Tok) -> None:
         call, position = self.place()
         if call is None:
-            self.begin(tok)
+            self.statement += 1
             role = Role.REFERENCE if self.syntax == "code" and tok.type == "NAME" else Role.WORD
         elif tok.type == "INT":
             own = position == -1 and call.name.value != END

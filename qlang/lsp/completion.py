@@ -9,6 +9,8 @@ operand fits their type; the next free step number where a flat fact starts.
 
 from __future__ import annotations
 
+from collections.abc import Collection
+
 from lsprotocol import types
 
 from qlang.asp_names import to_term
@@ -78,12 +80,12 @@ def _items(document: Document, calls: Calls, point: Point, ontology: Ontology) -
     return []
 
 
-def _operations(names: object) -> list[types.CompletionItem]:
+def _operations(names: Collection[str]) -> list[types.CompletionItem]:
     return [
         types.CompletionItem(
             label=s.name, kind=types.CompletionItemKind.Function, detail=table.written(s),
             documentation=types.MarkupContent(types.MarkupKind.Markdown, s.doc))
-        for s in SIGNATURES.values() if s.name in names  # type: ignore[operator]
+        for s in SIGNATURES.values() if s.name in names
     ]
 
 
