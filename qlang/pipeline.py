@@ -47,6 +47,8 @@ class Answered:
     #: what was perceived of a photo: its pixels, the detections, the weighted scene and its facts
     perceived: Perceived | None = None
     stages: Stages = field(default_factory=Stages)
+    #: a photo's "no" withheld: the words of the program its perceiver cannot see
+    unseen: tuple[str, ...] = ()
 
 
 def solve_program(root: Node, scene: str, *, lowered: Question | None = None, top_k: int = 1,
@@ -62,7 +64,7 @@ def solve_program(root: Node, scene: str, *, lowered: Question | None = None, to
     return Answered(result.answers, result.complete, root, stages=stages)
 
 
-def _load_perceiver(options: Options) -> Future[tuple[Perceiver, float]]:
+def load_perceiver(options: Options) -> Future[tuple[Perceiver, float]]:
     """The perceiver, loading in a thread of its own: it does not depend on the program, and its
     libraries and weights load (mostly outside the GIL) while the translator loads and runs."""
 
@@ -88,7 +90,7 @@ def ask(question: str, translator: Translates, *, scene: str | None = None, imag
     Raises `Untranslated` when no program came out, QlangError when no answer could be computed."""
     stages = stages or Stages()
     options = vision or Options()
-    looking = _load_perceiver(options) if image is not None and looker is None else None
+    looking = load_perceiver(options) if image is not None and looker is None else None
     translation = translator.translate(question)
     for label, seconds in (loaded.seconds if loaded else {}).items():
         stages.add(label, seconds)
@@ -128,4 +130,10 @@ def answer(root: Node, *, scene: str | None = None, image: str | None = None,
     if scene is None:
         raise ValueError("answering needs a scene or an image")
     answered = solve_program(root, scene, top_k=top_k, limits=limits, stages=stages, background=background)
+    if perceived is not None and looker is not None and answered.answers:
+        from qlang.vision.sight import SIGHTS, blind_no
+
+        unseen = blind_no(SIGHTS[looker.name], root, answered.answers[0].value)
+        if unseen:  # a "no" about what the perceiver cannot see is no answer
+            return replace(answered, answers=(), perceived=perceived, unseen=unseen)
     return replace(answered, perceived=perceived)

@@ -11,9 +11,11 @@ from qlang import limits, pipeline
 from qlang.asp.solve import Limits
 from qlang.commands.console import Bounded, fail, read_source
 from qlang.commands.knowledge import background_from, background_options
+from qlang.commands.seeking import CANNOT_TELL_STATUS, seek_options, take_seek
 from qlang.commands.translate import translation_options, translator_from
 from qlang.commands.vision import take_options, vision_options
 from qlang.errors import QlangError
+from qlang.seek import Context
 from qlang.timing import Stages
 from qlang.translate.factory import Loaded, make
 
@@ -29,6 +31,7 @@ from qlang.translate.factory import Loaded, make
 @click.option("--timeout", type=Bounded(min=0, max=86_400, min_open=True), default=10.0, show_default=True,
               help="Seconds for solving.")
 @background_options
+@seek_options
 @translation_options
 @vision_options("--vision")
 def ask(question: str, scene: str | None, image: str | None, image_id: str | None, top_k: int,
@@ -39,8 +42,12 @@ def ask(question: str, scene: str | None, image: str | None, image_id: str | Non
 
     if (scene is None) == (image is None):
         raise click.UsageError("give one of --scene and --image")
+    seeking = take_seek(options)
     vision = take_options(options)
     settings, models = translator_from(options)
+    if seeking is not None:
+        seeking.run(question, scene, image, image_id, Context(settings, models, vision=vision, kb=kb,
+                                                              limits=Limits(timeout=timeout)))
     background = background_from(kb, rules)
     stages = Stages()
     loaded = Loaded()
@@ -60,8 +67,10 @@ def ask(question: str, scene: str | None, image: str | None, image_id: str | Non
         fail(exc)
     assert answered.translation is not None
     answers = ", ".join(a.value for a in answered.answers) or "(no answer)"
+    if answered.unseen:
+        answers = f"cannot tell (no perceiver knows {', '.join(map(repr, answered.unseen))})"
     click.echo(f"answer:  {answers}")
     click.echo(f"program: {answered.translation.program}")
     click.echo(f"time:    {stages.line()}")
     if not answered.answers:
-        sys.exit(1)
+        sys.exit(CANNOT_TELL_STATUS if answered.unseen else 1)

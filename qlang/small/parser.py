@@ -50,20 +50,33 @@ class SmallParser:
         return [self._best(candidates) for candidates in beam_search(
             self.network, self.automaton, questions, self.beam)]
 
-    @staticmethod
-    def _best(candidates: Sequence[Candidate]) -> Parsed:
+    def programs(self, question: str) -> list[Parsed]:
+        """The k best programs of one question (k: the beam), most probable first, those that
+        check: the alternatives to its best."""
+        (candidates,) = beam_search(self.network, self.automaton, [question], self.beam)
+        return [parsed for parsed in map(self._checked, candidates) if parsed.root is not None]
+
+    @classmethod
+    def _best(cls, candidates: Sequence[Candidate]) -> Parsed:
         """The most probable candidate that checks (the automaton admits only such: a
         candidate refused here would be a bug, reported rather than returned)."""
         problem: QlangError | None = None
         for candidate in candidates:
-            try:
-                root = from_prefix(candidate.tokens)
-                errors = [d for d in check(root) if not d.warning]
-            except QlangError as exc:
-                problem = exc
-                continue
-            if not errors:
-                return Parsed(root, candidate.probability, candidate.tokens)
-            problem = QlangError(errors)
+            parsed = cls._checked(candidate)
+            if parsed.root is not None:
+                return parsed
+            problem = parsed.error
         return Parsed(None, 0.0, error=problem or error(QlangError, "translate",
                                                         "the small parser found no program"))
+
+    @staticmethod
+    def _checked(candidate: Candidate) -> Parsed:
+        """A candidate as a program, or the error that keeps it from being one."""
+        try:
+            root = from_prefix(candidate.tokens)
+            errors = [d for d in check(root) if not d.warning]
+        except QlangError as exc:
+            return Parsed(None, 0.0, candidate.tokens, exc)
+        if errors:
+            return Parsed(None, 0.0, candidate.tokens, QlangError(errors))
+        return Parsed(root, candidate.probability, candidate.tokens)

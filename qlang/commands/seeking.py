@@ -1,0 +1,122 @@
+"""`qlangc ask --seek`: the question answered by a planner over qlang's tools (`qlang.seek`),
+printed with its trace; "cannot tell" exits with status 4 (`CANNOT_TELL_STATUS`)."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, NoReturn
+
+import click
+
+from qlang import limits
+from qlang.commands.console import Bounded, fail, read_source
+from qlang.errors import QlangError
+from qlang.seek import GRAPHS, PLANNERS, Context
+
+#: the exit status of an answer that is "cannot tell" (plain `ask` uses it too, for a "no"
+#: about a word its perceiver cannot see)
+CANNOT_TELL_STATUS = 4
+
+_KEYS = ("seek", "planner", "graph", "max_steps", "budget_ms", "trace")
+
+
+def seek_options(command: Callable[..., Any]) -> Callable[..., Any]:
+    for option in reversed((
+        click.option("--seek", is_flag=True, help="Answer by seeking: a planner chooses among "
+                     "qlang's tools, backtracks, and says 'cannot tell' (exit 4) when none decides."),
+        click.option("--planner", type=click.Choice(PLANNERS), default="priority", show_default=True,
+                     help="--seek: the graph's order, or the bundled SmolLM2 choosing under the "
+                     "graph as its grammar."),
+        click.option("--graph", type=click.Choice(sorted(GRAPHS)), default="avis", show_default=True,
+                     help="--seek: the transition graph, or none (every tool in every state)."),
+        click.option("--max-steps", type=click.IntRange(1, 1000), default=24, show_default=True,
+                     help="--seek: the most tools run."),
+        click.option("--budget-ms", type=Bounded(min=0, max=86_400_000, min_open=True), default=60_000,
+                     show_default=True, help="--seek: the most milliseconds, model loads included."),
+        click.option("--trace", type=click.Choice(["text", "json"]), default="text", show_default=True,
+                     help="--seek: the trace as a table, or everything as one JSON object."),
+    )):
+        command = option(command)
+    return command
+
+
+@dataclass(frozen=True)
+class Seeking:
+    planner: str
+    graph: str
+    max_steps: int
+    budget_ms: float
+    trace: str
+
+    def run(self, question: str, scene: str | None, image: str | None, image_id: str | None,
+            context: Context) -> NoReturn:
+        """Seek the answer, print it with its trace, and exit (0, or 4: cannot tell)."""
+        from qlang.asp.scene import SceneLibrary
+        from qlang.seek import Bounds, load_planner, seek
+
+        try:
+            graph = facts = None
+            if scene is not None:
+                library = SceneLibrary(read_source(scene, limits.SCENE))
+                facts = library.facts(image_id)  # validates the scene
+                graph = library.graph(image_id)
+            sought = seek(question, context, image=image, scene=graph,
+                          scene_facts=facts if graph is None else None, planner=load_planner(self.planner),
+                          graph=GRAPHS[self.graph], bounds=Bounds(self.max_steps, self.budget_ms))
+        except QlangError as exc:
+            fail(exc)
+        if self.trace == "json":
+            click.echo(json.dumps(sought.to_json(), indent=1))
+        else:
+            click.echo(sought.render())
+            click.echo(f"program: {sought.program or '(none)'}")
+            click.echo(f"time:    {sought.stages.line()}")
+        sys.exit(0 if sought.answer is not None else CANNOT_TELL_STATUS)
+
+
+def take_seek(options: dict[str, Any]) -> Seeking | None:
+    """Pop the seek options out of a command's arguments; None without --seek."""
+    values = {key: options.pop(key) for key in _KEYS}
+    if not values.pop("seek"):
+        return None
+    return Seeking(**values)
+
+
+@click.command("seek")
+@click.option("--out", required=True, type=click.Path(file_okay=False),
+              help="The folder for the log and the report.")
+@click.option("--photos", type=click.Path(exists=True, dir_okay=False),
+              help="Labelled photo questions (default: the bundled ones, qlang/data/seek/photos.json).")
+@click.option("--gqa/--no-gqa", default=True, show_default=True,
+              help="Also the real GQA scenes of the shared data, and their perturbed copies.")
+@click.option("--llm", is_flag=True, help="Also the LLM planner, with and without the graph.")
+@click.option("--limit", type=click.IntRange(min=1), help="At most this many questions of each set.")
+@click.option("--progress/--no-progress", default=True, show_default=True)
+def seek_experiment(out: str, photos: str | None, gqa: bool, llm: bool, limit: int | None,
+                    progress: bool) -> None:
+    """The fixed pipeline vs seek vs seek without the transition graph (AVIS's ablation), on
+    labelled photo questions and on real GQA scenes (also with an object removed, or its
+    confidence lowered): accuracy, answer rate, "cannot tell" rate, steps and time."""
+    import shlex
+    from pathlib import Path
+
+    from qlang.commands.console import output_folder
+    from qlang.evaluate import seeking
+    from qlang.evaluate.experiments import LOG
+
+    output_folder(out, photos, files=(LOG,))
+    try:
+        items = seeking.photo_items(Path(photos) if photos else seeking.PHOTOS)[:limit]
+        if gqa:
+            found = seeking.gqa_items()
+            items += [i for group in dict.fromkeys(i.group for i in found)
+                      for i in [j for j in found if j.group == group][:limit]]
+        configs = seeking.CONFIGS | (seeking.LLM_CONFIGS if llm else {})
+        log = seeking.run(items, Path(out), configs, Context(), progress)
+    except QlangError as exc:
+        fail(exc)
+    command = "qlangc " + " ".join(shlex.quote(a) for a in sys.argv[1:])
+    click.echo(f"report: {seeking.write(Path(out), log, command)}")

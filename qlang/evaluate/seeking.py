@@ -1,0 +1,307 @@
+"""`qlangc experiment seek`: the fixed pipeline against seeking, and seeking without the
+transition graph (AVIS's ablation), on labelled photo questions and on real GQA scenes.
+
+- **photos**: questions about photos that ship in installable packages (scikit-image's data,
+  matplotlib's sample data), labelled by hand, each photo's provenance in the file
+  (`qlang/data/seek/photos.json`).
+- **gqa**: real GQA scene graphs with gold answers from `../shared/data`: the emma questions
+  whose images have scene graphs (translated from their text), and the 50 yes/no examples of
+  the ASP file (their flat programs given, their scenes as graphs of a 3x3 image); then the same
+  scenes perturbed where the gold answer rests on an object (the first object the gold
+  program's first `select` keeps, in the solver's explanation): that object **removed**, or its
+  confidence **lowered** to 0.3, below the detection threshold a perceiver keeps (0.4).
+
+A scene stands for a perception: the pipeline and the seeker look at its objects of at least
+the detection threshold, as at a photo's detections.  The configurations: **pipeline** (one
+translation, one look, one solve: `ask` before issue 25), **ask** (the same, with today's
+refusal of a "no" about what the perceiver cannot see), **seek** (the graph, the priority
+planner), **seek, no graph** (every tool in every state, the cheapest first); `--llm` adds
+the LLM planner with and without the graph.  Each (configuration, question) result is a line
+of `results.jsonl`, written as it comes (a killed run resumes); `report.md` and `seek.png` are
+made from the log alone.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import re
+import statistics
+import time
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from qlang.api import parse
+from qlang.asp.explain import explain
+from qlang.asp.scene import SceneLibrary, encode
+from qlang.asp_names import from_term
+from qlang.errors import Source
+from qlang.evaluate.experiments import LOG, open_log
+from qlang.evaluate.matching import matches
+from qlang.ir import Node
+from qlang.passes.lower import facts
+from qlang.paths import SHARED_DATA, package_data
+from qlang.records import Progress
+from qlang.seek import GRAPHS, TOOLS, Bounds, Context, load_planner, seek
+from qlang.seek.memory import Memory, Programmed
+from qlang.signatures import END, SIGNATURES
+from qlang.syntax import gqa
+from qlang.vision.sight import blind_no
+
+PHOTOS = package_data("seek", "photos.json")
+#: the confidence a lowered object gets: below the detection threshold, above `look_closer`'s
+LOWERED = 0.3
+#: configuration -> (planner, graph); None: the fixed pipeline (True: with ask's refusal)
+CONFIGS: dict[str, tuple[str, str] | bool] = {
+    "pipeline": False, "ask": True, "seek": ("priority", "avis"), "seek, no graph": ("priority", "none"),
+}
+LLM_CONFIGS: dict[str, tuple[str, str] | bool] = {
+    "seek, llm planner": ("llm", "avis"), "seek, llm planner, no graph": ("llm", "none"),
+}
+
+
+@dataclass(frozen=True)
+class Item:
+    id: str
+    #: `photos`, `gqa`, `gqa, object removed` or `gqa, confidence lowered`
+    group: str
+    gold: str
+    question: str | None = None
+    image: str | None = None
+    scene: dict[str, Any] | None = None
+    #: a program given (flat), where the question's text is not
+    program: str | None = None
+
+
+def photo_items(path: Path = PHOTOS) -> list[Item]:
+    """The labelled photo questions, each photo found in its package."""
+    data = json.loads(path.read_text(encoding="utf-8"))
+    photos = {name: str(_package_file(p["package"], p["file"])) for name, p in data["photos"].items()}
+    return [Item(q["id"], "photos", q["answer"], q["question"], image=photos[q["photo"]])
+            for q in data["questions"]]
+
+
+def _package_file(package: str, file: str) -> Path:
+    spec = importlib.util.find_spec(package)
+    if spec is None or not spec.submodule_search_locations:
+        raise FileNotFoundError(f"the package {package!r} is not installed")
+    return Path(next(iter(spec.submodule_search_locations))) / file
+
+
+def gqa_items(data: Path = SHARED_DATA) -> list[Item]:
+    """The real GQA questions with scene graphs and gold answers, and their perturbed copies."""
+    scenes = data / "gqa" / "scenes"
+    library = SceneLibrary(Source((scenes / "emma_sceneGraphs.json").read_text(encoding="utf-8")))
+    records = json.loads((scenes / "emma_questions.json").read_text(encoding="utf-8"))
+    base = [(Item(f"emma-{qid}", "gqa", r["answer"], r["question"], scene=library.graph(r["imageId"])),
+             gqa.to_ir(gqa.steps_from_json(r["semantic"])))
+            for qid, r in records.items() if r["imageId"] in library.image_ids]
+    text = (data / "asp" / "gqa_yesno_examples_dev.pl").read_text(encoding="utf-8")
+    for number, (gold, body) in enumerate(_EXAMPLE.findall(text), start=1):
+        program, scene = _example(body)
+        base.append((Item(f"yesno-{number}", "gqa", gold, scene=scene, program=program),
+                     parse(program, "flat")))
+    items = [item for item, _ in base]
+    for item, root in base:
+        assert item.scene is not None
+        kept = _rests_on(root, item.scene, item.gold)
+        if kept is not None:
+            items.append(Item(f"{item.id}-removed", "gqa, object removed", item.gold, item.question,
+                              scene=_without(item.scene, kept), program=item.program))
+            items.append(Item(f"{item.id}-lowered", "gqa, confidence lowered", item.gold, item.question,
+                              scene=_lowered(item.scene, kept), program=item.program))
+    return items
+
+
+_EXAMPLE = re.compile(r"#pos\(\{ans\((\w+)\)\},\s*\{\},\s*\{(.*?)\}\)\.", re.S)
+_FACT = re.compile(r"(\w+)\(([^()]*)\)\.")
+_THIRD = {"left": 0, "top": 0, "middle": 1, "right": 2, "bottom": 2}
+
+
+def _example(body: str) -> tuple[str, dict[str, Any]]:
+    """A `#pos` example's flat program, and its scene facts as a graph of a 3x3 image: a
+    1x1 box in the third each position names, the names, attributes and relations as stated."""
+    program: list[str] = []
+    objects: dict[str, dict[str, Any]] = {}
+    for name, arguments in _FACT.findall(body):
+        args = [a.strip() for a in arguments.split(",")]
+        if name in SIGNATURES or name == END:
+            program.append(f"{name}({arguments}).")
+        elif name == "object":
+            objects.setdefault(args[0], {"attributes": [], "relations": [], "x": 1, "y": 1, "w": 1, "h": 1})
+        elif name == "has_attr" and args[1] == "name":
+            objects[args[0]]["name"] = from_term(args[2])
+        elif name == "has_attr" and args[1] in ("hposition", "vposition"):
+            objects[args[0]]["x" if args[1] == "hposition" else "y"] = _THIRD[args[2]]
+        elif name == "has_attr" and args[1] != "class":
+            objects[args[0]]["attributes"].append(from_term(args[2]))
+        elif name == "has_rel":
+            objects[args[0]]["relations"].append({"name": from_term(args[1]), "object": args[2]})
+    return " ".join(program), {"width": 3, "height": 3, "objects": objects}
+
+
+def _rests_on(root: Node, scene: dict[str, Any], gold: str) -> str | None:
+    """The first object the gold program's first `select` keeps when it gives the gold answer."""
+    explanation = explain(facts(root), encode(scene, "<scene>"), answer=gold)
+    if explanation is None:
+        return None
+    for step in explanation.steps:
+        if step.op == "select" and step.objects:
+            return from_term(step.objects[0])
+    return None
+
+
+def _without(scene: dict[str, Any], oid: str) -> dict[str, Any]:
+    objects = {key: {**obj, "relations": [r for r in obj.get("relations", []) if str(r["object"]) != oid]}
+               for key, obj in scene["objects"].items() if key != oid}
+    return {**scene, "objects": objects}
+
+
+def _lowered(scene: dict[str, Any], oid: str) -> dict[str, Any]:
+    objects = dict(scene["objects"])
+    objects[oid] = {**objects[oid], "confidence": LOWERED}
+    return {**scene, "objects": objects}
+
+
+# ----- running ----------------------------------------------------------------------------------
+
+def run(items: list[Item], out: Path, configs: dict[str, tuple[str, str] | bool], context: Context,
+        progress: bool = True) -> Path:
+    """Answer every item under every configuration, logging each result as it comes."""
+    planners = {name: load_planner(name) for name in {c[0] for c in configs.values() if isinstance(c, tuple)}}
+    with open_log(out) as output:
+        todo = output.pending.todo([(c, i) for c in configs for i in items],
+                                   lambda pair: json.dumps([pair[0], pair[1].id]))
+        for config, item in Progress("experiment seek", len(todo), shown=progress).over(todo):
+            output.write(_result(config, configs[config], item, context, planners))
+    return out / LOG
+
+
+def _result(label: str, config: tuple[str, str] | bool, item: Item, context: Context,
+            planners: dict[str, Any]) -> dict[str, Any]:
+    root = parse(item.program, "flat") if item.program is not None else None
+    start = time.perf_counter()
+    if isinstance(config, tuple):
+        planner, graph = config
+        sought = seek(item.question, context, image=item.image, scene=item.scene, program=root,
+                      planner=planners[planner], graph=GRAPHS[graph], bounds=Bounds())
+        answer, reason, steps, program = sought.answer, sought.reason, len(sought.steps), sought.program
+    else:
+        answer, reason, steps, program = _fixed(item, root, context, refuse=config)
+    seconds = time.perf_counter() - start
+    unseen = [] if program is None or item.image is None else \
+        list(blind_no(context.sight, parse(program), "no"))
+    return {"config": label, "id": item.id, "group": item.group, "question": item.question,
+            "program": program, "gold": item.gold, "answer": answer, "cannot_tell": answer is None,
+            "correct": answer is not None and matches(answer, item.gold), "reason": reason,
+            "unseen": unseen, "steps": steps, "ms": round(seconds * 1000, 1)}
+
+
+def _fixed(item: Item, root: Node | None, context: Context,
+           refuse: bool) -> tuple[str | None, str, int, str | None]:
+    """The fixed pipeline, the same tools in a row: translate, look, solve; the best answer."""
+    memory = Memory(item.question, item.image, item.scene)
+    steps = 0
+    if root is not None:
+        memory.add(Programmed("given", root, str(root)))
+    else:
+        steps += 1
+        translated = TOOLS["translate"].run(memory, context)
+        assert isinstance(translated, Programmed)
+        if translated.root is None:
+            return None, translated.error or "no program", steps, None
+        memory.add(translated)
+    for name in ("look", "solve"):
+        memory.add(TOOLS[name].run(memory, context))
+        steps += 1
+    assert memory.solved is not None and memory.root is not None
+    program = str(memory.root)
+    if not memory.solved.answers:
+        return None, memory.solved.error or "no answer", steps, program
+    answer = memory.solved.answers[0].value
+    blind = blind_no(context.sight, memory.root, answer) if refuse and item.image is not None else ()
+    if blind:
+        return None, f"no perceiver knows {', '.join(map(repr, blind))}", steps, program
+    return answer, "the best answer", steps, program
+
+
+# ----- the report -------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Row:
+    config: str
+    group: str
+    n: int
+    accuracy: float
+    answered: float
+    cannot_tell: float
+    #: "no" answers about a word the perceiver cannot see
+    blind_no: int
+    wrong: int
+    steps: float
+    ms: float
+
+
+def rows(results: Iterable[dict[str, Any]]) -> list[Row]:
+    groups: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    for result in results:
+        groups.setdefault((result["config"], result["group"]), []).append(result)
+    table = []
+    for (config, group), found in groups.items():
+        n, told = len(found), sum(r["cannot_tell"] for r in found)
+        table.append(Row(config, group, n, sum(r["correct"] for r in found) / n, (n - told) / n, told / n,
+                         sum(r["answer"] == "no" and bool(r["unseen"]) for r in found),
+                         sum(not r["cannot_tell"] and not r["correct"] for r in found),
+                         statistics.median(r["steps"] for r in found),
+                         statistics.median(r["ms"] for r in found)))
+    return table
+
+
+def write(out: Path, log: Path, command: str) -> Path:
+    """`report.md` and `seek.png` from the log."""
+    results = [json.loads(line) for line in log.read_text(encoding="utf-8").splitlines() if line.strip()]
+    table = rows(results)
+    lines = ["# Experiment: seek", "", f"`{command}`", "",
+             "| configuration | questions | n | accuracy | answered | cannot tell | wrong | 'no' unseen "
+             "| median steps | median ms |", "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    for row in sorted(table, key=lambda r: (r.group, list(CONFIGS | LLM_CONFIGS).index(r.config))):
+        lines.append(f"| {row.config} | {row.group} | {row.n} | {row.accuracy:.1%} | {row.answered:.1%} "
+                     f"| {row.cannot_tell:.1%} | {row.wrong} | {row.blind_no} | {row.steps:g} "
+                     f"| {row.ms:.0f} |")
+    lines += ["", "*accuracy*: right answers of all questions; *answered*: an answer, not \"cannot tell\"; "
+              "*wrong*: answered wrongly; *'no' unseen*: \"no\" to a question about a word the perceiver "
+              "cannot see.", "", "![accuracy and answer rate](seek.png)", ""]
+    _plot(out / "seek.png", table)
+    path = out / "report.md"
+    path.write_text("\n".join(lines), encoding="utf-8")
+    return path
+
+
+def _plot(path: Path, table: list[Row]) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    groups = sorted({row.group for row in table})
+    configs = [c for c in (*CONFIGS, *LLM_CONFIGS) if any(row.config == c for row in table)]
+    figure, axes = plt.subplots(1, 2, figsize=(11, 3.8), sharey=True)
+    width = 0.8 / len(configs)
+    for axis, (measure, title) in zip(axes, (("accuracy", "accuracy"), ("answered", "answer rate")),
+                                      strict=True):
+        for index, config in enumerate(configs):
+            found = {row.group: getattr(row, measure) for row in table if row.config == config}
+            axis.bar([g + index * width for g in range(len(groups))],
+                     [100 * found.get(group, 0.0) for group in groups], width, label=config)
+        axis.set_xticks([g + width * (len(configs) - 1) / 2 for g in range(len(groups))],
+                        [group.replace(", ", "\n") for group in groups], fontsize=8)
+        axis.set_title(title)
+        axis.set_ylim(0, 100)
+    axes[0].set_ylabel("% of questions")
+    axes[1].legend(fontsize=8, loc="lower right")
+    figure.tight_layout()
+    figure.savefig(path)
+    plt.close(figure)
+

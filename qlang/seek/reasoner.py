@@ -1,0 +1,193 @@
+"""The reasoner (AVIS's R): each tool's output judged by symbolic rules, never by a model.
+
+- **uninformative** (back to the same state, that tool excluded): no program, the same
+  program again, or an alternative program about a class the question does not mention; no
+  answer, named by the seed thesis's failure classes (`EmptyQuery`: a class nothing was seen
+  of; `MissingEdge`: no object in the relation asked for); a tie (`AmbiguousAnswer`) or a
+  best answer less likely than `MARGIN`; a "no" about a word no perceiver can see; a widening
+  that finds nothing new; a classifier that renames nothing.
+- **informative** (kept; the tool's name becomes the state): a program, a look, kinds of a
+  class; and an answer not final yet: a "no" from what was seen at the detector's threshold
+  while a closer look is possible (missing a detection is no evidence of absence), or an answer
+  resting on what was seen below that threshold, until its evidence is explained.
+- **final**: a clear answer, with its probability against the other answers (from the
+  solver's costs, -1000 ln p), at most as sure as the least sure object it rests on, and a
+  "no" from a photo at most as sure as the threshold it looked down to allows (1 - 0.15).
+  An answer resting on an object less sure than the detector's threshold is none: looking
+  closer may show that something faint is there (so "no" would be wrong), never that it is.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from qlang.asp.scene import SCALE
+from qlang.interpret import AmbiguousAnswer, EmptyQuery, MissingEdge
+from qlang.ir import postorder
+from qlang.seek.memory import Explained, Looked, Memory, Output, Programmed, Solved, Widened
+from qlang.seek.tools import TOOLS, Context
+from qlang.signatures import Kind
+from qlang.vision.concepts import mentioned
+from qlang.vision.sight import words
+from qlang.words import article
+
+UNINFORMATIVE, INFORMATIVE, FINAL = "uninformative", "informative", "final"
+#: the least probability of a best answer against the others that is final
+MARGIN = 0.6
+
+
+@dataclass(frozen=True)
+class Verdict:
+    kind: str
+    why: str
+    #: a final verdict's answer and its confidence
+    answer: str | None = None
+    confidence: float | None = None
+    #: the seed thesis's failure class, where the output is a failure of one
+    failure: str | None = None
+
+    def to_json(self) -> dict[str, object]:
+        shown: dict[str, object] = {"verdict": self.kind, "why": self.why}
+        if self.failure is not None:
+            shown["failure"] = self.failure
+        return shown
+
+
+def judge(tool: str, output: Output, memory: Memory, context: Context) -> Verdict:
+    """What `output` of `tool` is worth, given what the memory holds (before it is added)."""
+    match output:
+        case Programmed():
+            if output.root is None:
+                return Verdict(UNINFORMATIVE, output.error or "no program")
+            if output.root in memory.programs:
+                return Verdict(UNINFORMATIVE, "the same program as before")
+            strange = _strange(output, memory)
+            if strange:
+                return Verdict(UNINFORMATIVE, f"'{strange[0]}' is no word of the question")
+            return Verdict(INFORMATIVE, "a program to answer")
+        case Looked():
+            return _looked(tool, output, memory)
+        case Widened():
+            if not output.kinds and not output.coarse:
+                classes = ", ".join(f"'{c}'" for c in memory.classes())
+                return Verdict(UNINFORMATIVE,
+                               f"{output.source} gives no kind of {classes} the perceiver knows")
+            return Verdict(INFORMATIVE, f"{output.source} widens the classes")
+        case Solved():
+            return _solved(output, memory, context)
+        case Explained():
+            assert memory.solved is not None
+            least = context.vision.thresholds.detection
+            if output.confidence < least:
+                return Verdict(UNINFORMATIVE, f"{output.brief()}: less sure than the detector's {least:g}")
+            confidence = min(probability(memory.solved), output.confidence)
+            return Verdict(FINAL, output.brief(), output.answer, confidence)
+
+
+def _strange(program: Programmed, memory: Memory) -> list[str]:
+    """The classes an alternative program brings that neither the question mentions nor an
+    earlier program had (`person` stands for "who"): the small parser's lower-ranked programs
+    drift to other words ("Is there a flag?" -> a person, a phone)."""
+    if not memory.programs or memory.question is None or program.root is None:
+        return []
+    known = set(mentioned(memory.question).classes)
+    known.update(word for root in memory.programs for kind, word in words(root) if kind is Kind.CLASS)
+    if {"who", "whom", "whose"} & set(memory.question.lower().replace("?", " ").split()):
+        known.add("person")
+    return [word for kind, word in words(program.root) if kind is Kind.CLASS and word not in known]
+
+
+def _looked(tool: str, looked: Looked, memory: Memory) -> Verdict:
+    if tool == "refine" and not looked.renamed:
+        return Verdict(UNINFORMATIVE, "the classifier renames nothing")
+    if tool == "look_closer" and memory.looked is not None \
+            and len(looked.objects) == len(memory.looked.objects):
+        return Verdict(INFORMATIVE, f"nothing more at >= {looked.threshold:g}")
+    return Verdict(INFORMATIVE, "something to answer over")
+
+
+def probability(solved: Solved) -> float:
+    """How likely the best answer is: the likelihood of the likeliest scene that gives it,
+    against the likeliest scene of all (the costs are -1000 ln p), shared with the other answers
+    found.  An answer the likeliest scene gives, and no other nearly as likely, is near 1; one
+    that needs a fact of probability 0.3 true is 0.43 (its odds)."""
+    odds = [math.exp(-(sum(a.cost) - solved.base) / SCALE) for a in solved.answers]
+    return odds[0] / max(1.0, sum(odds))
+
+
+def _solved(solved: Solved, memory: Memory, context: Context) -> Verdict:
+    if solved.error is not None:
+        return Verdict(UNINFORMATIVE, solved.error)
+    if not solved.answers:
+        return _no_answer(memory, context)
+    best, p = solved.answers[0], probability(solved)
+    no = best.value == "no" and memory.yes_no()
+    unseen = memory.unseen(context.sight)
+    if no and unseen:
+        return _unseen_no(unseen, memory, context, p)
+    if len(solved.answers) > 1 and solved.answers[1].cost == best.cost:
+        tied = " and ".join(a.value for a in solved.answers if a.cost == best.cost)
+        return Verdict(UNINFORMATIVE, f"a tie between {tied}", failure=AmbiguousAnswer.__name__)
+    if p < MARGIN:
+        return Verdict(UNINFORMATIVE, f"'{best.value}' is only {p:.2f} likely against the others")
+    looked = memory.looked
+    assert looked is not None
+    if no and _can(memory, context, "look_closer"):
+        return Verdict(INFORMATIVE, f"'no' from what was seen at >= {looked.threshold:g}: "
+                       "not seeing is no evidence of absence yet")
+    if not no and looked.threshold < context.vision.thresholds.detection and looked.uncertain:
+        return Verdict(INFORMATIVE, f"'{best.value}' rests on what was seen below "
+                       f"{context.vision.thresholds.detection:g}")
+    if no and memory.image is not None:
+        return Verdict(FINAL, f"nothing of it is seen at >= {looked.threshold:g}", "no",
+                       min(p, 1.0 - looked.threshold))
+    return Verdict(FINAL, "a clear answer", best.value, p)
+
+
+def _can(memory: Memory, context: Context, tool: str) -> bool:
+    """Whether a tool has something to work on that it has not worked on."""
+    key = TOOLS[tool].key(memory, context)
+    return key is not None and (tool, key) not in memory.ran
+
+
+def _unseen_no(unseen: list[str], memory: Memory, context: Context, p: float) -> Verdict:
+    """A "no" about words no perceiver sees is no answer, but where each is a class whose
+    nearest seen class above it is nowhere either (no person at all: no man)."""
+    absent = []
+    for word in unseen:
+        above = memory.coarse.get(word)
+        if above is None:
+            return Verdict(UNINFORMATIVE, f"no perceiver knows '{word}'")
+        if memory.seen(above):
+            return Verdict(UNINFORMATIVE, f"{article(above)} {above} is seen, but no perceiver tells "
+                           f"whether it is {article(word)} {word}")
+        absent.append((above, word))
+    reason = "; ".join(f"no {above} is seen, so no {word}" for above, word in absent)
+    if _can(memory, context, "look_closer"):
+        at = f" at >= {memory.looked.threshold:g}" if memory.looked is not None else ""
+        return Verdict(INFORMATIVE, reason + at)
+    threshold = memory.looked.threshold if memory.looked is not None else 0.0
+    return Verdict(FINAL, reason, "no", min(p, 1.0 - threshold))
+
+
+def _no_answer(memory: Memory, context: Context) -> Verdict:
+    """Why the program has no answer, in the failure classes of the seed thesis's interpreter."""
+    assert memory.root is not None and memory.looked is not None
+    if memory.looked.graph is None:
+        return Verdict(UNINFORMATIVE, "no answer")
+    unseen = memory.unseen(context.sight)
+    at = f" at >= {memory.looked.threshold:g}" if memory.looked.threshold else ""
+    for cls in memory.classes():
+        if not memory.seen(cls):
+            why = f"no perceiver knows '{cls}'" if cls in unseen else f"no {cls} is seen{at}"
+            return Verdict(UNINFORMATIVE, why, failure=EmptyQuery.__name__)
+    if unseen:
+        return Verdict(UNINFORMATIVE, f"no perceiver knows '{unseen[0]}'")
+    relations = [word for node in postorder(memory.root) if node.signature
+                 for kind, word in zip(node.signature.literals, node.literals, strict=False)
+                 if kind is Kind.REL]
+    if relations:
+        return Verdict(UNINFORMATIVE, f"no objects seen are '{relations[0]}' one another",
+                       failure=MissingEdge.__name__)
+    return Verdict(UNINFORMATIVE, "no object seen has what is asked", failure=EmptyQuery.__name__)

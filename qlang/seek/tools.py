@@ -1,0 +1,419 @@
+"""The tools a planner chooses among, behind one interface: a name, a nominal cost, what it does
+(for the LLM planner's prompt), the input it would run on, and a typed result.
+
+A tool's `key` is the input it would work on, read from the working memory (None: it has nothing
+to work on); a tool never runs twice on the same key, so a search cannot go round in circles
+and backtracking never repeats a failure.  The tools are qlang's own stages:
+
+- **translate**: the configured translator (the cascade: small parser, else fine-tuned model),
+  what plain `ask` runs; **finetuned**: the fine-tuned SmolLM2; **next_program**: the small
+  parser's next best program among its k best (its beam).
+- **look**: the perceiver at its threshold, for the program's concepts (a scene file: its
+  objects at that confidence); **look_closer**: again at `CLOSER`, for those concepts only;
+  **refine**: again with crop refinement (an ImageNet classifier names each box).
+- **widen**: WordNet's kinds of a class among the classes the perceiver names (`vehicle` <-
+  motorcycle), and the nearest class above one it cannot see (`man` -> person);
+  **knowledge**: the knowledge base's `is_a` paths from what was seen to the program's classes.
+- **solve**: clingo's distinct answers with their costs; **explain**: the objects the best
+  answer rests on, and how sure the perceiver was of them.
+
+Costs are nominal milliseconds with the models loaded, measured on the 2-core machine: the
+budget (`--budget-ms`) skips a tool whose cost no longer fits, and the planner without a graph
+takes the cheapest.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Hashable
+from concurrent.futures import Future
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Any
+
+from qlang.asp.explain import Step as ExplainedStep
+from qlang.asp.explain import explain as explain_answer
+from qlang.asp.scene import encode
+from qlang.asp.solve import DEFAULT_LIMITS, Limits, solve
+from qlang.asp_names import from_term
+from qlang.errors import QlangError
+from qlang.knowledge.graph import Knowledge
+from qlang.ontology import load
+from qlang.passes.lower import facts
+from qlang.seek.memory import Explained, Looked, Memory, Output, Programmed, Seen, Solved, Widened
+from qlang.signatures import Kind
+from qlang.timing import Stages
+from qlang.translate.cascade import SmallTranslator
+from qlang.translate.factory import Loaded, Models, make
+from qlang.translate.translator import Settings, Translates
+from qlang.vision.perception import Perceiver
+from qlang.vision.pipeline import Options
+from qlang.vision.sight import SIGHTS, Sight, coarse
+from qlang.wordnet import hypernyms, sense, senses
+
+if TYPE_CHECKING:  # numpy: loaded with the parser, not with every qlangc command
+    from qlang.small.parser import SmallParser
+
+#: The threshold `look_closer` lowers detection to: above the SSD's noise floor (its spurious
+#: boxes on scikit-image's photos sit at 0.05-0.12), below its misses (coffee's spoon: 0.19).
+CLOSER = 0.15
+#: Distinct answers solved for, to weigh the best against the others.
+ANSWERS = 3
+
+
+@dataclass
+class Context:
+    """What the tools use: settings, and the models, each loaded once when first needed."""
+
+    settings: Settings = field(default_factory=lambda: Settings(translator="cascade"))
+    models: Models = field(default_factory=Models)
+    loaded: Loaded = field(default_factory=Loaded)
+    vision: Options = field(default_factory=Options)
+    #: `--kb` names (none: the bundled knowledge base)
+    kb: tuple[str, ...] = ()
+    limits: Limits = DEFAULT_LIMITS
+    closer: float = CLOSER
+    stages: Stages = field(default_factory=Stages)
+    #: the perceiver, loaded or loading (`qlang.pipeline.load_perceiver`)
+    looker: Perceiver | Future[tuple[Perceiver, float]] | None = None
+    _translators: dict[str, Translates] = field(default_factory=dict)
+    _refining: Perceiver | None = None
+    _knowledge: Knowledge | None = None
+
+    @property
+    def sight(self) -> Sight:
+        return SIGHTS[self.vision.backend]
+
+    def translator(self, kind: str | None = None) -> Translates:
+        """The configured translator, or one of another kind on the same models."""
+        settings = self.settings if kind is None else replace(self.settings, translator=kind)
+        if settings.translator not in self._translators:
+            self._translators[settings.translator] = make(settings, self.models, self.loaded)
+        return self._translators[settings.translator]
+
+    def small(self) -> SmallParser:
+        translator = self.translator("small")
+        assert isinstance(translator, SmallTranslator)
+        return translator.parser
+
+    def perceiver(self, refine: bool = False) -> Perceiver:
+        """The configured perceiver (with crop refinement: the SSD's classifier too)."""
+        if isinstance(self.looker, Future):
+            self.looker, seconds = self.looker.result()
+            self.stages.add("load detector (beside translating)", seconds)
+        if self.looker is None:
+            from qlang.vision import pipeline
+
+            with self.stages.time("load detector"):
+                self.looker = pipeline.perceiver(self.vision)
+        if not refine:
+            return self.looker
+        if self._refining is None:
+            from qlang.vision import pipeline
+
+            self._refining = pipeline.perceiver(replace(self.vision, refine=True))
+        return self._refining
+
+    def knowledge(self) -> Knowledge:
+        if self._knowledge is None:
+            from qlang.knowledge.sources import knowledge
+
+            self._knowledge = knowledge(list(self.kb))
+        return self._knowledge
+
+
+@dataclass(frozen=True)
+class Tool:
+    name: str
+    #: nominal milliseconds with its models loaded
+    cost_ms: float
+    #: what it does, as the LLM planner is told
+    doc: str
+    #: the input it would work on (None: nothing to work on)
+    key: Callable[[Memory, Context], Hashable | None]
+    run: Callable[[Memory, Context], Output]
+
+
+# ----- translating ------------------------------------------------------------------------------
+
+def _programmed(by: str, translation: Any) -> Programmed:
+    error = translation.error.diagnostics[0].message if translation.error is not None else "no program"
+    return Programmed(by, translation.root, translation.program, None if translation.ok else error)
+
+
+def _translate(memory: Memory, context: Context) -> Output:
+    assert memory.question is not None
+    translation = context.translator().translate(memory.question)
+    context.stages.add("translate", translation.seconds)
+    path = f" ({translation.path})" if translation.path else ""
+    return _programmed(f"{context.settings.translator}{path}", translation)
+
+
+def _finetuned(memory: Memory, context: Context) -> Output:
+    assert memory.question is not None
+    with context.stages.time("finetuned"):
+        return _programmed("finetuned", context.translator("finetuned").translate(memory.question))
+
+
+def _finetuned_key(memory: Memory, context: Context) -> Hashable | None:
+    """Not where the fine-tuned model has written a program already (the cascade's fallback)."""
+    if memory.question is None or context.settings.translator == "finetuned" \
+            or any(p.by.endswith("finetuned)") for p in memory.history):
+        return None
+    return memory.question
+
+
+def _next_program(memory: Memory, context: Context) -> Output:
+    assert memory.question is not None
+    with context.stages.time("next program"):
+        programs = context.small().programs(memory.question)
+    for rank, parsed in enumerate(programs, start=1):
+        if parsed.root is not None and parsed.root not in memory.programs:
+            return Programmed(f"small parser's #{rank} (p {parsed.probability:.3f})", parsed.root,
+                              str(parsed.root))
+    return Programmed("small parser", None, error=f"no other program among its {len(programs)} best")
+
+
+# ----- looking ----------------------------------------------------------------------------------
+
+def _look_at(memory: Memory, context: Context, threshold: float, refine: bool = False) -> Looked:
+    """The photo perceived for the memory's concepts at `threshold`; or the scene file's objects
+    of at least that confidence."""
+    if memory.scene_facts is not None:
+        return Looked(None, memory.scene_facts, 0.0, None)
+    if memory.scene is not None:
+        graph = above(memory.scene, threshold)
+        with context.stages.time("look"):
+            return Looked(graph, encode(graph, "<scene>"), threshold, None)
+    assert memory.image is not None
+    from qlang.vision import pipeline
+
+    concepts = memory.concepts()
+    thresholds = replace(context.vision.thresholds, detection=threshold)
+    perceived = pipeline.perceive(memory.image, concepts, context.perceiver(refine), thresholds,
+                                  context.stages)
+    renamed = sum(" / " in d.label for d in perceived.perception.objects)
+    return Looked(perceived.graph, perceived.facts, threshold, concepts, renamed)
+
+
+def above(graph: dict[str, Any], threshold: float) -> dict[str, Any]:
+    """A scene graph's objects of at least `threshold` confidence (1 when it has none), and
+    their relations among themselves: what a perceiver at that threshold would have seen."""
+    kept = {oid: obj for oid, obj in graph["objects"].items()
+            if float(obj.get("confidence", 1.0)) >= threshold}
+    objects = {oid: {**obj, "relations": [r for r in obj.get("relations", []) if str(r["object"]) in kept]}
+               for oid, obj in kept.items()}
+    return {**graph, "objects": objects}
+
+
+def _look(memory: Memory, context: Context) -> Output:
+    return _look_at(memory, context, context.vision.thresholds.detection)
+
+
+def _look_key(memory: Memory, context: Context) -> Hashable | None:
+    if memory.root is None or not (memory.image or memory.scene or memory.scene_facts):
+        return None
+    return memory.root, memory.concepts() if memory.image else None
+
+
+def _look_closer(memory: Memory, context: Context) -> Output:
+    return _look_at(memory, context, context.closer)
+
+
+def _look_closer_key(memory: Memory, context: Context) -> Hashable | None:
+    """Where a lower threshold can show more: a photo, for a class the perceiver sees; a scene
+    with objects below the threshold."""
+    looked = memory.looked
+    if looked is None or memory.root is None or looked.threshold <= context.closer:
+        return None
+    if memory.image is not None:
+        visible = [c for c in memory.classes() if context.sight.sees(Kind.CLASS, c) or c in memory.kinds
+                   or c in memory.coarse]
+        return (memory.root, memory.concepts()) if visible else None
+    if memory.scene is not None and any(float(o.get("confidence", 1.0)) < looked.threshold
+                                        for o in memory.scene["objects"].values()):
+        return memory.root
+    return None
+
+
+def _refine(memory: Memory, context: Context) -> Output:
+    assert memory.looked is not None
+    return _look_at(memory, context, memory.looked.threshold, refine=True)
+
+
+def _refine_key(memory: Memory, context: Context) -> Hashable | None:
+    """Where the classifier may name what the detector cannot: a class whose nearest seen class
+    above it was found (the SSD sees a person; ImageNet may say a scuba diver)."""
+    if memory.image is None or memory.looked is None or context.vision.backend != "ssd" or not memory.coarse:
+        return None
+    return memory.root, memory.concepts(), memory.looked.threshold
+
+
+# ----- widening ---------------------------------------------------------------------------------
+
+def _widen(memory: Memory, context: Context) -> Output:
+    """WordNet's kinds of each class among the names the perceiver uses (a scene: those seen),
+    which the ontology does not file under it; and the nearest seen class above an unseen one."""
+    ontology, sight = load(), context.sight
+    names = _vocabulary(memory, context)
+    kinds: dict[str, frozenset[str]] = {}
+    above_unseen: dict[str, str] = {}
+    with context.stages.time("widen"):
+        for cls in memory.classes():
+            below = frozenset(n for n in names if n != cls and cls not in ontology.ancestors(n)
+                              and kind_of(n, cls))
+            if below - memory.kinds.get(cls, frozenset()):
+                kinds[cls] = below
+            if memory.image is not None and not sight.sees(Kind.CLASS, cls) and cls not in memory.coarse:
+                found = coarse(sight, cls)
+                if found is not None:
+                    above_unseen[cls] = found
+    return Widened("WordNet", kinds, above_unseen)
+
+
+#: WordNet's lexicographer files of things a perceiver can see
+PHYSICAL = frozenset({"noun.Tops", "noun.artifact", "noun.animal", "noun.food", "noun.plant", "noun.object"})
+
+
+def kind_of(name: str, cls: str) -> bool:
+    """Whether WordNet files a thing called `name` under `cls`, taking `name` in its first sense
+    that is a thing one can see: a detector's toaster is no person who proposes a toast.
+
+    >>> kind_of("motorcycle", "vehicle"), kind_of("toaster", "person"), kind_of("hot dog", "food")
+    (True, False, True)
+    """
+    general = sense(cls)
+    thing = next((s for s in senses(name) if s.lexname() in PHYSICAL), None)
+    return general is not None and thing is not None and general in hypernyms(thing)
+
+
+def _vocabulary(memory: Memory, context: Context) -> frozenset[str]:
+    if memory.image is not None:
+        return context.sight.classes or frozenset()
+    return frozenset(s.name for s in memory.looked.objects) if memory.looked is not None else frozenset()
+
+
+def _widen_key(memory: Memory, context: Context) -> Hashable | None:
+    if memory.root is None or not memory.classes() or not _vocabulary(memory, context):
+        return None
+    return memory.root, _vocabulary(memory, context)
+
+
+def _knowledge(memory: Memory, context: Context) -> Output:
+    """The knowledge base's `is_a` paths (at most 2 edges) from each name seen to each class of
+    the program that the ontology does not put it under."""
+    assert memory.looked is not None
+    ontology, kb = load(), context.knowledge()
+    kinds: dict[str, set[str]] = {}
+    paths = []
+    with context.stages.time("knowledge"):
+        for cls in memory.classes():
+            for name in sorted({s.name for s in memory.looked.objects}):
+                if name == cls or cls in ontology.ancestors(name) or name in memory.kinds.get(cls, ()):
+                    continue
+                found = kb.paths(name, cls, 2, relations=("is_a",), limit=1)
+                if found:
+                    kinds.setdefault(cls, set()).add(name)
+                    paths.append(str(found[0]))
+    return Widened("the knowledge base", {c: frozenset(n) for c, n in kinds.items()}, paths=tuple(paths))
+
+
+def _knowledge_key(memory: Memory, context: Context) -> Hashable | None:
+    if memory.root is None or memory.looked is None or memory.looked.graph is None or not memory.classes():
+        return None
+    return memory.root, frozenset(s.name for s in memory.looked.objects)
+
+
+# ----- answering --------------------------------------------------------------------------------
+
+def _solve(memory: Memory, context: Context) -> Output:
+    assert memory.root is not None
+    scene = memory.facts()
+    try:
+        with context.stages.time("solve"):
+            result = solve(facts(memory.root), scene, top_k=ANSWERS, distinct=True, limits=context.limits)
+    except QlangError as exc:
+        return Solved((), error=exc.diagnostics[0].message)
+    return Solved(result.answers, result.complete, base=likeliest(scene))
+
+
+_PRICE = re.compile(r"^:~ .*\[(\d+), (?:holds|fails), (.*)\]$", re.MULTILINE)
+
+
+def likeliest(scene: str) -> int:
+    """The cost of the likeliest scene: each uncertain fact (priced both ways by the scene
+    encoder, `qlang.asp.scene`) taken the cheaper way.
+
+    >>> likeliest(":~ a. [105, holds, a]\\n:~ not a. [2303, fails, a]")
+    105
+    """
+    cheapest: dict[str, int] = {}
+    for cost, atom in _PRICE.findall(scene):
+        cheapest[atom] = min(int(cost), cheapest.get(atom, int(cost)))
+    return sum(cheapest.values())
+
+
+def _solve_key(memory: Memory, context: Context) -> Hashable | None:
+    return memory.version if memory.root is not None and memory.looked is not None else None
+
+
+def _explain(memory: Memory, context: Context) -> Output:
+    """The objects the best answer rests on: from the final step down, the nearest steps that
+    keep objects.  `exist` and `or` need the surest of theirs, every other step the least sure."""
+    assert memory.root is not None and memory.solved is not None and memory.looked is not None
+    answer = memory.solved.answers[0].value
+    with context.stages.time("explain"):
+        explanation = explain_answer(facts(memory.root), memory.facts(), answer=answer,
+                                     limits=context.limits)
+    if explanation is None:
+        return Explained(answer, (), 0.0)
+    steps = {step.step: step for step in explanation.steps}
+    seen = {s.id: s for s in memory.looked.objects}
+    evidence: list[Seen] = []
+
+    def confidence(step: ExplainedStep) -> float:
+        sure: list[float] = []
+        for operand in (steps[number] for number in step.operands):
+            kept = [seen[from_term(term)] for term in operand.objects if from_term(term) in seen]
+            evidence.extend(kept)
+            if kept:
+                sure.append(max(s.confidence for s in kept) if step.op == "exist" else
+                            min(s.confidence for s in kept))
+            elif not operand.objects:
+                sure.append(confidence(operand))
+        return (max if step.op in ("exist", "or") else min)(sure, default=1.0)
+
+    surest = confidence(explanation.steps[-1])
+    return Explained(answer, tuple(sorted(set(evidence), key=lambda s: -s.confidence)), surest)
+
+
+def _explain_key(memory: Memory, context: Context) -> Hashable | None:
+    """Where the answer may rest on uncertain objects: a perceived or weighted scene."""
+    solved, looked = memory.solved, memory.looked
+    if solved is None or not solved.answers or looked is None or not looked.uncertain \
+            or memory.solved_at != memory.version:
+        return None
+    return memory.version
+
+
+#: every tool, in the order the planner without a graph prefers them: the cheapest first
+TOOLS: dict[str, Tool] = {tool.name: tool for tool in sorted((
+    Tool("translate", 30, "translate the question into a program (the configured translator)",
+         lambda m, c: m.question, _translate),
+    Tool("finetuned", 500, "translate the question again with the fine-tuned language model",
+         _finetuned_key, _finetuned),
+    Tool("next_program", 30, "take the small parser's next best program for the question",
+         lambda m, c: (m.question, len(m.programs)) if m.question and m.programs else None, _next_program),
+    Tool("look", 150, "perceive the photo for the program's concepts at the detector's threshold",
+         _look_key, _look),
+    Tool("look_closer", 150, f"perceive again at the lower threshold {CLOSER} for the same concepts",
+         _look_closer_key, _look_closer),
+    Tool("refine", 300, "name each detected box again with an ImageNet classifier", _refine_key, _refine),
+    Tool("widen", 50, "find kinds of the program's classes the perceiver knows, and classes above "
+         "those it does not (WordNet)", _widen_key, _widen),
+    Tool("knowledge", 60, "find is_a paths in the knowledge base from what was seen to the "
+         "program's classes", _knowledge_key, _knowledge),
+    Tool("solve", 20, "answer the program over what was seen (clingo)", _solve_key, _solve),
+    Tool("explain", 20, "find the objects the best answer rests on and how sure they are",
+         _explain_key, _explain),
+), key=lambda tool: tool.cost_ms)}
+

@@ -1,0 +1,111 @@
+"""What a perceiver can see: the classes, attribute categories and relations it has a model for.
+
+A "no" about anything else is no evidence: the embedded SSD has no notion of a flag, so a scene
+it perceived has no flag in it whether or not the photo has one (issue 25).  `unseen` lists a
+program's words that a perceiver cannot see, so that `ask` says so instead of answering "no".
+
+A class is seen when the perceiver names it, or names one of its members in the ontology (it
+sees vehicles by seeing cars and buses); `coarse` is the nearest class above an unseen one that
+it does see (it sees a person, not whether the person is a man).  OWL-ViT with CLIP is open
+vocabulary: it is asked for every word, so it sees them all.
+
+>>> from qlang import parse
+>>> [word for _, word in unseen(SIGHTS["ssd"], parse("exist(select(scene(), flag))"))]
+['flag']
+>>> unseen(SIGHTS["ssd"], parse("query(unique(select(scene(), vehicle)), color)"))
+()
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cache
+from itertools import islice
+
+from qlang.ir import Node, postorder
+from qlang.ontology import ANY_CATEGORY, load
+from qlang.signatures import SIGNATURES, Kind, Type
+from qlang.vision.geometry import RELATIONS
+from qlang.vision.labels import COCO, COCO_RENAMED
+from qlang.wordnet import levels_above, names, senses
+
+#: Categories a scene answers for every object alike: its name and class (what was detected),
+#: and where it is in the image (from the box).
+EVERY_PERCEIVER = frozenset({"name", "class", "hposition", "vposition"})
+#: WordNet levels `coarse` climbs (person is 2 above man, 4 above scuba diver)
+_DEPTH = 6
+
+
+@dataclass(frozen=True)
+class Sight:
+    """The words a perceiver has a model for; None: every word (open vocabulary)."""
+
+    name: str
+    classes: frozenset[str] | None
+    categories: frozenset[str] | None
+    relations: frozenset[str] | None
+
+    def sees(self, kind: Kind, word: str) -> bool:
+        """Whether the perceiver can tell this class, attribute category, value or relation."""
+        if kind is Kind.CLASS:
+            return self.classes is None or word in _reached(self.classes)
+        if kind is Kind.REL:
+            return self.relations is None or word in self.relations
+        if kind is Kind.ATTR:
+            return word == ANY_CATEGORY or self.categories is None or word in self.categories
+        if kind is Kind.VALUE:
+            return self.categories is None or any(category in self.categories
+                                                  for category in load().category_of(word))
+        return True
+
+
+def _ssd() -> Sight:
+    """The embedded SSD: COCO's classes in GQA's words, colour and size (`describe`), and the
+    relations boxes tell (`geometry`)."""
+    classes = frozenset(COCO_RENAMED.get(label, label) for label in COCO.values() if label)
+    return Sight("ssd", classes, EVERY_PERCEIVER | {"color", "size"}, frozenset(RELATIONS))
+
+
+#: perceiver name (`qlang.vision.pipeline.PERCEIVERS`) -> what it sees
+SIGHTS = {"ssd": _ssd(), "owlvit": Sight("owlvit", None, None, None)}
+
+
+@cache
+def _reached(classes: frozenset[str]) -> frozenset[str]:
+    """The classes seen through `classes`: themselves and every category above them."""
+    ontology = load()
+    return classes.union(*(ontology.ancestors(c) for c in classes))
+
+
+def words(root: Node) -> list[tuple[Kind, str]]:
+    """The classes, categories, values and relations a program names, in step order, each once
+    (the generic `name`, `class` and `any` left out: every perceiver answers them)."""
+    found: dict[tuple[Kind, str], None] = {}
+    for node in postorder(root):
+        for kind, word in zip(SIGNATURES[node.op].literals, node.literals, strict=False):
+            if kind in (Kind.CLASS, Kind.ATTR, Kind.VALUE, Kind.REL) and word not in EVERY_PERCEIVER:
+                found[kind, word] = None
+    return list(found)
+
+
+def unseen(sight: Sight, root: Node) -> tuple[tuple[Kind, str], ...]:
+    """The words of a program the perceiver cannot see."""
+    return tuple((kind, word) for kind, word in words(root) if not sight.sees(kind, word))
+
+
+def blind_no(sight: Sight, root: Node, answer: str) -> tuple[str, ...]:
+    """The words a "no" to a yes/no program rests on that the perceiver cannot see (none: the
+    "no" stands).  A "yes" stands either way: it was seen through the words it does see."""
+    if answer != "no" or root.signature is None or root.signature.result is not Type.BOOL:
+        return ()
+    return tuple(word for _, word in unseen(sight, root))
+
+
+def coarse(sight: Sight, cls: str) -> str | None:
+    """The nearest class above `cls` in WordNet that the perceiver names: `man` -> `person`
+    (None when there is none, or when the perceiver names every class)."""
+    if sight.classes is None:
+        return None
+    levels = islice(levels_above(senses(cls)[:1], instances=False), _DEPTH)
+    return next((word for level in levels for s in level for word in names(s) if word in sight.classes),
+                None)
