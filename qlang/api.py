@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from qlang.errors import CheckError, Diagnostic, Source
 from qlang.ir import Node
+from qlang.knowledge.graph import Knowledge
 from qlang.ontology import Ontology
 from qlang.passes import check as _check
 from qlang.passes.canonical import canonicalize
@@ -24,10 +25,13 @@ def parse(text: str, syntax: str | None = None, *, name: str = "<input>") -> Nod
 
 
 def check(root: Node, *, open_vocabulary: bool = False, source: Source | None = None,
-          ontology: Ontology | None = None) -> list[Diagnostic]:
+          ontology: Ontology | None = None, knowledge: Knowledge | None = None) -> list[Diagnostic]:
     """Raise `CheckError` with every error of a program; return its warnings.  `ontology`: the
-    words to check against (default: GQA's; a rules file's vocabulary extends it)."""
-    diagnostics = _check.check(root, open_vocabulary=open_vocabulary, ontology=ontology)
+    words to check against (default: GQA's; a rules file's vocabulary extends it); `knowledge`:
+    the knowledge in use, whose words the knowledge operations also take (default: the bundled
+    base, opened only for such a word)."""
+    diagnostics = _check.check(root, open_vocabulary=open_vocabulary, ontology=ontology,
+                               knowledge=knowledge)
     errors = [d for d in diagnostics if not d.warning]
     if errors:
         raise CheckError(errors, source)
@@ -35,11 +39,13 @@ def check(root: Node, *, open_vocabulary: bool = False, source: Source | None = 
 
 
 def compile(text: str, syntax: str | None = None, *, name: str = "<input>",
-            open_vocabulary: bool = False, ontology: Ontology | None = None) -> Node:
-    """Parse and check (against `ontology`, as `check`): the IR of a well-formed, well-typed
-    program."""
+            open_vocabulary: bool = False, ontology: Ontology | None = None,
+            knowledge: Knowledge | None = None) -> Node:
+    """Parse and check (against `ontology` and `knowledge`, as `check`): the IR of a
+    well-formed, well-typed program."""
     root = parse(text, syntax, name=name)
-    check(root, open_vocabulary=open_vocabulary, source=Source(text, name), ontology=ontology)
+    check(root, open_vocabulary=open_vocabulary, source=Source(text, name), ontology=ontology,
+          knowledge=knowledge)
     return canonicalize(root)
 
 

@@ -38,6 +38,8 @@ class Kind(Enum):
     REL = "rel"
     DIR = "dir"
     MODE = "mode"
+    #: a knowledge relation (`qlang.passes.vocabulary`): ``used for``, ``is a``, ...
+    KREL = "krel"
 
 
 #: Closed literal kinds: their whole vocabulary is fixed by the language itself.
@@ -58,6 +60,9 @@ class Signature:
     symmetric: bool = False
     #: positions (among the literals) of alternatives that form a set: a choice's two options
     alternatives: tuple[int, ...] = ()
+    #: it reads the knowledge in use, so its class and value literals may also be any word
+    #: the knowledge knows (`qlang.passes.check`)
+    knowledge: bool = False
     #: operands and literals together (set from them; every checked node reads it)
     arity: int = field(init=False)
 
@@ -67,6 +72,7 @@ class Signature:
 
 _O, _1, _B, _V = Type.OBJECTS, Type.OBJECT, Type.BOOL, Type.VALUE
 _C, _A, _VAL, _R, _D, _M = Kind.CLASS, Kind.ATTR, Kind.VALUE, Kind.REL, Kind.DIR, Kind.MODE
+_K = Kind.KREL
 
 _TABLE = (
     Signature("scene", (), (), _O, "all objects of the scene"),
@@ -103,6 +109,15 @@ _TABLE = (
               symmetric=True),
     Signature("and", (_B, _B), (), _B, "conjunction", symmetric=True),
     Signature("or", (_B, _B), (), _B, "disjunction", symmetric=True),
+    Signature("know", (_1,), (_K,), _V,
+              "a word the object's class has an edge of the knowledge relation to, the strongest first",
+              knowledge=True),
+    Signature("verify_know", (_1,), (_K, _VAL), _B,
+              "whether the object's class has an edge of the knowledge relation to the word",
+              knowledge=True),
+    Signature("infer", (_O,), (_C,), _V,
+              "a word of the class (by `is a`) within 3 knowledge edges of the input's classes, "
+              "the strongest path first", knowledge=True),
 )
 
 SIGNATURES: dict[str, Signature] = {sig.name: sig for sig in _TABLE}

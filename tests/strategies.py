@@ -3,7 +3,8 @@
 Every operation of `SIGNATURES` can appear; operand types and literal kinds come from its
 signature, literal words from the bundled GQA ontology (values narrowed to the attribute
 category of the same node), so every generated program passes the checker.  `cases` draws a
-small scene graph and a program over mostly its own words, for the differential tests; `mutated`
+small scene graph and a program over mostly its own words, for the differential tests, and
+`knowledge_triples` a small knowledge graph over the same words; `mutated`
 breaks a text a little, for the parsers' fuzzing; `hostile_words` are open-vocabulary words no
 reader may misread, for the printers.
 """
@@ -16,11 +17,14 @@ from typing import Any
 from hypothesis import strategies as st
 
 from qlang.ir import Lit, Node
+from qlang.knowledge.triples import Triple
 from qlang.ontology import load
+from qlang.passes.vocabulary import RELATION_NAMES
+from qlang.passes.vocabulary import words as vocabulary_words
 from qlang.signatures import CLOSED_KINDS, SIGNATURES, Kind, Type
 
 _ONTOLOGY = load()
-_WORDS = {kind: sorted(_ONTOLOGY.vocabulary(kind)) for kind in Kind}
+_WORDS = {kind: sorted(vocabulary_words(kind)) for kind in Kind}
 _ADMISSIBLE = {cat: sorted(values) for cat, values in _ONTOLOGY.admissible.items()}
 #: The smallest program of each type: where generation stops when the depth runs out.
 _LEAF_OPS = {Type.OBJECTS: "scene", Type.OBJECT: "unique", Type.BOOL: "exist", Type.VALUE: "query"}
@@ -78,7 +82,7 @@ SPECIAL_WORDS = ("scene", "_", "same color", "not(red)", "cup (1)", "type", "rel
 def hostile_words(kind: Kind, category: str | None) -> st.SearchStrategy[str]:
     """Open-vocabulary words from `HOSTILE_ALPHABET` or `SPECIAL_WORDS`, among real ones;
     directions and modes stay the closed words they are."""
-    if kind in CLOSED_KINDS:
+    if kind in CLOSED_KINDS or kind is Kind.KREL:
         return words(kind, category)
     return st.one_of(words(kind, category), st.sampled_from(SPECIAL_WORDS),
                      st.text(HOSTILE_ALPHABET, max_size=6))
@@ -100,6 +104,20 @@ VALUES |= {"any": tuple(v for vs in VALUES.values() for v in vs), "name": NAMES,
            "class": NAMES + CATEGORIES, "place": ("beach",)}
 ATTRIBUTES = (*(v for cat in ("color", "material", "size", "pose") for v in VALUES[cat]), "left")
 RELATIONS = ("on", "near", "holding", "to the left of")
+#: knowledge relations as programs write them (``related to`` is symmetric), and the words of
+#: generated knowledge: the scenes' classes and values, and a few only knowledge has
+KNOWLEDGE_RELATIONS = ("is a", "used for", "related to", "made of")
+KNOWLEDGE_WORDS = (*NAMES, *CATEGORIES, "metal", "wooden", "white", "pet", "wheel", "riding")
+
+
+@st.composite
+def knowledge_triples(draw: st.DrawFn, max_size: int = 16) -> list[Triple]:
+    """A small knowledge graph over `KNOWLEDGE_WORDS`, half of it ``is_a`` edges, so that `infer`
+    finds members of classes (an edge drawn twice keeps its greatest weight in an index)."""
+    word = st.sampled_from(KNOWLEDGE_WORDS)
+    relation = st.one_of(st.just("is_a"), st.sampled_from([RELATION_NAMES[r] for r in KNOWLEDGE_RELATIONS]))
+    return draw(st.lists(st.builds(Triple, word, relation, word, st.sampled_from((1.0, 0.9, 0.5, 0.2))),
+                         max_size=max_size))
 
 
 @st.composite
@@ -118,10 +136,11 @@ def scene_graphs(draw: st.DrawFn) -> dict[str, Any]:
 
 
 @st.composite
-def cases(draw: st.DrawFn, results: tuple[Type, ...] = (Type.BOOL, Type.VALUE)
+def cases(draw: st.DrawFn, results: tuple[Type, ...] = (Type.BOOL, Type.VALUE), knowledge: bool = False
           ) -> tuple[dict[str, Any], Node]:
     """A scene and a program ending in one of `results`, whose classes and relations are mostly
-    the scene's own, so that selections and relations find something."""
+    the scene's own, so that selections and relations find something; with `knowledge`, ending
+    in an operation that reads knowledge."""
     graph = draw(scene_graphs())
     objects = graph["objects"]
     edges = [(o["name"], r["name"], objects[r["object"]]["name"])
@@ -135,14 +154,25 @@ def cases(draw: st.DrawFn, results: tuple[Type, ...] = (Type.BOOL, Type.VALUE)
         return (*found, draw(st.sampled_from(pool)))
 
     pools = {Kind.CLASS: mostly_present(NAMES + CATEGORIES), Kind.REL: mostly_present(RELATIONS),
-             Kind.ATTR: tuple(VALUES)}
+             Kind.ATTR: tuple(VALUES), Kind.KREL: KNOWLEDGE_RELATIONS}
 
     def vocabulary(kind: Kind, category: str | None) -> st.SearchStrategy[str]:
         return st.sampled_from(CLOSED_KINDS.get(kind) or (VALUES[category or "any"] if kind is Kind.VALUE
                                                           else pools[kind]))
 
     spec = draw(st.tuples(st.sampled_from(results), st.integers(1, 4)))
-    return graph, draw(nodes(*spec, vocabulary))
+    if not knowledge:
+        return graph, draw(nodes(*spec, vocabulary))
+    signature = SIGNATURES[draw(st.sampled_from(sorted(s.name for s in SIGNATURES.values()
+                                                        if s.knowledge and s.result in results)))]
+    operands = [draw(nodes(t, spec[1] - 1, vocabulary)) for t in signature.operands]
+
+    def known(kind: Kind, category: str | None) -> st.SearchStrategy[str]:
+        """A class or value of the knowledge: one with members, or one only knowledge has."""
+        return st.sampled_from(KNOWLEDGE_WORDS[len(NAMES):]) if kind in (Kind.CLASS, Kind.VALUE) \
+            else vocabulary(kind, category)
+
+    return graph, Node(signature.name, (*operands, *draw(literals(signature.literals, known))))
 
 
 @st.composite

@@ -25,6 +25,11 @@ Where the two semantics legitimately differ, and the cases excluded with `assume
   off here (tested on its own in test_interpret.py).
 * Scene-wide ``location`` (indoors/outdoors) exists only for the interpreter; never generated.
 
+The knowledge operations (``know``, ``verify_know``, ``infer``) read a knowledge graph, the same
+on both sides: none but GQA's class hierarchy in most tests, and a generated one (`knowledge_triples`)
+in the test of programs ending in them; the ASP side gets the facts `qlang.asp.knowledge` grounds
+for the question, so its bounds are tested too (a generated graph never reaches them).
+
 Under the seed thesis's semantics (`semantics="thesis"`, §4.1) the interpreter departs from the
 theory by exactly two rules, and a test holds it to that: a relation finding nothing raises
 `MissingEdge`, and a choice answers with its first option that holds.  Wherever neither rule
@@ -40,24 +45,37 @@ The last test holds it to the interpreter (qlang semantics) wherever every such 
 from __future__ import annotations
 
 import json
+from pathlib import Path
+from tempfile import TemporaryDirectory
 from typing import Any
 
 from hypothesis import HealthCheck, assume, given, settings
 
+from qlang.asp import knowledge as knowledge_facts
 from qlang.asp.scene import SceneLibrary
 from qlang.asp.solve import solve
 from qlang.errors import Source
 from qlang.interpret import KNOWLEDGE_ERRORS, Knowledge, MissingEdge, Scene, evaluate, sanitize
 from qlang.ir import Node, postorder
+from qlang.knowledge import graph as knowledge_graph
+from qlang.knowledge.index import build
+from qlang.knowledge.triples import Triple
+from qlang.ontology import load
 from qlang.passes.lower import facts
 from qlang.signatures import Type
 from tests import strategies
-from tests.strategies import cases, scene_graphs
+from tests.strategies import cases, knowledge_triples, scene_graphs
+
+#: No knowledge base: the knowledge operations read GQA's class hierarchy alone.
+NO_KNOWLEDGE = knowledge_graph.Knowledge(())
 
 
-def asp_answers(root: Node, graph: dict[str, Any], semantics: str = "qlang") -> frozenset[str]:
+def asp_answers(root: Node, graph: dict[str, Any], semantics: str = "qlang",
+                knowledge: knowledge_graph.Knowledge = NO_KNOWLEDGE) -> frozenset[str]:
     question = facts(root)
-    scene = SceneLibrary(Source(json.dumps(graph))).facts()
+    classes = {c for o in graph["objects"].values() for c in (o["name"], *load().ancestors(o["name"]))}
+    scene = "\n".join([SceneLibrary(Source(json.dumps(graph))).facts(),
+                       *(f"{s}." for s in knowledge_facts.facts(knowledge, question, classes))])
     found: set[str] = set()
     while True:  # every distinct answer: ask for one more than found until none is new
         answers = {a.value for a in solve(question, scene, top_k=len(found) + 1, distinct=True,
@@ -67,17 +85,28 @@ def asp_answers(root: Node, graph: dict[str, Any], semantics: str = "qlang") -> 
         found |= answers
 
 
-def agree(graph: dict[str, Any], root: Node, semantics: str = "qlang") -> None:
+def agree(graph: dict[str, Any], root: Node, semantics: str = "qlang",
+          knowledge: knowledge_graph.Knowledge = NO_KNOWLEDGE) -> None:
     """Both back ends give the same answers, outside the excluded cases (module docstring)."""
-    outcome = evaluate(root, Scene.from_json(graph), Knowledge(wordnet=False))
+    outcome = evaluate(root, Scene.from_json(graph), Knowledge(wordnet=False), facts=knowledge)
     assume(not any(isinstance(f, KNOWLEDGE_ERRORS) for f in outcome.failures))
-    assert asp_answers(root, graph, semantics) == outcome.answers, (str(root), graph, outcome.failures)
+    assert asp_answers(root, graph, semantics, knowledge) == outcome.answers, \
+        (str(root), graph, outcome.failures)
 
 
 @settings(max_examples=250, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(case=cases())
 def test_asp_and_interpreter_agree(case: tuple[dict[str, Any], Node]) -> None:
     agree(*case)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(case=cases(knowledge=True), triples=knowledge_triples())
+def test_asp_and_interpreter_agree_over_generated_knowledge(case: tuple[dict[str, Any], Node],
+                                                           triples: list[Triple]) -> None:
+    """know, verify_know and infer over a generated knowledge graph (and GQA's hierarchy)."""
+    with TemporaryDirectory() as folder:
+        agree(*case, knowledge=knowledge_graph.Knowledge([build(triples, Path(folder) / "k.sqlite", {})]))
 
 
 @settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -93,11 +122,11 @@ def test_the_thesis_semantics_departs_from_asp_only_by_its_two_rules(
         case: tuple[dict[str, Any], Node]) -> None:
     graph, root = case
     scene = Scene.from_json(graph)
-    thesis = evaluate(root, scene, Knowledge(wordnet=False), semantics="thesis")
+    thesis = evaluate(root, scene, Knowledge(wordnet=False), semantics="thesis", facts=NO_KNOWLEDGE)
     assume(not any(isinstance(f, KNOWLEDGE_ERRORS) for f in thesis.failures))
     chooses = any(n.op in ("choose_attr", "choose_rel") for n in postorder(root))
     if any(isinstance(f, MissingEdge) for f in thesis.failures) or chooses:
-        qlang_answers = evaluate(root, scene, Knowledge(wordnet=False)).answers
+        qlang_answers = evaluate(root, scene, Knowledge(wordnet=False), facts=NO_KNOWLEDGE).answers
         assert thesis.answers <= qlang_answers, (str(root), graph)  # it only refuses or picks
         return
     assert asp_answers(root, graph) == thesis.answers, (str(root), graph, thesis.failures)
@@ -108,7 +137,7 @@ def finds_one(node: Node, graph: dict[str, Any]) -> bool:
     each object its input may be."""
     scene, knowledge = Scene.from_json(graph), Knowledge(wordnet=False)
     if node.op != "choose_rel":
-        outcome = evaluate(node, scene, knowledge)
+        outcome = evaluate(node, scene, knowledge, facts=NO_KNOWLEDGE)
         return len(outcome.answers) == 1 and not outcome.failures
     cls, rel0, rel1, direction = node.literals
     picked = evaluate(node.operands[0], scene, knowledge)

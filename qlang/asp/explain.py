@@ -6,7 +6,9 @@ supporting facts are the model's `has_attr`/`has_rel` atoms that mention one of 
 objects and one of its literal words: enough to see why `filter(color, brown)` kept an object.
 A fact a rules file derived, and the scene does not state, names the rules that derived it (the
 ``derived_attr``/``derived_rel`` atoms carry their numbers).  The objects each step kept are the
-answer's bindings (`Explanation.bindings`, ``solve --bindings``).
+answer's bindings (`Explanation.bindings`, ``solve --bindings``).  A knowledge operation's
+answer shows the knowledge paths behind it, edge by edge (``cup -used_for-> drinking``), which
+the theory leaves as ``knowledge_path`` atoms.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from dataclasses import dataclass
 
 import clingo
 
+from qlang.asp import knowledge
 from qlang.asp.background import Background
 from qlang.asp.question import Question
 from qlang.asp.solve import DEFAULT_LIMITS, Answer, Limits, Session
@@ -57,11 +60,14 @@ class Step:
     facts: tuple[str, ...]
     #: the rules behind those of the facts a rules file derived
     derivations: tuple[Derivation, ...] = ()
+    #: the knowledge paths behind a knowledge operation's answer (`qlang.asp.knowledge.paths`)
+    paths: tuple[str, ...] = ()
 
     def to_json(self) -> dict[str, object]:
         return {"step": self.step, "op": self.op, "operands": list(self.operands),
                 "literals": list(self.literals), "objects": list(self.objects), "value": self.value,
-                "facts": list(self.facts), "derivations": [d.to_json() for d in self.derivations]}
+                "facts": list(self.facts), "derivations": [d.to_json() for d in self.derivations],
+                "paths": list(self.paths)}
 
     def call(self) -> str:
         """The step as the explanation shows it: ``select(#0, shorts)``."""
@@ -88,6 +94,7 @@ class Explanation:
             for fact in s.facts:
                 lines.append(f"      {fact}")
                 lines += [f"        {d.render()}" for d in s.derivations if d.fact == fact]
+            lines += [f"      {path}" for path in s.paths]
         return "\n".join(lines)
 
     def bound(self) -> list[Step]:
@@ -143,6 +150,7 @@ def trace(answer: Answer, atoms: tuple[clingo.Symbol, ...], rules: Rules | None 
             if atom.name == "has_attr" and args[1].name == "name":
                 names[str(args[0])] = from_term(str(args[2]))
     derived = _derivations(atoms, rules, stated) if rules is not None else {}
+    behind = knowledge.paths(atoms)
     steps = []
     for atom in sorted((a for a in atoms if _is_step(a)), key=lambda a: a.arguments[0].number):
         step, *args = atom.arguments
@@ -155,7 +163,8 @@ def trace(answer: Answer, atoms: tuple[clingo.Symbol, ...], rules: Rules | None 
                           tuple(from_term(str(a)) for a in args[width:]),
                           tuple(sorted(kept.get(step.number, []))), values.get(step.number),
                           tuple(map(str, supporting)),
-                          tuple(d for f in supporting for d in derived.get(f, ()))))
+                          tuple(d for f in supporting for d in derived.get(f, ())),
+                          tuple(behind.get(step.number, ()))))
     return Explanation(answer, tuple(steps), names)
 
 

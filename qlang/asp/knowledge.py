@@ -25,17 +25,18 @@ What a question grounds, each part bounded by `limit` edges (the strongest first
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Iterable
+from collections.abc import Callable, Collection, Iterable, Sequence
+from functools import cache
 
 import clingo
 
 from qlang.asp.question import Question
 from qlang.asp.scene import weight
-from qlang.asp_names import to_symbol
+from qlang.asp_names import from_term, to_symbol
 from qlang.knowledge.graph import Knowledge
 from qlang.knowledge.relations import SYMMETRIC
 from qlang.knowledge.triples import Triple
-from qlang.ontology import Ontology, load
+from qlang.ontology import load
 from qlang.passes.lower import Fact
 from qlang.signatures import SIGNATURES
 
@@ -51,26 +52,34 @@ class Graph:
     """The knowledge as the operations walk it (module docstring): edges as walked, the
     hierarchy's among them."""
 
-    def __init__(self, knowledge: Knowledge, ontology: Ontology | None = None) -> None:
+    def __init__(self, knowledge: Knowledge) -> None:
         self.knowledge = knowledge
-        self.ontology = ontology or load()
 
     def steps(self, words: Collection[str], *, into: bool = False, relations: Collection[str] | None = None,
               limit: int | None = None) -> list[Triple]:
         """The edges out of `words` (into them, with `into`), each as walked (a symmetric one
         from the end it was reached by), with the hierarchy's, at most `limit` of the knowledge."""
-        found = [Triple(step.start, step.triple.relation, step.end, step.weight)
-                 for step in self.knowledge.steps(words, into=into, relations=relations, limit=limit)]
+        wanted = set(words)
+        against = SYMMETRIC if relations is None else SYMMETRIC.intersection(relations)
+        found: list[Triple] = []
+        for index in self.knowledge.indexes:  # an edge several hold is merged by `edges`
+            found += index.edges(wanted, into=into, relations=relations, limit=limit)
+            if against:
+                found += [Triple(e.tail, e.relation, e.head, e.weight)
+                          for e in index.edges(wanted, into=not into, relations=against, limit=limit)]
+        if limit is not None:
+            found = sorted(found, key=lambda edge: -edge.weight)[:limit]
         if relations is None or IS_A in relations:
             found += self.hierarchy(words, into)
         return found
 
     def hierarchy(self, words: Iterable[str], into: bool) -> list[Triple]:
         """GQA's ``is_a`` edges out of `words` (to their categories), or into them (from members)."""
-        members = self.ontology.class_members
         if into:
+            members = load().class_members
             return [Triple(m, IS_A, w) for w in words for m in sorted(members.get(w, ()))]
-        return [Triple(w, IS_A, c) for w in words for c in self.ontology.ancestors(w)]
+        categories = _categories()
+        return [Triple(w, IS_A, c) for w in words for c in categories.get(w, ())]
 
     def reach(self, words: Iterable[str], hops: int, *, into: bool = False,
               relations: Collection[str] | None = None, limit: int = LIMIT) -> list[Triple]:
@@ -89,6 +98,16 @@ class Graph:
         return taken
 
 
+@cache
+def _categories() -> dict[str, list[str]]:
+    """Each class's GQA categories (`Ontology.ancestors`, for every class at once)."""
+    found: dict[str, list[str]] = {}
+    for category, members in sorted(load().class_members.items()):
+        for member in members:
+            found.setdefault(member, []).append(category)
+    return found
+
+
 def _first_word(fact: Fact) -> str:
     """A step's first literal: the relation ``know``/``verify_know`` ask, the class of ``infer``."""
     return str(fact.args[1 + len(SIGNATURES[fact.name].operands)])
@@ -99,20 +118,48 @@ def _relation(fact: Fact) -> str:
     return _first_word(fact).replace(" ", "_")
 
 
+def _infer(graph: Graph, fact: Fact, classes: set[str], limit: int) -> list[Triple]:
+    """What ``infer`` reads: the edges of the walks out of the classes that end in a word of
+    the asked class, and the ``is_a`` chains that make those words its members (found walking
+    up from the words reached, so a class of thousands of members costs no more than a small
+    one); the rest of the walk's neighbourhood could not change the answer."""
+    cls = _first_word(fact)
+    walk = graph.reach(classes, HOPS, limit=limit)
+    reached = classes | {edge.tail for edge in walk}
+    chains = [e for e in graph.reach(reached, HOPS, relations={IS_A}, limit=limit) if e.relation == IS_A]
+    below = _distances(cls, chains, into=True)  # is_a edges from each word to the class
+    members = {word for word in reached if below.get(word, 0) > 0} - {cls}
+    start, end = _distances(classes, walk), _distances(members, walk, into=True)
+    return [*(e for e in walk if start.get(e.head, HOPS) + 1 + end.get(e.tail, HOPS) <= HOPS),
+            *(e for e in chains if e.tail in below and e.head != cls)]
+
+
+def _distances(words: Iterable[str] | str, edges: list[Triple], *, into: bool = False) -> dict[str, int]:
+    """How few of `edges` lead from `words` to each word (to `words`, with `into`), up to `HOPS`."""
+    following: dict[str, set[str]] = {}
+    for edge in edges:
+        start, end = (edge.tail, edge.head) if into else (edge.head, edge.tail)
+        following.setdefault(start, set()).add(end)
+    frontier = {words} if isinstance(words, str) else set(words)
+    distance = dict.fromkeys(frontier, 0)
+    for hops in range(1, HOPS + 1):
+        frontier = {w for word in frontier for w in following.get(word, ()) if w not in distance}
+        distance.update(dict.fromkeys(frontier, hops))
+    return distance
+
+
 #: What each operation reading knowledge grounds: (graph, its step, the scene's classes, limit).
 NEEDS: dict[str, Callable[[Graph, Fact, set[str], int], list[Triple]]] = {
     "know": lambda g, f, classes, limit: g.steps(classes, relations={_relation(f)}, limit=limit),
     "verify_know": lambda g, f, classes, limit: g.steps(classes, relations={_relation(f)}, limit=limit),
-    "infer": lambda g, f, classes, limit: [*g.reach(classes, HOPS, limit=limit),
-                                           *g.reach([_first_word(f)], HOPS, into=True, relations={IS_A},
-                                                    limit=limit)],
+    "infer": _infer,
 }
 
 
 def edges(knowledge: Knowledge, question: Question, classes: Iterable[str], *, rules: bool = False,
-          limit: int = LIMIT, ontology: Ontology | None = None) -> list[Triple]:
+          limit: int = LIMIT) -> list[Triple]:
     """The edges (as walked) a question needs, each once with its greatest weight, sorted."""
-    graph = Graph(knowledge, ontology)
+    graph = Graph(knowledge)
     scene = set(classes)
     found = graph.steps(scene, limit=limit) if rules else []
     for fact in question:
@@ -129,13 +176,45 @@ def edges(knowledge: Knowledge, question: Question, classes: Iterable[str], *, r
 
 
 def facts(knowledge: Knowledge, question: Question, classes: Iterable[str], *, rules: bool = False,
-          limit: int = LIMIT, ontology: Ontology | None = None) -> list[clingo.Symbol]:
+          limit: int = LIMIT) -> list[clingo.Symbol]:
     """``knowledge/3`` and ``knowledge_cost/4`` for the edges a question needs (`edges`):
     `question` its lowered facts, `classes` every class the scene's objects have (their names
     and categories, and any a rules file derives), `rules` whether a rules file reads knowledge."""
     symbols: list[clingo.Symbol] = []
-    for edge in edges(knowledge, question, classes, rules=rules, limit=limit, ontology=ontology):
+    for edge in edges(knowledge, question, classes, rules=rules, limit=limit):
         words = [to_symbol(edge.head), to_symbol(edge.relation.replace("_", " ")), to_symbol(edge.tail)]
         symbols.append(clingo.Function("knowledge", words))
         symbols.append(clingo.Function("knowledge_cost", [*words, clingo.Number(weight(edge.weight))]))
     return symbols
+
+
+#: The edge behind a step's answer, as the theory leaves it: step, place on its path, edge.
+PATH = "knowledge_path"
+
+
+def paths(atoms: Iterable[clingo.Symbol]) -> dict[int, list[str]]:
+    """The knowledge paths behind each step's answer, read off a model's ``knowledge_path(T, I,
+    H, R, X)`` atoms (edge I of a path; a second path, `infer`'s ``is_a`` chain to its class,
+    numbered -1, -2, ...) and shown as ``kb paths`` shows them: ``cup -used_for-> drinking``, a
+    path of two edges ``sandwich -is_a-> food -related_to-> ketchup``."""
+    edges: dict[tuple[int, bool], dict[int, list[tuple[str, str, str]]]] = {}
+    for atom in atoms:
+        if atom.name == PATH and len(atom.arguments) == 5:
+            step, place, *words = atom.arguments
+            head, relation, tail = (from_term(str(w)) for w in words)
+            edges.setdefault((step.number, place.number < 0), {}).setdefault(abs(place.number), []).append(
+                (head, relation.replace(" ", "_"), tail))
+    found: dict[int, list[str]] = {}
+    for (number, _), places in sorted(edges.items()):
+        found.setdefault(number, []).extend(_chains(places))
+    return found
+
+
+def _chains(places: dict[int, list[tuple[str, str, str]]]) -> list[str]:
+    """Every path through the edges, edge i + 1 starting where edge i ends, shown."""
+    chains: list[Sequence[tuple[str, str, str]]] = [[edge] for edge in sorted(places.get(1, []))]
+    for place in range(2, max(places) + 1):
+        chains = [[*chain, edge] for chain in chains for edge in sorted(places.get(place, []))
+                  if edge[0] == chain[-1][2]]
+    return [" ".join([chain[0][0], *(f"-{relation}-> {tail}" for _, relation, tail in chain)])
+            for chain in chains]

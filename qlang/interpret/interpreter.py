@@ -32,9 +32,12 @@ from qlang.interpret.errors import (
     MissingEdge,
     NonTrivialCategory,
 )
+from qlang.interpret.graph import HOPS, Graph
 from qlang.interpret.knowledge import Knowledge
 from qlang.interpret.scene import Scene, SceneObject
 from qlang.ir import Node, postorder
+from qlang.knowledge import graph, sources
+from qlang.passes.vocabulary import RELATION_NAMES
 from qlang.signatures import SIGNATURES
 from qlang.syntax import gqa
 
@@ -78,17 +81,18 @@ def sanitize(answer: object) -> str:
 
 
 def evaluate(root: Node, scene: Scene, knowledge: Knowledge | None = None,
-             semantics: str = "qlang") -> Outcome:
-    """Every answer the program can give over the scene (knowledge: ontology and WordNet)."""
-    run = _Run(scene, knowledge or Knowledge(), semantics == "thesis")
+             semantics: str = "qlang", facts: graph.Knowledge | None = None) -> Outcome:
+    """Every answer the program can give over the scene (knowledge: ontology and WordNet; `facts`:
+    the knowledge graph the knowledge operations read, the bundled base when not given)."""
+    run = _Run(scene, knowledge or Knowledge(), semantics == "thesis", facts)
     answers = frozenset(sanitize(a) for a in run.branches(postorder(root), 0, {}))
     return Outcome(answers, tuple(run.failures))
 
 
 def interpret(root: Node, scene: Scene, knowledge: Knowledge | None = None,
-              semantics: str = "qlang") -> str:
+              semantics: str = "qlang", facts: graph.Knowledge | None = None) -> str:
     """The program's one answer over the scene, or the `InterpretError` saying why there is none."""
-    return evaluate(root, scene, knowledge, semantics).answer
+    return evaluate(root, scene, knowledge, semantics, facts).answer
 
 
 def answerable(question: Mapping[str, Any], scene: Scene, knowledge: Knowledge | None = None,
@@ -103,11 +107,14 @@ def answerable(question: Mapping[str, Any], scene: Scene, knowledge: Knowledge |
 
 
 class _Run:
-    def __init__(self, scene: Scene, knowledge: Knowledge, thesis: bool) -> None:
+    def __init__(self, scene: Scene, knowledge: Knowledge, thesis: bool,
+                 facts: graph.Knowledge | None = None) -> None:
         self.scene = scene
         self.k = knowledge
         self.thesis = thesis
         self.failures: list[InterpretError] = []
+        self._facts = facts
+        self._graph: Graph | None = None
 
     def branches(self, order: list[Node], index: int, values: dict[Node, Any]) -> Iterator[Any]:
         """The root's value for each choice made at the nodes from `index` on."""
@@ -142,6 +149,13 @@ class _Run:
                  for r in (self.obj(x).incoming if direction == "subject" else self.obj(x).outgoing)
                  if r.name == rel and self.k.is_a(self.obj(r.other).name, cls))
         return tuple(dict.fromkeys(found))
+
+    @property
+    def graph(self) -> Graph:
+        """The knowledge graph, opened on first use (the bundled base unless one was given)."""
+        if self._graph is None:
+            self._graph = Graph(self._facts if self._facts is not None else sources.knowledge([]))
+        return self._graph
 
     def keep(self, xs: Objects, test: Callable[[str], bool]) -> list[Objects]:
         return [tuple(x for x in xs if test(x))]
@@ -241,6 +255,19 @@ class _Run:
             raise EmptyQuery(f"{self.obj(x).name} and {self.obj(y).name} share no attribute")
         return found
 
+    def know(self, _: Node, x: str, relation: str) -> list[str]:
+        found = self.graph.know(self.k.classes(self.obj(x)), RELATION_NAMES[relation])
+        if not found:
+            raise EmptyQuery(f"{self.obj(x).name} ({x}) has no {relation!r} edge in the knowledge")
+        return sorted(found)
+
+    def infer(self, _: Node, xs: Objects, cls: str) -> list[str]:
+        starts = dict.fromkeys(c for x in xs for c in self.k.classes(self.obj(x)))
+        found = self.graph.infer(starts, cls)
+        if not found:
+            raise EmptyQuery(f"no {cls} within {HOPS} knowledge edges of the input's classes")
+        return sorted(found)
+
     # ----- Bools -----------------------------------------------------------------------------
 
     def verify_attr(self, _: Node, x: str, category: str, value: str) -> list[bool]:
@@ -248,6 +275,9 @@ class _Run:
 
     def verify_rel(self, _: Node, x: str, cls: str, rel: str, direction: str) -> list[bool]:
         return [bool(self.related((x,), rel, direction, cls))]
+
+    def verify_know(self, _: Node, x: str, relation: str, word: str) -> list[bool]:
+        return [word in self.graph.know(self.k.classes(self.obj(x)), RELATION_NAMES[relation])]
 
     def exist(self, _: Node, xs: Objects) -> list[bool]:
         return [bool(xs)]

@@ -4,6 +4,11 @@ Checks, per node: the operation exists ("did you mean"), its arity, that operand
 operations of the right type and literal positions hold words of the right kind, and that each
 word is in the GQA vocabulary for its kind (values narrowed to the node's attribute category).
 The root must yield an answer.  Vocabulary problems become warnings with `open_vocabulary`.
+
+The knowledge in use extends the vocabulary where an operation reads it (`Signature.knowledge`):
+there a class or value may also be any word the knowledge knows (``verify_know(x, used_for,
+drinking)``).  The knowledge is asked only about such a word outside the ontology, so that no
+other program opens an index (the bundled base, unless another is given).
 """
 
 from __future__ import annotations
@@ -12,16 +17,32 @@ from dataclasses import dataclass, field
 
 from qlang.errors import Diagnostic, Span, shown
 from qlang.ir import Lit, Node, postorder
+from qlang.knowledge import sources
+from qlang.knowledge.graph import Knowledge
 from qlang.ontology import Ontology, load, suggestions
-from qlang.signatures import CLOSED_KINDS, SIGNATURES, Kind, Type
+from qlang.passes.vocabulary import words
+from qlang.signatures import CLOSED_KINDS, SIGNATURES, Kind, Signature, Type
+
+#: The literal kinds whose words the knowledge in use extends, where an operation reads it.
+_EXTENDED = (Kind.CLASS, Kind.VALUE)
+_KNOWN = {Kind.CLASS: "class", Kind.ATTR: "attribute category", Kind.VALUE: "attribute value",
+          Kind.REL: "relation", Kind.KREL: "knowledge relation"}
 
 
 @dataclass
 class _Checker:
     ontology: Ontology
     open_vocabulary: bool
+    given: Knowledge | None
     diagnostics: list[Diagnostic] = field(default_factory=list)
     types: dict[Node, Type | None] = field(default_factory=dict)
+    _knowledge: Knowledge | None = None
+
+    def knows(self, word: str) -> bool:
+        """Whether the knowledge in use knows `word` (opened on the first question)."""
+        if self._knowledge is None:
+            self._knowledge = self.given if self.given is not None else sources.knowledge([])
+        return self._knowledge.knows(word)
 
     def report(self, kind: str, message: str, span: Span | None, hint: str | None = None,
                warning: bool = False) -> None:
@@ -45,7 +66,7 @@ class _Checker:
                 self.operand(node, position, arg, signature.operands[position])
             elif position < signature.arity:
                 kind = signature.literals[position - operands]
-                self.literal(node, position, arg, kind, category)
+                self.literal(node, position, arg, kind, category, signature)
                 if kind is Kind.ATTR and isinstance(arg, Lit):
                     category = arg.value
         return signature.result
@@ -63,13 +84,14 @@ class _Checker:
                         f"{actual.value}", arg.span or node.span, hint)
 
     def literal(self, node: Node, position: int, arg: Node | Lit, kind: Kind,
-                category: str | None) -> None:
+                category: str | None, signature: Signature) -> None:
         if isinstance(arg, Node):
             self.report("type", f"{_where(node, position)} must be a {kind.value} word, not an operation",
                         arg.span or node.span)
             return
-        vocabulary = self.ontology.vocabulary(kind, category)
-        if arg.value in vocabulary:
+        vocabulary = words(kind, category, self.ontology)
+        extended = signature.knowledge and kind in _EXTENDED
+        if arg.value in vocabulary or (extended and arg.value.isprintable() and self.knows(arg.value)):
             return
         where = _where(node, position)
         if not arg.value.strip() or not arg.value.isprintable():
@@ -81,9 +103,9 @@ class _Checker:
                         f"not {shown(arg.value)}", arg.span or node.span)
             return
         known = f"{category} value" if kind is Kind.VALUE and category in self.ontology.categories \
-            else {Kind.CLASS: "class", Kind.ATTR: "attribute category", Kind.VALUE: "attribute value",
-                  Kind.REL: "relation"}[kind]
-        self.report("vocabulary", f"{shown(arg.value)} is not a known {known}", arg.span or node.span,
+            else _KNOWN[kind]
+        nor = ", nor a word of the knowledge in use" if extended else ""
+        self.report("vocabulary", f"{shown(arg.value)} is not a known {known}{nor}", arg.span or node.span,
                     _did_you_mean(suggestions(arg.value, vocabulary)), self.open_vocabulary)
 
 
@@ -95,10 +117,11 @@ def _did_you_mean(words: list[str]) -> str | None:
     return f"did you mean {' or '.join(repr(w) for w in words)}?" if words else None
 
 
-def check(root: Node, *, open_vocabulary: bool = False,
-          ontology: Ontology | None = None) -> list[Diagnostic]:
-    """All diagnostics of a program, errors and warnings, in source order of discovery."""
-    checker = _Checker(ontology or load(), open_vocabulary)
+def check(root: Node, *, open_vocabulary: bool = False, ontology: Ontology | None = None,
+          knowledge: Knowledge | None = None) -> list[Diagnostic]:
+    """All diagnostics of a program, errors and warnings, in source order of discovery;
+    `knowledge`: the knowledge in use (the bundled base when not given; module docstring)."""
+    checker = _Checker(ontology or load(), open_vocabulary, knowledge)
     for node in postorder(root):
         checker.types[node] = checker.node(node)
     result = checker.types[root]

@@ -19,7 +19,8 @@ from dataclasses import dataclass
 from functools import cache, cached_property
 
 from qlang.ontology import Ontology, load
-from qlang.signatures import CLOSED_KINDS, SIGNATURES, Kind, Signature, Type
+from qlang.passes.vocabulary import words
+from qlang.signatures import SIGNATURES, Kind, Signature, Type
 from qlang.small.tokens import EOS, Vocabulary, op_token
 
 #: a slot: an operand of a type, the root (`None`: any answer), or a literal of a kind and
@@ -99,13 +100,12 @@ class Automaton:
     def _compute(self, slot: Slot, category: str | None, spare: int) -> list[int]:
         kind, what, _narrowed = slot
         if kind == "operand":
-            names = [sig.name for sig in SIGNATURES.values()
-                     if _fits(slot, sig) and operation_lengths()[sig.name] <= spare]
+            names = [sig.name for sig in SIGNATURES.values()  # those the model has a token for
+                     if _fits(slot, sig) and operation_lengths()[sig.name] <= spare
+                     and op_token(sig.name) in self._known]
             return sorted(self.vocabulary.id(op_token(n)) for n in names)
         assert isinstance(what, Kind)
-        words = (CLOSED_KINDS[what] if what in CLOSED_KINDS
-                 else self.ontology.vocabulary(what, category))
-        return sorted(self.vocabulary.id(w) for w in words if w in self._known)
+        return sorted(self.vocabulary.id(w) for w in words(what, category, self.ontology) if w in self._known)
 
     @cached_property
     def _known(self) -> frozenset[str]:

@@ -32,7 +32,8 @@ from functools import cache, cached_property
 from qlang.errors import QlangError, error
 from qlang.ir import Lit, Node
 from qlang.ontology import load
-from qlang.signatures import CLOSED_KINDS, SIGNATURES
+from qlang.passes.vocabulary import words as vocabulary_words
+from qlang.signatures import CLOSED_KINDS, SIGNATURES, Kind
 from qlang.words import singulars
 
 PAD, BOS, EOS, UNK, PLURAL = "<pad>", "<s>", "</s>", "<unk>", "<pl>"
@@ -210,5 +211,5 @@ def target_vocabulary() -> Vocabulary:
     operation table and the ontology, whatever the training data happened to contain."""
     ontology = load()
     words = (ontology.classes | set(ontology.categories) | ontology.values | ontology.relations
-             | {w for ws in CLOSED_KINDS.values() for w in ws})
+             | {w for ws in CLOSED_KINDS.values() for w in ws} | vocabulary_words(Kind.KREL))
     return Vocabulary.of([*(op_token(name) for name in SIGNATURES), *sorted(words)])

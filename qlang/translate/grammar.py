@@ -76,6 +76,7 @@ from lark import Lark
 
 from qlang.asp_names import to_term
 from qlang.ontology import ANY_CATEGORY, Ontology, load
+from qlang.passes.vocabulary import words as kind_words
 from qlang.paths import resource_dir
 from qlang.signatures import END, SIGNATURES, Kind, Signature, Type
 
@@ -196,7 +197,7 @@ class _Builder:
     def words(self, kind: Kind, category: str | None) -> Item:
         if self.ontology is None:
             return self.open_word()
-        vocabulary = self.ontology.vocabulary(kind, category)
+        vocabulary = kind_words(kind, category, self.ontology)
         if kind is Kind.VALUE and category is not None:
             # A category admits its listed values and those no category claims: the second
             # list (~480 words) is one rule shared by every category.
