@@ -12,12 +12,14 @@ from lsprotocol import types
 from pygls.workspace.position_codec import PositionCodec
 
 from qlang import api
-from qlang.asp_names import from_term
+from qlang.asp_names import from_term, to_term
 from qlang.ir import Lit, Node, postorder
 from qlang.lsp import completion, hover, navigation
 from qlang.lsp.calls import Role, read
 from qlang.lsp.documents import Document
 from qlang.ontology import load
+from qlang.passes.vocabulary import words
+from qlang.signatures import SIGNATURES, Kind, Type
 from qlang.syntax import SYNTAXES
 from tests import strategies
 from tests.conftest import all_questions
@@ -91,3 +93,19 @@ def test_every_cut_of_a_real_program_gets_answers() -> None:
                     assert len(offered.items) == len(load().classes)
                     classes_offered += 1
     assert classes_offered >= 6
+
+
+def test_every_literal_kind_of_the_table_is_completed_with_its_words() -> None:
+    """Each operation's each literal position (knowledge relations included) offers the words
+    of its kind: nothing in the server names an operation or a kind."""
+    for signature in SIGNATURES.values():
+        operands = ", ".join(["scene()" if t is not Type.OBJECT else "unique(scene())"
+                              for t in signature.operands])
+        for index, kind in enumerate(signature.literals):
+            if kind is Kind.VALUE and Kind.ATTR in signature.literals[:index]:
+                continue  # narrowed by the category before it (tested over the protocol)
+            text = f"{signature.name}({operands}, " + "".join(
+                f"{to_term(min(words(k)))}, " for k in signature.literals[:index])
+            doc = document(text, "nested")
+            offered = completion.complete(doc, types.Position(0, len(text)), load())
+            assert {i.label for i in offered.items} == {to_term(w) for w in words(kind)}, text

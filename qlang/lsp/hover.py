@@ -11,6 +11,7 @@ from qlang.lsp import table
 from qlang.lsp.calls import Call, Role, Word, key
 from qlang.lsp.documents import Document
 from qlang.ontology import Ontology
+from qlang.passes.vocabulary import words
 from qlang.signatures import END, SIGNATURES, Kind, Type
 
 #: The most characters of a definition a hover shows.
@@ -55,7 +56,7 @@ def _word(word: Word, ontology: Ontology) -> str | None:
     head = f"**{value}**: {wanted.value}"
     if wanted is Kind.VALUE and category:
         head = f"**{value}**: {category} value"
-    if value not in ontology.vocabulary(wanted, category):
+    if value not in words(wanted, category, ontology):
         return f"{head}\n\nnot a known {wanted.value}" + (f" of {category}" if category else "")
     return "\n\n".join([head, *_about(value, wanted, ontology)])
 

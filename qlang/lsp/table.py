@@ -10,6 +10,7 @@ from __future__ import annotations
 from qlang.asp_names import from_term
 from qlang.lsp.calls import Call
 from qlang.ontology import Ontology
+from qlang.passes.vocabulary import words
 from qlang.signatures import SIGNATURES, Kind, Signature, Type
 
 
@@ -51,4 +52,4 @@ def candidates(ontology: Ontology, kind: Kind, category: str | None) -> frozense
     checker also admits the values no category claims, which would bury them)."""
     if kind is Kind.VALUE and category is not None and category in ontology.categories:
         return ontology.categories[category]
-    return ontology.vocabulary(kind, category)
+    return words(kind, category, ontology)
