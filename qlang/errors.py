@@ -9,6 +9,7 @@ carries one or more diagnostics plus the source they point into, and renders the
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import NamedTuple
 
 
@@ -57,7 +58,7 @@ class Diagnostic:
         head = f"{name}:{self.span.line}:{self.span.column}: {severity}: {printable(self.full_message)}"
         if source is None:
             return head
-        lines = source.text.split("\n")  # parsers count lines by "\n" alone
+        lines = _lines(source.text)
         index = self.span.line - source.first_line
         if not 0 <= index < len(lines):
             return head
@@ -67,6 +68,12 @@ class Diagnostic:
             width = min(max(1, self.span.end_column - self.span.column), len(text) - column + 2)
         caret = " " * (column - 1) + "^" + "~" * (width - 1)
         return f"{head}\n  {text}\n  {caret}"
+
+
+@lru_cache(maxsize=4)
+def _lines(text: str) -> list[str]:
+    """A source's lines, split once for all its diagnostics (parsers count lines by "\n" alone)."""
+    return text.split("\n")
 
 
 #: The most characters of a source line an error shows, around the column it points at.
@@ -109,7 +116,10 @@ class QlangError(Exception):
     source: Source | None = field(default=None)
 
     def __post_init__(self) -> None:
-        super().__init__(self.render())
+        # rendered when shown, not when raised: a file of thousands of errors renders once, and
+        # an error caught and handled (a cascade's fallback, a batch line) is never rendered;
+        # the fields as args, so that an unpickled error (from a batch worker) is the same error
+        super().__init__(self.diagnostics, self.source)
 
     @property
     def kind(self) -> str:
