@@ -7,9 +7,12 @@ Control gets beside the theory, the scene and the question:
 
 - the rules' statements (`qlang.rules.lower`), lowered once per process;
 - the knowledge facts the rules' ``know`` literals read (`rule_facts`): the edges of the
-  relations they name within as many steps, either way, of the scene's words and the rules' own
-  as one rule has ``know`` literals, at most `LIMIT` of them (the strongest), spelled as the
-  rules' lowering spells words;
+  relations they name that walks of as many steps as one rule has ``know`` literals take, out of
+  the words a literal's head may be (a word of the rules, or the scene's where a scene literal
+  binds it) and into the words its tail may be where its head is neither, at most `LIMIT` edges
+  each way (the strongest); a symmetric relation's edges both ways; words spelled as the rules'
+  lowering spells them.  (A literal bound by neither end to the scene or a word reads only what
+  these walks reach: the rest of a base of millions of edges is never grounded.)
 - the knowledge facts the question's operations read (`question_facts`, by
   `qlang.asp.knowledge.facts`), for the scene's classes.
 
@@ -36,10 +39,11 @@ from qlang.asp.program import parsed
 from qlang.asp.question import Question
 from qlang.asp_names import from_term, to_symbol
 from qlang.knowledge.graph import Knowledge
+from qlang.knowledge.relations import SYMMETRIC
 from qlang.ontology import Ontology, load
 from qlang.rules.check import Rules
 from qlang.rules.lower import add, lower
-from qlang.rules.model import CLASS, Atom, Literal, Word
+from qlang.rules.model import CLASS, Literal, Term, Var, Word
 
 #: The most knowledge edges a scene grounds for the rules (a hub of a large base has thousands).
 LIMIT = 1000
@@ -91,20 +95,30 @@ class Background:
 
     def rule_facts(self, words: Lazy) -> list[clingo.Symbol]:
         """The knowledge facts the rules' ``know`` literals read, over a scene of these words."""
-        literals = _known(self.rules)
-        if not literals or not self.known:
+        if self.rules is None or self.knowledge is None or not self.known:
             return []
-        assert self.rules is not None and self.knowledge is not None
-        named = [atom.args[1] for atom in literals]
+        out: set[str] = set()  # where walks start, forwards and backwards
+        into: set[str] = set()
+        named: list[Term] = []
+        hops = 0
+        for rule in self.rules.rules:
+            known = [c.atom for c in rule.body if isinstance(c, Literal) and c.atom.predicate == "know"]
+            scene = {t.name for c in rule.body if isinstance(c, Literal) and not c.negated
+                     and c.atom.predicate != "know" for t in c.atom.args if isinstance(t, Var)}
+            for head, relation, tail in (atom.args for atom in known):
+                anchored = isinstance(head, Word) or head.name in scene
+                out |= {head.value} if isinstance(head, Word) else words().every if anchored else set()
+                into |= {tail.value} if isinstance(tail, Word) else \
+                    words().every if not anchored and tail.name in scene else set()
+                named.append(relation)
+            hops = max(hops, len(known))
         relations = {r.value for r in named if isinstance(r, Word)} \
             if all(isinstance(r, Word) for r in named) else None
-        hops = max(sum(isinstance(c, Literal) and c.atom.predicate == "know" for c in rule.body)
-                   for rule in self.rules.rules)
-        constants = {t.value for a in literals for t in (a.args[0], a.args[2]) if isinstance(t, Word)}
-        triples = self.knowledge.neighbourhood(words().every | constants, hops, relations=relations,
-                                               both_ways=True, limit=LIMIT)
-        return [clingo.Function("knowledge", [to_symbol(t.head), to_symbol(t.relation), to_symbol(t.tail)])
-                for t in triples]
+        steps = [*self.knowledge.reach(out, hops, relations=relations, limit=LIMIT),
+                 *self.knowledge.reach(into, hops, into=True, relations=relations, limit=LIMIT)]
+        edges = {(t.head, t.relation, t.tail) for t in (step.triple for step in steps)}
+        edges |= {(tail, relation, head) for head, relation, tail in edges if relation in SYMMETRIC}
+        return [clingo.Function("knowledge", [to_symbol(word) for word in edge]) for edge in sorted(edges)]
 
     def question_facts(self, question: Question, words: Lazy, semantics: str = "qlang"
                        ) -> list[clingo.Symbol]:
@@ -148,10 +162,3 @@ def reading(semantics: str = "qlang") -> frozenset[str]:
         derived |= more
     return frozenset(op for s in statements if s.reads & derived for op in s.needs)
 
-
-def _known(rules: Rules | None) -> list[Atom]:
-    """The ``know`` atoms of the rules' bodies, negated or not."""
-    if rules is None:
-        return []
-    return [c.atom for rule in rules.rules for c in rule.body
-            if isinstance(c, Literal) and c.atom.predicate == "know"]

@@ -4,15 +4,16 @@ clingo cannot interrupt the grounder, so a question that would ground to hundred
 of rules must be refused beforehand.  The estimate bounds each step's rule instances by the
 joins its theory rules make: one pass over the scene's facts for most operations, a pass over
 pairs of objects for those that compare objects with each other.  A rules file's rules ground
-once per question, each at most once per value of its variables (`rules_estimate`).
+once per question, each about once per value of its variables (`rules_estimate`).
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
 from qlang.rules.check import Rules
-from qlang.rules.model import PREDICATES, Literal, Sort, Var
+from qlang.rules.model import PREDICATES, Literal, Sort, Var, Word
 
 #: Operations whose rules join two objects of the scene (see theory/qlang.lp).
 PAIRWISE = frozenset({"relate_attr", "compare", "all_same", "all_different", "two_same",
@@ -31,29 +32,41 @@ def estimate(scene: dict[str, int], steps: dict[str, int]) -> int:
     return linear + sum(count * (pairwise if op in PAIRWISE else linear) for op, count in steps.items())
 
 
-def rules_estimate(scene: dict[str, int], rules: Rules, edges: int = 0) -> int:
-    """An upper bound of the rules' ground instances over a scene with `edges` knowledge edges:
-    a rule grounds at most once per head and assignment of its variables, an object variable
-    taking any object, another any word the facts hold; ``_`` in a literal projects it, once
-    per fact at most.
+def rules_estimate(scene: dict[str, int], rules: Rules, occurrences: Callable[[str], int],
+                   edges: int = 0) -> int:
+    """The rules' ground instances over a scene with `edges` knowledge edges, estimated as the
+    operations' are, literal by literal of each rule's body: a literal matches about one fact
+    per value of the variables it binds first (an object variable any object, a word bound
+    with an object that object's words, the scene's facts per object, any other word either
+    end of an edge), at most as many as its predicate has facts, and at most as many as hold
+    its rarest word: `occurrences` says how many scene facts may hold a word (a word the rules
+    derive, as many more as they could derive); ``_`` projects, once per fact.
 
     >>> from qlang.errors import Source
     >>> from qlang.rules import read
-    >>> rules = read(Source("class(X, athlete) :- class(X, man), rel(X, wearing, Y)."))
-    >>> rules_estimate({"object": 10, "has_attr": 40, "has_rel": 20}, rules)
-    200
+    >>> rules = read(Source("class(X, athlete) :- class(X, man), rel(X, wearing, Y), class(Y, C)."))
+    >>> # 2 heads (athlete, person) x 2 men x 3 wearing x 7 classes of the worn (60 facts / 10 objects)
+    >>> rules_estimate({"object": 10, "has_attr": 40, "has_rel": 20}, rules,
+    ...                lambda word: {"man": 2, "wearing": 3}.get(word, 40))
+    84
     """
-    objects = scene["object"]
-    facts = scene["has_attr"] + scene["has_rel"] + edges
+    objects = max(scene["object"], 1)
+    sizes = {"attr": scene["has_attr"], "rel": scene["has_rel"], "know": edges}
+    per_object = math.ceil((sizes["attr"] + sizes["rel"]) / objects) + 1
+    derived = {t.value: objects * objects if head.predicate == "rel" else objects
+               for rule in rules.rules for head in rule.heads for t in head.args if isinstance(t, Word)}
     total = 0
     for rule in rules.rules:
-        sorts: dict[str, Sort] = {}
-        projections = 0
-        for atom in (c.atom for c in rule.body if isinstance(c, Literal)):
-            for term, sort in zip(atom.args, PREDICATES[atom.predicate], strict=True):
-                if isinstance(term, Var) and not term.anonymous:
-                    sorts.setdefault(term.name, sort)
-            projections += any(isinstance(t, Var) and t.anonymous for t in atom.args)
-        assignments = math.prod(objects if sort is Sort.OBJECT else facts + 1 for sort in sorts.values())
-        total += len(rule.heads) * assignments + projections * facts
+        bound: set[str] = set()
+        instances = 1
+        for atom in (c.atom for c in rule.body if isinstance(c, Literal) and not c.negated):
+            terms = list(zip(atom.args, PREDICATES[atom.predicate], strict=True))
+            of_object = any(s is Sort.OBJECT and isinstance(t, Var) for t, s in terms)
+            values = [objects if s is Sort.OBJECT else per_object if of_object else 2 * edges + 1
+                      for t, s in terms if isinstance(t, Var) and t.name not in bound]
+            rarest = [edges if atom.predicate == "know" else occurrences(t.value) + derived.get(t.value, 0)
+                      for t, _ in terms if isinstance(t, Word)]
+            instances *= min(math.prod(values), sizes[atom.predicate], *rarest)
+            bound |= {t.name for t, _ in terms if isinstance(t, Var) and not t.anonymous}
+        total += len(rule.heads) * instances
     return total

@@ -33,7 +33,7 @@ from qlang.asp.guard import estimate, rules_estimate
 from qlang.asp.messages import located
 from qlang.asp.program import SEMANTICS, theory
 from qlang.asp.question import Question
-from qlang.asp_names import from_term, to_symbol
+from qlang.asp_names import from_term, to_symbol, to_term
 from qlang.errors import QlangError, error
 from qlang.rules.lower import add
 from qlang.signatures import SIGNATURES
@@ -109,7 +109,8 @@ class Session:
         self.limits = limits
         self.messages: list[str] = []
         self.ctl = clingo.Control(["--opt-mode=opt"], logger=self._log, message_limit=5)
-        _guard(_sizes(scene), question, limits, background)
+        sizes = _sizes(scene)
+        _guard(sizes, question, limits, _rules_size(scene, sizes, background))
         atoms = _symbols(question)
         self._add("scene", scene)
         self._add("theory", program.program({f.name for f in question}, scene, semantics))
@@ -258,6 +259,7 @@ class Scene:
         self.background = background
         self.shared = program.shared(semantics)
         self._sizes = _sizes(scene)
+        self._rules_size = _rules_size(scene, self._sizes, background)
         self._ctl: _Shared | None = None
         self._broken = self.shared is None
         self._words: Words | None = None
@@ -267,7 +269,7 @@ class Scene:
         """The answers `solve(question, scene, ...)` gives, from the shared grounding."""
         deadline = time.monotonic() + self.limits.timeout
         background = self.background
-        _guard(self._sizes, question, self.limits, background)
+        _guard(self._sizes, question, self.limits, self._rules_size)
         if not self._broken and (self._ctl is None or self._ctl.asked >= self.RENEW):
             try:
                 assert self.shared is not None
@@ -464,22 +466,24 @@ class _Watchdog:
 _WATCHDOG = _Watchdog()
 
 
-def _guard(scene: dict[str, int], question: Question, limits: Limits,
-           background: Background | None = None) -> None:
+def _guard(scene: dict[str, int], question: Question, limits: Limits, rules: int = 0) -> None:
     """The grounding guard: refuse a question whose grounding would be too large (with the
-    rules' own grounding, and the facts they derive, which the theory reads too)."""
+    `rules`' own grounding, whose facts the theory reads too)."""
     steps = Counter(f.name for f in question if f.name in SIGNATURES)
-    rules = background.rules if background is not None else None
-    if rules is None:
-        size = estimate(scene, steps)
-    else:
-        knowledge = background.knowledge if background is not None else None
-        instances = rules_estimate(scene, rules, LIMIT if knowledge and knowledge.indexes else 0)
-        size = instances + estimate({**scene, "has_attr": scene["has_attr"] + instances}, steps)
+    size = rules + estimate({**scene, "has_attr": scene["has_attr"] + rules} if rules else scene, steps)
     if size > limits.max_ground:
         raise error(SolveError, "grounding",
                     f"the question would ground to about {size:,} rules, above the guard of "
                     f"{limits.max_ground:,}", hint="a smaller scene, or a larger --max-ground")
+
+
+def _rules_size(scene: str, sizes: dict[str, int], background: Background | None) -> int:
+    """The rules' estimated grounding over a scene (`qlang.asp.guard.rules_estimate`): a word's
+    facts counted, generously, as its spelling's occurrences in the scene's text."""
+    if background is None or background.rules is None:
+        return 0
+    return rules_estimate(sizes, background.rules, lambda word: scene.count(to_term(word)),
+                          LIMIT if background.known else 0)
 
 
 def _sizes(scene: str) -> dict[str, int]:
