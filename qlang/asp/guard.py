@@ -40,33 +40,39 @@ def rules_estimate(scene: dict[str, int], rules: Rules, occurrences: Callable[[s
     with an object that object's words, the scene's facts per object, any other word either
     end of an edge), at most as many as its predicate has facts, and at most as many as hold
     its rarest word: `occurrences` says how many scene facts may hold a word (a word the rules
-    derive, as many more as they could derive); ``_`` projects, once per fact.
+    derive, as many more as they could derive); a literal with ``_`` is projected, once per fact.
 
     >>> from qlang.errors import Source
     >>> from qlang.rules import read
     >>> rules = read(Source("class(X, athlete) :- class(X, man), rel(X, wearing, Y), class(Y, C)."))
-    >>> # 2 heads (athlete, person) x 2 men x 3 wearing x 7 classes of the worn (60 facts / 10 objects)
+    >>> # 2 heads (athlete, person) x 2 men x 3 wearing x 7 classes of the worn (60 facts / 10
+    >>> # objects), and as many instances of the rule that makes a derived fact a scene fact
     >>> rules_estimate({"object": 10, "has_attr": 40, "has_rel": 20}, rules,
     ...                lambda word: {"man": 2, "wearing": 3}.get(word, 40))
-    84
+    168
     """
     objects = max(scene["object"], 1)
     sizes = {"attr": scene["has_attr"], "rel": scene["has_rel"], "know": edges}
     per_object = math.ceil((sizes["attr"] + sizes["rel"]) / objects) + 1
     derived = {t.value: objects * objects if head.predicate == "rel" else objects
                for rule in rules.rules for head in rule.heads for t in head.args if isinstance(t, Word)}
-    total = 0
+    total = projected = 0
     for rule in rules.rules:
         bound: set[str] = set()
         instances = 1
-        for atom in (c.atom for c in rule.body if isinstance(c, Literal) and not c.negated):
+        for literal in (c for c in rule.body if isinstance(c, Literal)):
+            atom = literal.atom
             terms = list(zip(atom.args, PREDICATES[atom.predicate], strict=True))
+            rarest = [edges if atom.predicate == "know" else occurrences(t.value) + derived.get(t.value, 0)
+                      for t, _ in terms if isinstance(t, Word)]
+            if any(isinstance(t, Var) and t.anonymous for t, _ in terms):  # clingo projects it
+                projected += min([sizes[atom.predicate], *rarest])
+            if literal.negated:
+                continue
             of_object = any(s is Sort.OBJECT and isinstance(t, Var) for t, s in terms)
             values = [objects if s is Sort.OBJECT else per_object if of_object else 2 * edges + 1
                       for t, s in terms if isinstance(t, Var) and t.name not in bound]
-            rarest = [edges if atom.predicate == "know" else occurrences(t.value) + derived.get(t.value, 0)
-                      for t, _ in terms if isinstance(t, Word)]
             instances *= min(math.prod(values), sizes[atom.predicate], *rarest)
             bound |= {t.name for t, _ in terms if isinstance(t, Var) and not t.anonymous}
         total += len(rule.heads) * instances
-    return total
+    return 2 * total + projected  # a derived fact also grounds the rule making it a scene fact
