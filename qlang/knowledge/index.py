@@ -118,7 +118,7 @@ class Index:
             query = (f"SELECT head, relation, tail, weight FROM edges "
                      f"WHERE {column} IN ({', '.join('?' * len(chunk))}){only}{best}")
             values = [*chunk, *kinds, *([] if limit is None else [limit])]
-            found += (Triple(*row) for row in self._connection().execute(query, values))
+            found += map(Triple._make, self._connection().execute(query, values))
         return found
 
     def knows(self, word: str) -> bool:

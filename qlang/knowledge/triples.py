@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from qlang.errors import Diagnostic, QlangError, Source
 
@@ -32,8 +32,10 @@ def failure(message: str, name: str, hint: str | None = None) -> KnowledgeError:
     return KnowledgeError([Diagnostic("knowledge", message, hint=hint)], Source("", name))
 
 
-@dataclass(frozen=True, slots=True, order=True)
-class Triple:
+class Triple(NamedTuple):
+    """A named tuple, not a dataclass: a query of the index builds thousands of them (a
+    frozen dataclass costs four `object.__setattr__` each), and tuples order alike."""
+
     head: str
     relation: str
     tail: str
