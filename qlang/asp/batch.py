@@ -92,6 +92,7 @@ class Solving:
 def _tasks(records: Iterable[Record], pending: Pending, background: Background | None) -> Iterator[Task]:
     """The lines still to do, compiled here (cheap) so that workers only solve."""
     ontology = background.ontology() if background is not None else None
+    knowledge = background.knowledge if background is not None else None
     for record in records:
         if not pending(record.key):
             continue
@@ -99,7 +100,7 @@ def _tasks(records: Iterable[Record], pending: Pending, background: Background |
             if record.error:
                 raise record.error
             assert record.root is not None
-            check(record.root, ontology=ontology)
+            check(record.root, ontology=ontology, knowledge=knowledge)
             question = facts(record.root)
         except Exception as exc:  # one line's failure must not end the batch
             yield Task(record.id, record.line, (), None, record.error_json(failure(exc)))

@@ -160,11 +160,12 @@ def _scenes(path: str) -> SceneLibrary:
 
 
 def _question(path: str, syntax: str | None, background: Background) -> tuple[Question, Source]:
-    """The program, compiled (parsed and checked once, against the rules' words too) and
-    lowered, and its source; a parse or type error is reported against it."""
+    """The program, compiled (parsed and checked once, against the rules' words and the
+    knowledge's too) and lowered, and its source; a parse or type error is reported against it."""
     source = read_source(path, PROGRAM)
     try:
-        root = api.compile(source.text, syntax, name=source.name, ontology=background.ontology())
+        root = api.compile(source.text, syntax, name=source.name, ontology=background.ontology(),
+                           knowledge=background.knowledge)
         return facts(root), source
     except QlangError as exc:
         fail(exc, source)

@@ -1,0 +1,141 @@
+"""What questions are solved against besides the scene (qlang/asp/background.py): a background
+travels to workers by pickle, one question and a shared scene answer alike with it, an empty one
+changes nothing, the scene's words count what the rules derive, the rules ground only the
+knowledge their literals reach, and the guard weighs the rules."""
+
+from __future__ import annotations
+
+import pickle
+from pathlib import Path
+
+import pytest
+
+from qlang import api
+from qlang.asp.background import Background
+from qlang.asp.question import Question
+from qlang.asp.scene import SceneLibrary, encode
+from qlang.asp.solve import Answer, Limits, Scene, SolveError, solve
+from qlang.asp_names import from_term
+from qlang.errors import Source
+from qlang.knowledge import sources
+from qlang.passes.lower import facts
+from qlang.rules import Rules, read
+from tests.conftest import emma_questions, graphs, run, write
+
+EXAMPLES = Path(__file__).parent.parent / "examples"
+SCENE = (EXAMPLES / "scene_2353884.json").read_text()
+TOYS = "class plaything.\nclass(X, plaything) :- class(X, C), know(C, is_a, toy).\n"
+
+
+def rules(text: str, name: str = "r.rules") -> Rules:
+    return read(Source(text, name))
+
+
+def athlete() -> Rules:
+    return rules((EXAMPLES / "athlete.rules").read_text(), "athlete.rules")
+
+
+def lowered(program: str, background: Background) -> Question:
+    return facts(api.compile(program, ontology=background.ontology(), knowledge=background.knowledge))
+
+
+def scene_facts() -> str:
+    return SceneLibrary(Source(SCENE)).facts()
+
+
+#: questions over image 2353884 that read what the rules derive, and the knowledge
+QUESTIONS = (
+    "query(unique(select(scene(), athlete)), name)",
+    "query(unique(filter(select(scene(), clothing), style, sporty)), name)",
+    "know(unique(select(scene(), athlete)), is_a)",
+    "query(unique(select(scene(), plaything)), name)",
+    "verify_know(unique(select(scene(), frisbee)), is_a, toy)",
+    "infer(select(scene(), athlete), person)",
+)
+
+
+@pytest.fixture(scope="module")
+def background() -> Background:
+    both = rules((EXAMPLES / "athlete.rules").read_text() + TOYS, "both.rules")
+    return Background(sources.knowledge(()), both)
+
+
+def answers(found: tuple[Answer, ...]) -> set[tuple[str, tuple[int, ...]]]:
+    return {(a.value, a.cost) for a in found}
+
+
+@pytest.mark.parametrize("program", QUESTIONS)
+def test_one_question_and_a_shared_scene_answer_alike(program: str, background: Background) -> None:
+    question = lowered(program, background)
+    alone = solve(question, scene_facts(), top_k=20, distinct=True, background=background)
+    shared = Scene(scene_facts(), background=background)
+    assert alone.answers and answers(alone.answers) == answers(shared.solve(question, top_k=20,
+                                                                            distinct=True).answers)
+    again = pickle.loads(pickle.dumps(background))  # as a Ray actor gets it
+    assert again.rules == background.rules
+    assert [i.path for i in again.knowledge.indexes] == [i.path for i in background.knowledge.indexes]
+    assert answers(Scene(scene_facts(), background=again).solve(question, top_k=20, distinct=True).answers) \
+        == answers(alone.answers)
+
+
+def test_knowledge_operations_read_the_classes_rules_derive(background: Background) -> None:
+    """The man is an athlete only by the rules; what the base says of athletes is his too."""
+    question = lowered("know(unique(select(scene(), athlete)), is_a)", background)
+    found = {a.value for a in solve(question, scene_facts(), top_k=50, distinct=True,
+                                    background=background).answers}
+    knowledge = background.knowledge
+    assert knowledge is not None
+    assert {e.tail for e in knowledge.edges(["athlete"], relations={"is_a"})} <= found
+    assert not solve(question, scene_facts(), background=Background(knowledge, rules(TOYS))).answers
+
+
+@pytest.mark.parametrize("question", emma_questions(), ids=lambda q: q["question"])
+def test_an_empty_background_changes_nothing(question: dict) -> None:
+    lowered_question = facts(api.parse(question["semanticStr"], "gqa-str"))
+    scene = encode(graphs("emma")[question["imageId"]], question["imageId"])
+    plain = solve(lowered_question, scene, top_k=5)
+    for empty in (Background(), Background(sources.knowledge(["none"])), Background(sources.knowledge(()))):
+        assert solve(lowered_question, scene, top_k=5, background=empty) == plain
+
+
+def test_the_scenes_words_count_what_the_rules_derive() -> None:
+    words = Background(rules=athlete()).words(scene_facts())
+    plain = Background().words(scene_facts())
+    assert words.classes - plain.classes == {"athlete"}
+    assert {"sporty", "formal"} <= words.every - plain.every
+    assert {"man", "person", "shorts"} <= plain.classes <= plain.every
+
+
+def test_rules_ground_only_the_knowledge_their_literals_reach(tmp_path: Path) -> None:
+    """Out of the words a literal's head may be, into its tail's where the head is free; a
+    symmetric relation both ways; no relation the rules do not name."""
+    base = write(tmp_path / "base.tsv", "".join(f"{h}\t{r}\t{t}\n" for h, r, t in [
+        ("frisbee", "is_a", "toy"), ("toy", "is_a", "object"), ("doll", "is_a", "toy"),
+        ("kite", "used_for", "play"), ("frisbee", "related_to", "disc"), ("tent", "is_a", "shelter")]))
+    knowledge = sources.knowledge([base])
+
+    def reached(rules: Rules) -> set[tuple[str, ...]]:
+        found = Background(knowledge, rules).rule_facts(lambda: Background().words(scene_facts()))
+        return {tuple(from_term(str(a)) for a in s.arguments) for s in found}
+
+    # out of the scene's words (frisbee, tent, ...) and into toy, one step each
+    assert reached(rules(TOYS)) == {("frisbee", "is_a", "toy"), ("doll", "is_a", "toy"),
+                                    ("tent", "is_a", "shelter")}
+    near = rules("class near_disc.\nclass(X, near_disc) :- class(X, C), know(C, related_to, disc).")
+    assert reached(near) == {("frisbee", "related_to", "disc"), ("disc", "related_to", "frisbee")}
+    assert not Background(sources.knowledge(["none"]), near).rule_facts(lambda: Background().words(""))
+
+
+def test_the_guard_weighs_the_rules(tmp_path: Path) -> None:
+    """Three objects of any class: the scene's objects cubed, refused under a low guard."""
+    text = "class c0.\nclass(X, c0) :- class(X, C), class(Y, D), class(Z, E)."
+    cubed = rules(text)
+    question = lowered("exist(select(scene(), c0))", Background(rules=cubed))
+    with pytest.raises(SolveError, match="would ground to about"):
+        solve(question, scene_facts(), limits=Limits(max_ground=100_000), background=Background(rules=cubed))
+    assert solve(question, scene_facts(), background=Background(rules=cubed)).answers[0].value == "yes"
+    path = write(tmp_path / "cubed.rules", text)
+    program = write(tmp_path / "q.txt", "exist(select(scene(), c0))")
+    code, _, err = run("solve", "--program", program, "--scene", str(EXAMPLES / "scene_2353884.json"),
+                       "--rules", path, "--max-ground", "100000")
+    assert code == 1 and "would ground to about" in err and "--max-ground" in err
