@@ -45,10 +45,11 @@ def ask(question: str, scene: str | None, image: str | None, image_id: str | Non
     seeking = take_seek(options)
     vision = take_options(options)
     settings, models = translator_from(options)
-    if seeking is not None:
-        seeking.run(question, scene, image, image_id, Context(settings, models, vision=vision, kb=kb,
-                                                              limits=Limits(timeout=timeout)))
     background = background_from(kb, rules)
+    if seeking is not None:
+        context = Context(settings, models, vision=vision, background=background,
+                          limits=Limits(timeout=timeout))
+        seeking.run(question, scene, image, image_id, context)
     stages = Stages()
     loaded = Loaded()
     try:

@@ -30,6 +30,7 @@ from concurrent.futures import Future
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
+from qlang.asp.background import Background
 from qlang.asp.explain import Step as ExplainedStep
 from qlang.asp.explain import explain as explain_answer
 from qlang.asp.scene import encode
@@ -40,7 +41,7 @@ from qlang.knowledge.graph import Knowledge
 from qlang.ontology import load
 from qlang.passes.lower import facts
 from qlang.seek.memory import Explained, Looked, Memory, Output, Programmed, Seen, Solved, Widened
-from qlang.signatures import Kind
+from qlang.signatures import SIGNATURES, Kind
 from qlang.timing import Stages
 from qlang.translate.cascade import SmallTranslator
 from qlang.translate.factory import Loaded, Models, make
@@ -68,8 +69,9 @@ class Context:
     models: Models = field(default_factory=Models)
     loaded: Loaded = field(default_factory=Loaded)
     vision: Options = field(default_factory=Options)
-    #: `--kb` names (none: the bundled knowledge base)
-    kb: tuple[str, ...] = ()
+    #: the knowledge bases and rules questions are solved with (`--kb`, `--rules`); the
+    #: `knowledge` tool reads its knowledge, or else the bundled base
+    background: Background | None = None
     limits: Limits = DEFAULT_LIMITS
     closer: float = CLOSER
     stages: Stages = field(default_factory=Stages)
@@ -114,10 +116,12 @@ class Context:
         return self._refining
 
     def knowledge(self) -> Knowledge:
+        if self.background is not None and self.background.knowledge is not None:
+            return self.background.knowledge
         if self._knowledge is None:
             from qlang.knowledge.sources import knowledge
 
-            self._knowledge = knowledge(list(self.kb))
+            self._knowledge = knowledge([])
         return self._knowledge
 
 
@@ -330,7 +334,8 @@ def _solve(memory: Memory, context: Context) -> Output:
     scene = memory.facts()
     try:
         with context.stages.time("solve"):
-            result = solve(facts(memory.root), scene, top_k=ANSWERS, distinct=True, limits=context.limits)
+            result = solve(facts(memory.root), scene, top_k=ANSWERS, distinct=True, limits=context.limits,
+                           background=context.background)
     except QlangError as exc:
         return Solved((), error=exc.diagnostics[0].message)
     return Solved(result.answers, result.complete, base=likeliest(scene))
@@ -357,33 +362,38 @@ def _solve_key(memory: Memory, context: Context) -> Hashable | None:
 
 
 def _explain(memory: Memory, context: Context) -> Output:
-    """The objects the best answer rests on: from the final step down, the nearest steps that
-    keep objects.  `exist` and `or` need the surest of theirs, every other step the least sure."""
+    """The objects the best answer rests on: those the final step's inputs keep, through its
+    yes/no and value inputs down to theirs.  `exist` and `or` need the surest of theirs, every
+    other step the least sure."""
     assert memory.root is not None and memory.solved is not None and memory.looked is not None
     answer = memory.solved.answers[0].value
     with context.stages.time("explain"):
         explanation = explain_answer(facts(memory.root), memory.facts(), answer=answer,
-                                     limits=context.limits)
+                                     limits=context.limits, background=context.background)
     if explanation is None:
         return Explained(answer, (), 0.0)
     steps = {step.step: step for step in explanation.steps}
     seen = {s.id: s for s in memory.looked.objects}
     evidence: list[Seen] = []
 
-    def confidence(step: ExplainedStep) -> float:
+    def confidence(step: ExplainedStep) -> float | None:
+        """How sure the objects a step rests on are (None: it rests on none)."""
         sure: list[float] = []
         for operand in (steps[number] for number in step.operands):
+            if SIGNATURES[operand.op].result.is_answer:  # a yes/no or a value: what it rests on
+                below = confidence(operand)
+                sure += [] if below is None else [below]
+                continue
             kept = [seen[from_term(term)] for term in operand.objects if from_term(term) in seen]
             evidence.extend(kept)
             if kept:
                 sure.append(max(s.confidence for s in kept) if step.op == "exist" else
                             min(s.confidence for s in kept))
-            elif not operand.objects:
-                sure.append(confidence(operand))
-        return (max if step.op in ("exist", "or") else min)(sure, default=1.0)
+        return (max if step.op in ("exist", "or") else min)(sure) if sure else None
 
     surest = confidence(explanation.steps[-1])
-    return Explained(answer, tuple(sorted(set(evidence), key=lambda s: -s.confidence)), surest)
+    return Explained(answer, tuple(sorted(set(evidence), key=lambda s: -s.confidence)),
+                     1.0 if surest is None else surest)
 
 
 def _explain_key(memory: Memory, context: Context) -> Hashable | None:
