@@ -1,6 +1,7 @@
-"""Indexing a ConceptNet-sized knowledge file, and asking the index what a question asks.
+"""Indexing a ConceptNet-sized knowledge file, asking the index what a question asks, and
+answering knowledge questions over a real scene end to end.
 
-    .venv/bin/python bench/knowledge.py [--edges N] [--runs R] [--queries Q] [--keep DIR]
+    .venv/bin/python bench/knowledge.py [--edges N] [--runs R] [--queries Q] [--solves S] [--keep DIR]
 
 Writes a file of `--edges` lines in ConceptNet 5.7's assertion format (generated: English
 edges of qlang's relations, each with JSON as ConceptNet's, about 300 bytes a line, between
@@ -10,8 +11,14 @@ has in ConceptNet), then, `--runs` times, reads and indexes it as `qlangc kb bui
 (`qlang.knowledge.sources.triples` into `qlang.knowledge.index.build`), and times what a
 question asks of the index: the 3-hop neighbourhood of three GQA classes (all relations, 3
 times: a fifth of the graph; three relations; all relations, at most 1,000 edges, as GATHER
-bounds its graph) and `qlangc kb paths`'s search (best 10 paths of at most 3 steps).  Medians;
-the machine's load is printed.
+bounds its graph) and `qlangc kb paths`'s search (best 10 paths of at most 3 steps).  Then
+`QUESTIONS` over the real GQA scene of image 2353884 (examples/), each compiled, lowered and
+solved (best answer) as `qlangc solve --scene ... --kb ...` does it in one warm process (the
+index open, the scene read; one untimed round first), with the bundled base and then with the
+1,000,000-edge index, `--solves` rounds interleaving the questions; beside each, how long the
+knowledge facts alone took (`qlang.asp.knowledge.facts`) and how many edges they ground.  With
+`--runs 0`, the index an earlier run left in `--keep DIR` is used as it is.  Medians; the
+machine's load is printed.
 """
 
 from __future__ import annotations
@@ -26,15 +33,36 @@ import tempfile
 import time
 from collections import Counter
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from qlang import api
+from qlang.asp import knowledge as knowledge_facts
+from qlang.asp.background import Background
+from qlang.asp.scene import SceneLibrary
+from qlang.asp.solve import solve
+from qlang.errors import Source
 from qlang.knowledge import sources
 from qlang.knowledge.graph import Knowledge
-from qlang.knowledge.index import build
+from qlang.knowledge.index import Index, build
 from qlang.knowledge.relations import RELATIONS
 from qlang.ontology import load
+from qlang.passes.lower import facts
+
+SCENE = Path(__file__).resolve().parents[1] / "examples" / "scene_2353884.json"
+#: What a user asks of the knowledge about that scene (a man in shorts, socks and shoes, a woman,
+#: a frisbee, a tent, a roof, a sign), as programs.
+QUESTIONS = (
+    ("What is the man like?", "know(unique(select(scene(), man)), has_property)"),
+    ("Is the woman feminine?", "verify_know(unique(select(scene(), woman)), has_property, feminine)"),
+    ("What is the roof part of?", "know(unique(select(scene(), roof)), part_of)"),
+    ("What kind of clothing is the man wearing?",
+     "infer(relate_any(select(scene(), man), wearing, object), clothing)"),
+    ("What material may the roof be?", "infer(select(scene(), roof), material)"),
+    ("What kind of animal is the man?", "infer(select(scene(), man), animal)"),
+)
 
 _SOURCE = {"activity": "/s/activity/omcs/omcs1_possibly_free_text",
            "contributor": "/s/contributor/omcs/bench"}
@@ -65,30 +93,70 @@ def median_ms(work: Callable[[], object], runs: int) -> tuple[float, object]:
     return statistics.median(times), result
 
 
+def index_file(csv: Path, target: Path, edges: int, runs: int) -> Index:
+    """Write `edges` lines to `csv`, index them into `target` `runs` times, and print how long."""
+    start = time.perf_counter()
+    generate(csv, edges)
+    print(f"load average {os.getloadavg()[0]:.1f}; generated {edges:,} lines "
+          f"({csv.stat().st_size / 1e6:.0f} MB) in {time.perf_counter() - start:.1f} s")
+    builds = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        index = build(sources.triples(str(csv), Counter()), target, {"source": "bench"})
+        builds.append(time.perf_counter() - start)
+    print(f"index build: median {statistics.median(builds):.1f} s of {runs} "
+          f"({', '.join(f'{b:.1f}' for b in builds)}); {index.edge_count:,} edges, "
+          f"{index.words:,} words, {target.stat().st_size / 1e6:.0f} MB")
+    return index
+
+
+def answer_questions(bases: dict[str, Knowledge], rounds: int) -> None:
+    """Print each of `QUESTIONS` answered over `SCENE` with each of `bases`, as `solve` answers
+    it: `rounds` rounds, each every question with every base."""
+    scene = SceneLibrary(Source(SCENE.read_text(encoding="utf-8"), str(SCENE))).facts(None)
+    backgrounds = {name: Background(knowledge) for name, knowledge in bases.items()}
+
+    def answer(background: Background, program: str) -> str:
+        question = facts(api.compile(program, ontology=background.ontology()))
+        found = solve(question, scene, background=background).answers
+        return found[0].value if found else "(none)"
+
+    cases = [(name, program) for name in bases for _, program in QUESTIONS]
+    answers = {(name, program): answer(backgrounds[name], program) for name, program in cases}  # untimed
+    times: dict[tuple[str, str], list[float]] = {case: [] for case in cases}
+    load = [os.getloadavg()[0]]
+    for _ in range(rounds):
+        for name, program in cases:
+            start = time.perf_counter()
+            answer(backgrounds[name], program)
+            times[name, program].append((time.perf_counter() - start) * 1000)
+        load.append(os.getloadavg()[0])
+    print(f"questions over {SCENE.name}: median ms of {rounds} interleaved rounds, end to end | the "
+          f"knowledge facts alone (edges grounded); load average {min(load):.1f}-{max(load):.1f}")
+    for name, program in cases:
+        question = facts(api.compile(program, ontology=backgrounds[name].ontology()))
+        classes = backgrounds[name].words(scene).classes
+        ms, edges = median_ms(partial(knowledge_facts.facts, bases[name], question, classes), rounds)
+        print(f"  {name}: {statistics.median(times[name, program]):6.1f} | {ms:5.1f} "
+              f"({len(edges) // 2:,})  {program} -> {answers[name, program]}")  # type: ignore[arg-type]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--edges", type=int, default=1_000_000)
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--queries", type=int, default=21)
+    parser.add_argument("--solves", type=int, default=21)
     parser.add_argument("--keep", type=Path,
                         help="the folder for the file and its index (default: a temporary one)")
     args = parser.parse_args()
+    if args.runs == 0 and args.keep is None:
+        parser.error("--runs 0 uses the index an earlier run left in --keep DIR")
     with tempfile.TemporaryDirectory() as scratch:
         folder = args.keep or Path(scratch)
         folder.mkdir(parents=True, exist_ok=True)
         csv, target = folder / "assertions.csv", folder / "assertions.sqlite"
-        start = time.perf_counter()
-        generate(csv, args.edges)
-        print(f"load average {os.getloadavg()[0]:.1f}; generated {args.edges:,} lines "
-              f"({csv.stat().st_size / 1e6:.0f} MB) in {time.perf_counter() - start:.1f} s")
-        builds = []
-        for _ in range(args.runs):
-            start = time.perf_counter()
-            index = build(sources.triples(str(csv), Counter()), target, {"source": "bench"})
-            builds.append(time.perf_counter() - start)
-        print(f"index build: median {statistics.median(builds):.1f} s of {args.runs} "
-              f"({', '.join(f'{b:.1f}' for b in builds)}); {index.edge_count:,} edges, "
-              f"{index.words:,} words, {target.stat().st_size / 1e6:.0f} MB")
+        index = Index(target) if args.runs == 0 else index_file(csv, target, args.edges, args.runs)
         knowledge = Knowledge([index])
         classes = ["cup", "table", "man"]
         some = {"is_a", "used_for", "at_location"}
@@ -102,6 +170,8 @@ def main() -> None:
                  lambda: knowledge.paths("cup", "man", 3))):
             ms, found = median_ms(work, runs)
             print(f"{what}: median {ms:.1f} ms of {runs} ({len(found):,} found)")  # type: ignore[arg-type]
+        answer_questions({"bundled": sources.knowledge([]), f"{index.edge_count:,} edges": knowledge},
+                         args.solves)
 
 
 if __name__ == "__main__":
