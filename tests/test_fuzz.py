@@ -304,6 +304,8 @@ _READERS = [
     ["solve", "--jsonl", "--program", "SPECIAL", "--scene", _EMMA],
     ["explain", "--program", "SPECIAL", "--scene", _EMMA],
     ["explain", "--program", "P", "--scene", "SPECIAL"],
+    ["solve", "--program", "P", "--scene", _EMMA, "--rules", "SPECIAL"],
+    ["solve", "--program", "P", "--scene", _EMMA, "--kb", "SPECIAL"],
     ["translate", "--translator", "small", "--jsonl", "SPECIAL"],
     ["ask", "Is there a cat?", "--scene", "SPECIAL"],
     ["eval", "SPECIAL", "--questions", _QUESTIONS], ["eval", "T", "--questions", "SPECIAL"],
