@@ -149,7 +149,7 @@ def derived(facts: Facts, key: tuple[str, str]) -> set[str]:
     return {o for o, category, value in facts.attrs if (category, value) == key}
 
 
-@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow,
+@settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow,
                                                                   HealthCheck.function_scoped_fixture])
 @given(text=rules_files(), image=st.sampled_from(sorted(graphs("emma"))))
 def test_solve_with_rules_binds_what_the_python_evaluator_derives(text: str, image: str,
