@@ -119,10 +119,10 @@ def test_a_tie_is_ambiguous_and_a_missing_relation_a_missing_edge(context: Conte
 
 def test_an_alternative_program_about_other_words_is_uninformative(context: Context) -> None:
     memory = Memory("Is there a flag?", photo("astronaut.png"))
-    memory.add(Programmed("cascade", parse("exist(select(scene(), flag))"), "flag"))
-    strange = Programmed("small parser's #2", parse("exist(select(scene(), person))"), "person")
+    memory.add(Programmed("cascade", parse("exist(select(scene(), flag))")))
+    strange = Programmed("small parser's #2", parse("exist(select(scene(), person))"))
     assert judge("next_program", strange, memory, context).why == "'person' is no word of the question"
-    again = Programmed("finetuned", parse("exist(select(scene(), flag))"), "flag")
+    again = Programmed("finetuned", parse("exist(select(scene(), flag))"))
     assert judge("finetuned", again, memory, context).why == "the same program as before"
 
 
@@ -139,7 +139,7 @@ def test_a_tool_that_failed_is_not_tried_again_in_that_state(context: Context) -
             if step.verdict.kind == UNINFORMATIVE:
                 failed.add((step.state, step.tool))
     memory = Memory("Is there a flag?", photo("astronaut.png"))
-    memory.add(Programmed("cascade", parse("exist(select(scene(), flag))"), "flag"))
+    memory.add(Programmed("cascade", parse("exist(select(scene(), flag))")))
     offered = [tool.name for tool in feasible(GRAPH, "translate", memory, context, {"look"}, 1e9)]
     assert "look" not in offered and offered == ["widen", "next_program", "finetuned"]
 
@@ -178,7 +178,7 @@ def test_the_graph_as_grammar_admits_only_the_allowed_tools(context: Context) ->
 
     assert admits(["look", "widen"], "widen") and not admits(["look", "widen"], "solve")
     memory = Memory("Is there a spoon?", photo("coffee.png"))
-    memory.add(Programmed("cascade", parse("exist(select(scene(), spoon))"), "spoon"))
+    memory.add(Programmed("cascade", parse("exist(select(scene(), spoon))")))
     for state in ("translate", "look", "solve"):
         allowed = [TOOLS[name] for name in GRAPH[state]]
         chosen = planner.choose(state, allowed, memory, ["translate: exist(select(scene(), spoon))"])

@@ -28,7 +28,7 @@ import json
 import re
 import statistics
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -205,7 +205,7 @@ def _fixed(item: Item, root: Node | None, context: Context,
     memory = Memory(item.question, item.image, item.scene)
     steps = 0
     if root is not None:
-        memory.add(Programmed("given", root, str(root)))
+        memory.add(Programmed("given", root))
     else:
         steps += 1
         translated = TOOLS["translate"].run(memory, context)
@@ -217,7 +217,7 @@ def _fixed(item: Item, root: Node | None, context: Context,
         memory.add(TOOLS[name].run(memory, context))
         steps += 1
     assert memory.solved is not None and memory.root is not None
-    program = str(memory.root)
+    program = memory.program.brief() if memory.program is not None else None
     if not memory.solved.answers:
         return None, memory.solved.error or "no answer", steps, program
     answer = memory.solved.answers[0].value
@@ -272,7 +272,7 @@ def write(out: Path, log: Path, command: str) -> Path:
                      f"| {row.ms:.0f} |")
     lines += ["", "*accuracy*: right answers of all questions; *answered*: an answer, not \"cannot tell\"; "
               "*wrong*: answered wrongly; *'no' unseen*: \"no\" to a question about a word the perceiver "
-              "cannot see.", "", "![accuracy and answer rate](seek.png)", ""]
+              "cannot see.", "", "![accuracy, answer rate and wrong answers](seek.png)", ""]
     _plot(out / "seek.png", table)
     path = out / "report.md"
     path.write_text("\n".join(lines), encoding="utf-8")
@@ -287,20 +287,22 @@ def _plot(path: Path, table: list[Row]) -> None:
 
     groups = sorted({row.group for row in table})
     configs = [c for c in (*CONFIGS, *LLM_CONFIGS) if any(row.config == c for row in table)]
-    figure, axes = plt.subplots(1, 2, figsize=(11, 3.8), sharey=True)
+    figure, axes = plt.subplots(1, 3, figsize=(14, 3.8), sharey=True)
     width = 0.8 / len(configs)
-    for axis, (measure, title) in zip(axes, (("accuracy", "accuracy"), ("answered", "answer rate")),
-                                      strict=True):
+    measures: dict[str, Callable[[Row], float]] = {
+        "accuracy": lambda row: row.accuracy, "answer rate": lambda row: row.answered,
+        "wrong answers": lambda row: row.wrong / row.n}
+    for axis, (title, measure) in zip(axes, measures.items(), strict=True):
         for index, config in enumerate(configs):
-            found = {row.group: getattr(row, measure) for row in table if row.config == config}
+            found = {row.group: measure(row) for row in table if row.config == config}
             axis.bar([g + index * width for g in range(len(groups))],
                      [100 * found.get(group, 0.0) for group in groups], width, label=config)
         axis.set_xticks([g + width * (len(configs) - 1) / 2 for g in range(len(groups))],
-                        [group.replace(", ", "\n") for group in groups], fontsize=8)
+                        [group.replace("gqa, ", "").replace(" ", "\n") for group in groups], fontsize=8)
         axis.set_title(title)
         axis.set_ylim(0, 100)
     axes[0].set_ylabel("% of questions")
-    axes[1].legend(fontsize=8, loc="lower right")
+    axes[2].legend(fontsize=8, loc="upper left")
     figure.tight_layout()
     figure.savefig(path)
     plt.close(figure)

@@ -16,6 +16,7 @@ from qlang.asp_names import to_term
 from qlang.ir import Node, postorder
 from qlang.ontology import load
 from qlang.signatures import Kind, Type
+from qlang.syntax import SYNTAXES
 from qlang.vision.concepts import Concepts, expand, extract
 from qlang.vision.sight import Sight, unseen
 
@@ -26,11 +27,11 @@ class Programmed:
 
     by: str
     root: Node | None
-    text: str | None = None
     error: str | None = None
 
     def brief(self) -> str:
-        return (self.text or str(self.root)) if self.root is not None else f"no program ({self.error})"
+        """The program in the nested syntax (or why there is none)."""
+        return SYNTAXES["nested"].print(self.root) if self.root is not None else f"no program ({self.error})"
 
 
 @dataclass(frozen=True)

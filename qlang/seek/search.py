@@ -109,7 +109,7 @@ def seek(question: str | None, context: Context, *, image: str | None = None,
     memory = Memory(question, image, scene, scene_facts)
     state = START
     if program is not None:
-        memory.add(Programmed("given", program, str(program)))
+        memory.add(Programmed("given", program))
         state = "translate"
     excluded: set[str] = set()
     steps: list[Step] = []

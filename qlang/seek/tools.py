@@ -141,7 +141,7 @@ class Tool:
 
 def _programmed(by: str, translation: Any) -> Programmed:
     error = translation.error.diagnostics[0].message if translation.error is not None else "no program"
-    return Programmed(by, translation.root, translation.program, None if translation.ok else error)
+    return Programmed(by, translation.root, None if translation.ok else error)
 
 
 def _translate(memory: Memory, context: Context) -> Output:
@@ -172,8 +172,7 @@ def _next_program(memory: Memory, context: Context) -> Output:
         programs = context.small().programs(memory.question)
     for rank, parsed in enumerate(programs, start=1):
         if parsed.root is not None and parsed.root not in memory.programs:
-            return Programmed(f"small parser's #{rank} (p {parsed.probability:.3f})", parsed.root,
-                              str(parsed.root))
+            return Programmed(f"small parser's #{rank} (p {parsed.probability:.3f})", parsed.root)
     return Programmed("small parser", None, error=f"no other program among its {len(programs)} best")
 
 
