@@ -21,7 +21,7 @@ from pathlib import Path
 
 import numpy as np
 from PIL import Image as PILImage
-from PIL import ImageOps
+from PIL import ImageOps, UnidentifiedImageError
 
 from qlang import limits
 from qlang.errors import QlangError, error
@@ -51,8 +51,9 @@ def read(path: str | Path) -> Image:
             return _rgb(str(path), ImageOps.exif_transpose(picture))
     except QlangError:
         raise
-    except PILImage.UnidentifiedImageError:  # its message names Pillow's in-memory file
-        raise error(VisionError, "image", f"{path}: cannot read the image (not in a format Pillow reads: PNG, JPEG, ...)") from None
+    except UnidentifiedImageError:  # its message names Pillow's in-memory file
+        reason = "not in a format Pillow reads: PNG, JPEG, ..."
+        raise error(VisionError, "image", f"{path}: cannot read the image ({reason})") from None
     except DAMAGED as exc:
         reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
         raise error(VisionError, "image", f"{path}: cannot read the image ({reason})") from None
