@@ -52,8 +52,8 @@ def read(path: str | Path) -> Image:
     except QlangError:
         raise
     except UnidentifiedImageError:  # its message names Pillow's in-memory file
-        reason = "not in a format Pillow reads: PNG, JPEG, ..."
-        raise error(VisionError, "image", f"{path}: cannot read the image ({reason})") from None
+        raise error(VisionError, "image", f"{path}: cannot read the image "
+                                          "(not in a format Pillow reads: PNG, JPEG, ...)") from None
     except DAMAGED as exc:
         reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
         raise error(VisionError, "image", f"{path}: cannot read the image ({reason})") from None
