@@ -50,5 +50,11 @@ def to_symbol(word: str) -> clingo.Symbol:
     return clingo.String(word) if term.startswith('"') else clingo.Function(term)
 
 
+def relation_symbol(name: str) -> clingo.Symbol:
+    """The clingo symbol of a knowledge relation's name (``used_for``) as programs spell it, the
+    word ``used for``: the one spelling of knowledge facts, the theory's and the rules' alike."""
+    return to_symbol(name.replace("_", " "))
+
+
 #: Words clingo reads as keywords in term position.
 _RESERVED = frozenset({"not"})

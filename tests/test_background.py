@@ -116,7 +116,8 @@ def test_rules_ground_only_the_knowledge_their_literals_reach(tmp_path: Path) ->
 
     def reached(rules: Rules) -> set[tuple[str, ...]]:
         found = Background(knowledge, rules).rule_facts(lambda: Background().words(scene_facts()))
-        return {tuple(from_term(str(a)) for a in s.arguments) for s in found}
+        words = [[from_term(str(a)) for a in s.arguments] for s in found]
+        return {(head, relation.replace(" ", "_"), tail) for head, relation, tail in words}  # used_for
 
     # out of the scene's words (frisbee, tent, ...) and into toy, one step each
     assert reached(rules(TOYS)) == {("frisbee", "is_a", "toy"), ("doll", "is_a", "toy"),
@@ -139,3 +140,16 @@ def test_the_guard_weighs_the_rules(tmp_path: Path) -> None:
     code, _, err = run("solve", "--program", program, "--scene", str(EXAMPLES / "scene_2353884.json"),
                        "--rules", path, "--max-ground", "100000")
     assert code == 1 and "would ground to about" in err and "--max-ground" in err
+
+
+def test_infer_without_knowledge_bases_still_reads_gqas_hierarchy(tmp_path: Path) -> None:
+    """--kb none, a background of nothing and no background at all answer alike: the scene's
+    man is a person by GQA's hierarchy, which is knowledge the theory always has."""
+    program = write(tmp_path / "q.qn", "infer(select(scene(), man), person)")
+    scene = str(EXAMPLES / "scene_2353884.json")
+    assert run("solve", "--program", program, "--scene", scene, "--kb", "none") == (0, "man\n", "")
+    question = facts(api.compile("infer(select(scene(), man), person)"))
+    encoded = encode(SceneLibrary(Source(SCENE)).graph(), "s")
+    for background in (None, Background(sources.knowledge(["none"]))):
+        assert [a.value for a in solve(question, encoded, background=background).answers] == ["man"]
+        assert [a.value for a in Scene(encoded, background=background).solve(question).answers] == ["man"]

@@ -17,7 +17,7 @@ import qlang
 from qlang.asp import facts, program
 from qlang.asp.question import read as read_question
 from qlang.asp.scene import encode
-from qlang.asp_names import from_term, to_term
+from qlang.asp_names import from_term, relation_symbol, to_symbol
 from qlang.errors import CheckError, ParseError, Source, Span
 from qlang.interpret.rules import Facts, derive
 from qlang.ontology import load
@@ -65,9 +65,11 @@ def solved(checked: Rules, scene: str, question: str = EXIST,
     ctl.add("base", [], program.program({f.name for f in read_question(question)}, scene))
     ctl.add("base", [], scene)
     ctl.add("base", [], question)
-    ctl.add("base", [], "\n".join(f"knowledge({to_term(h)}, {to_term(r)}, {to_term(t)})."
-                                  for h, r, t in known))
     add(ctl, lower(checked))
+    with ctl.backend() as backend:  # the knowledge as `solve` gives it: symbols, one spelling
+        for h, r, t in known:
+            edge = clingo.Function("knowledge", [to_symbol(h), relation_symbol(r), to_symbol(t)])
+            backend.add_rule([backend.add_atom(edge)])
     ctl.ground([("base", [])])
     models: list[list[clingo.Symbol]] = []
     ctl.solve(on_model=lambda m: models.append(list(m.symbols(atoms=True)))

@@ -37,7 +37,7 @@ from clingo import ast
 from qlang.asp import knowledge as knowledge_facts
 from qlang.asp.program import parsed
 from qlang.asp.question import Question
-from qlang.asp_names import from_term, to_symbol
+from qlang.asp_names import from_term, relation_symbol, to_symbol
 from qlang.knowledge.graph import Knowledge
 from qlang.knowledge.relations import SYMMETRIC
 from qlang.ontology import Ontology, load
@@ -118,15 +118,16 @@ class Background:
                  *self.knowledge.reach(into, hops, into=True, relations=relations, limit=LIMIT)]
         edges = {(t.head, t.relation, t.tail) for t in (step.triple for step in steps)}
         edges |= {(tail, relation, head) for head, relation, tail in edges if relation in SYMMETRIC}
-        return [clingo.Function("knowledge", [to_symbol(word) for word in edge]) for edge in sorted(edges)]
+        return [clingo.Function("knowledge", [to_symbol(head), relation_symbol(relation), to_symbol(tail)])
+                for head, relation, tail in sorted(edges)]
 
     def question_facts(self, question: Question, words: Lazy, semantics: str = "qlang"
                        ) -> list[clingo.Symbol]:
-        """The knowledge facts the question's operations read, over a scene of these words."""
-        if not self.known or not reading(semantics).intersection(f.name for f in question):
+        """The knowledge facts the question's operations read, over a scene of these words
+        (with no knowledge base, GQA's class hierarchy still makes a car a vehicle for `infer`)."""
+        if not reading(semantics).intersection(f.name for f in question):
             return []
-        assert self.knowledge is not None
-        return knowledge_facts.facts(self.knowledge, question, words().classes)
+        return knowledge_facts.facts(self.knowledge or Knowledge(()), question, words().classes)
 
     def words(self, scene: str) -> Words:
         """The words the scene's objects have, with those the rules derive without knowledge:
@@ -147,6 +148,11 @@ class Background:
             if category == _CLASS:
                 classes.add(word)
         return Words(frozenset(classes), frozenset(every))
+
+
+#: No knowledge base and no rules, what a question given no background is solved against (GQA's
+#: class hierarchy still makes a car a vehicle for `infer`).
+NOTHING = Background()
 
 
 @cache

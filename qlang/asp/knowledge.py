@@ -32,7 +32,7 @@ import clingo
 
 from qlang.asp.question import Question
 from qlang.asp.scene import weight
-from qlang.asp_names import from_term, to_symbol
+from qlang.asp_names import from_term, relation_symbol, to_symbol
 from qlang.knowledge.graph import Knowledge
 from qlang.knowledge.relations import SYMMETRIC
 from qlang.knowledge.triples import Triple
@@ -182,7 +182,7 @@ def facts(knowledge: Knowledge, question: Question, classes: Iterable[str], *, r
     and categories, and any a rules file derives), `rules` whether a rules file reads knowledge."""
     symbols: list[clingo.Symbol] = []
     for edge in edges(knowledge, question, classes, rules=rules, limit=limit):
-        words = [to_symbol(edge.head), to_symbol(edge.relation.replace("_", " ")), to_symbol(edge.tail)]
+        words = [to_symbol(edge.head), relation_symbol(edge.relation), to_symbol(edge.tail)]
         symbols.append(clingo.Function("knowledge", words))
         symbols.append(clingo.Function("knowledge_cost", [*words, clingo.Number(weight(edge.weight))]))
     return symbols

@@ -27,7 +27,7 @@ from functools import cache
 import clingo
 
 from qlang.asp import program
-from qlang.asp.background import LIMIT, Background, Lazy, Words
+from qlang.asp.background import LIMIT, NOTHING, Background, Lazy, Words
 from qlang.asp.facts import INT_RANGE
 from qlang.asp.guard import estimate, rules_estimate
 from qlang.asp.messages import located
@@ -109,16 +109,16 @@ class Session:
         self.limits = limits
         self.messages: list[str] = []
         self.ctl = clingo.Control(["--opt-mode=opt"], logger=self._log, message_limit=5)
+        background = background or NOTHING
         sizes = _sizes(scene)
         _guard(sizes, question, limits, _rules_size(scene, sizes, background))
         atoms = _symbols(question)
         self._add("scene", scene)
         self._add("theory", program.program({f.name for f in question}, scene, semantics))
-        if background is not None:
-            if statements := background.statements():
-                add(self.ctl, statements)
-            words = cache(lambda: background.words(scene))
-            atoms += [*background.rule_facts(words), *background.question_facts(question, words, semantics)]
+        if statements := background.statements():
+            add(self.ctl, statements)
+        words = cache(lambda: background.words(scene))
+        atoms += [*background.rule_facts(words), *background.question_facts(question, words, semantics)]
         with self.ctl.backend() as backend:  # the question's facts go straight in
             for atom in atoms:
                 backend.add_rule([backend.add_atom(atom)])
@@ -256,7 +256,7 @@ class Scene:
         self.scene = scene
         self.limits = limits
         self.semantics = semantics
-        self.background = background
+        self.background = background or NOTHING
         self.shared = program.shared(semantics)
         self._sizes = _sizes(scene)
         self._rules_size = _rules_size(scene, self._sizes, background)
@@ -278,7 +278,7 @@ class Scene:
                 self._broken, self._ctl = True, None
         asked = None
         if self._ctl is not None:
-            known = background.question_facts(question, self.words, self.semantics) if background else []
+            known = background.question_facts(question, self.words, self.semantics)
             try:
                 asked = self._ctl.ask(question, known, deadline, self.limits)
             except RuntimeError:
@@ -299,7 +299,6 @@ class Scene:
 
     def words(self) -> Words:
         """The scene's words (`Background.words`), read once, when first needed."""
-        assert self.background is not None
         if self._words is None:
             self._words = self.background.words(self.scene)
         return self._words

@@ -5,7 +5,7 @@ A, V)``, ``derived_rel(N, X, R, Y)``), and two fixed rules make every derived fa
 (``has_attr(X, A, V) :- derived_attr(_, X, A, V)``, the same for ``has_rel``).  Its body reads
 the scene's predicates as the theory does (``has_attr``, ``has_rel``), so rules read the scene
 and one another's conclusions alike, and the knowledge triples a question grounds
-(``knowledge(H, R, T)``).  Why this way:
+(``knowledge(H, R, T)``, a relation spelled as programs spell it: `asp_names.relation_symbol`).  Why this way:
 
 - the theory stays as it is: it reads ``has_attr``/``has_rel``, and a derived fact is one of
   them, so every operation (``select``, ``filter``, ``relate``, ``query``...) sees derived
@@ -37,10 +37,10 @@ from collections.abc import Iterable
 import clingo
 from clingo import ast
 
-from qlang.asp_names import to_symbol
+from qlang.asp_names import relation_symbol, to_symbol
 from qlang.errors import Span
 from qlang.rules.check import Rules
-from qlang.rules.model import Atom, Condition, Different, Term, Var
+from qlang.rules.model import PREDICATES, Atom, Condition, Different, Sort, Term, Var, Word
 
 #: The scene's predicate each predicate of the rules reads, and the knowledge triples'.
 READS = {"attr": "has_attr", "rel": "has_rel", "know": "knowledge"}
@@ -87,7 +87,10 @@ def _condition(condition: Condition, where: ast.Location) -> ast.AST:
         guard = ast.Guard(ast.ComparisonOperator.NotEqual, _term(condition.right, where))
         return ast.Literal(where, ast.Sign.NoSign, ast.Comparison(_term(condition.left, where), [guard]))
     atom = condition.atom
-    function = ast.Function(where, READS[atom.predicate], [_term(t, where) for t in atom.args], False)
+    sorts = PREDICATES[atom.predicate]
+    arguments = [ast.SymbolicTerm(where, relation_symbol(t.value)) if isinstance(t, Word) and s is Sort.KNOWN
+                 else _term(t, where) for t, s in zip(atom.args, sorts, strict=True)]
+    function = ast.Function(where, READS[atom.predicate], arguments, False)
     return _literal(function, negated=condition.negated)
 
 
