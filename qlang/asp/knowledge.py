@@ -1,5 +1,5 @@
 """The knowledge one question needs, as clingo facts: the few edges, of a graph of perhaps
-millions, that its operations (theory/knowledge.lp) and a rules file can reach.
+millions, that its operations (theory/knowledge.lp) can reach (a rules file's: `qlang.asp.background`).
 
 Each edge is ``knowledge(H, R, T)`` and ``knowledge_cost(H, R, T, W)``, W its weight w as a
 cost, -1000 ln w (`qlang.asp.scene.weight`, as the scene's confidences), so that a path's cost
@@ -20,7 +20,6 @@ What a question grounds, each part bounded by `limit` edges (the strongest first
 - ``know`` and ``verify_know``: the asked relation's edges out of the scene's classes;
 - ``infer``: every edge a walk of at most `HOPS` edges out of the scene's classes can take, and
   the ``is_a`` edges of chains of at most `HOPS` into the asked class (its members);
-- with `rules` (a rules file that reads knowledge): every edge out of the scene's classes.
 """
 
 from __future__ import annotations
@@ -156,12 +155,12 @@ NEEDS: dict[str, Callable[[Graph, Fact, set[str], int], list[Triple]]] = {
 }
 
 
-def edges(knowledge: Knowledge, question: Question, classes: Iterable[str], *, rules: bool = False,
+def edges(knowledge: Knowledge, question: Question, classes: Iterable[str], *,
           limit: int = LIMIT) -> list[Triple]:
     """The edges (as walked) a question needs, each once with its greatest weight, sorted."""
     graph = Graph(knowledge)
     scene = set(classes)
-    found = graph.steps(scene, limit=limit) if rules else []
+    found: list[Triple] = []
     for fact in question:
         if fact.name in NEEDS:
             found += NEEDS[fact.name](graph, fact, scene, limit)
@@ -175,13 +174,13 @@ def edges(knowledge: Knowledge, question: Question, classes: Iterable[str], *, r
     return sorted(Triple(*key, w) for key, w in best.items())
 
 
-def facts(knowledge: Knowledge, question: Question, classes: Iterable[str], *, rules: bool = False,
+def facts(knowledge: Knowledge, question: Question, classes: Iterable[str], *,
           limit: int = LIMIT) -> list[clingo.Symbol]:
     """``knowledge/3`` and ``knowledge_cost/4`` for the edges a question needs (`edges`):
     `question` its lowered facts, `classes` every class the scene's objects have (their names
-    and categories, and any a rules file derives), `rules` whether a rules file reads knowledge."""
+    and categories, and any a rules file derives)."""
     symbols: list[clingo.Symbol] = []
-    for edge in edges(knowledge, question, classes, rules=rules, limit=limit):
+    for edge in edges(knowledge, question, classes, limit=limit):
         words = [to_symbol(edge.head), relation_symbol(edge.relation), to_symbol(edge.tail)]
         symbols.append(clingo.Function("knowledge", words))
         symbols.append(clingo.Function("knowledge_cost", [*words, clingo.Number(weight(edge.weight))]))
