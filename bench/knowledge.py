@@ -14,11 +14,11 @@ times: a fifth of the graph; three relations; all relations, at most 1,000 edges
 bounds its graph) and `qlangc kb paths`'s search (best 10 paths of at most 3 steps).  Then
 `QUESTIONS` over the real GQA scene of image 2353884 (examples/), each compiled, lowered and
 solved (best answer) as `qlangc solve --scene ... --kb ...` does it in one warm process (the
-index open, the scene read; one untimed round first), with the bundled base and then with the
-1,000,000-edge index, `--solves` rounds interleaving the questions; beside each, how long the
-knowledge facts alone took (`qlang.asp.knowledge.facts`) and how many edges they ground.  With
-`--runs 0`, the index an earlier run left in `--keep DIR` is used as it is.  Medians; the
-machine's load is printed.
+index open, the scene read; one untimed round first), with the bundled base and with the
+1,000,000-edge index, `--solves` rounds each asking every question of both; beside each, how
+long the knowledge facts alone took (`qlang.asp.knowledge.facts`, timed in the same rounds) and
+how many edges they ground.  With `--runs 0`, the index
+an earlier run left in `--keep DIR` is used as it is.  Medians; the machine's load is printed.
 """
 
 from __future__ import annotations
@@ -33,7 +33,6 @@ import tempfile
 import time
 from collections import Counter
 from collections.abc import Callable
-from functools import partial
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -112,33 +111,38 @@ def index_file(csv: Path, target: Path, edges: int, runs: int) -> Index:
 
 def answer_questions(bases: dict[str, Knowledge], rounds: int) -> None:
     """Print each of `QUESTIONS` answered over `SCENE` with each of `bases`, as `solve` answers
-    it: `rounds` rounds, each every question with every base."""
+    it, and the time of its knowledge facts alone: `rounds` rounds, each every question with
+    every base."""
     scene = SceneLibrary(Source(SCENE.read_text(encoding="utf-8"), str(SCENE))).facts(None)
     backgrounds = {name: Background(knowledge) for name, knowledge in bases.items()}
+    classes = Background().words(scene).classes  # no rules: the scene's own
 
-    def answer(background: Background, program: str) -> str:
-        question = facts(api.compile(program, ontology=background.ontology()))
-        found = solve(question, scene, background=background).answers
+    def answer(name: str, program: str) -> str:
+        question = facts(api.compile(program, ontology=backgrounds[name].ontology()))
+        found = solve(question, scene, background=backgrounds[name]).answers
         return found[0].value if found else "(none)"
 
+    def grounded(name: str, program: str) -> int:
+        question = facts(api.compile(program, ontology=backgrounds[name].ontology()))
+        return len(knowledge_facts.facts(bases[name], question, classes)) // 2
+
     cases = [(name, program) for name in bases for _, program in QUESTIONS]
-    answers = {(name, program): answer(backgrounds[name], program) for name, program in cases}  # untimed
-    times: dict[tuple[str, str], list[float]] = {case: [] for case in cases}
+    answers = {case: (answer(*case), grounded(*case)) for case in cases}  # the untimed round
+    times: dict[tuple[str, str, str], list[float]] = {}
     load = [os.getloadavg()[0]]
     for _ in range(rounds):
-        for name, program in cases:
-            start = time.perf_counter()
-            answer(backgrounds[name], program)
-            times[name, program].append((time.perf_counter() - start) * 1000)
+        for case in cases:
+            for part, work in (("solve", answer), ("facts", grounded)):
+                start = time.perf_counter()
+                work(*case)
+                times.setdefault((*case, part), []).append((time.perf_counter() - start) * 1000)
         load.append(os.getloadavg()[0])
     print(f"questions over {SCENE.name}: median ms of {rounds} interleaved rounds, end to end | the "
           f"knowledge facts alone (edges grounded); load average {min(load):.1f}-{max(load):.1f}")
     for name, program in cases:
-        question = facts(api.compile(program, ontology=backgrounds[name].ontology()))
-        classes = backgrounds[name].words(scene).classes
-        ms, edges = median_ms(partial(knowledge_facts.facts, bases[name], question, classes), rounds)
-        print(f"  {name}: {statistics.median(times[name, program]):6.1f} | {ms:5.1f} "
-              f"({len(edges) // 2:,})  {program} -> {answers[name, program]}")  # type: ignore[arg-type]
+        value, edges = answers[name, program]
+        print(f"  {name}: {statistics.median(times[name, program, 'solve']):6.1f} | "
+              f"{statistics.median(times[name, program, 'facts']):5.1f} ({edges:,})  {program} -> {value}")
 
 
 def main() -> None:
