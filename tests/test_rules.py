@@ -25,7 +25,7 @@ from qlang.passes import lower as lower_program
 from qlang.passes.check import check as check_program
 from qlang.rules import Rules, read
 from qlang.rules.lower import add, lower
-from qlang.rules.model import Atom, Different, Literal, Rule, Var, Word
+from qlang.rules.model import Atom, Different, Literal, Rule, Var, Word, show
 from qlang.rules.syntax import _Builder, parse
 from qlang.syntax import _lark
 from tests.conftest import graphs
@@ -362,3 +362,10 @@ def test_programs_use_derived_facts_as_the_scenes(question: str, answer: str) ->
     asked = "\n".join(str(f) for f in lower_program.facts(root))
     models = solved(checked, encode(graphs("emma")["2353884"], "emma"), asked)
     assert {from_term(str(a.arguments[0])) for m in models for a in m if a.name == "ans"} == {answer}
+
+
+def test_a_knowledge_relation_shows_by_its_name() -> None:
+    """Shown as a rules file writes it (explain shows the rule behind a derived fact so), not as
+    ASP spells the word ``used_for`` (a quoted string)."""
+    atom = Atom("know", (Var("C"), Word("used_for"), Word("t-shirt")))
+    assert show(atom) == 'know(C, used_for, "t-shirt")'

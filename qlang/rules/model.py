@@ -133,5 +133,7 @@ def show(atom: Atom) -> str:
     args = atom.args
     if atom.predicate == "attr" and len(args) == 3 and args[1] == Word(CLASS):
         atom = Atom("class", (args[0], args[2]))
-    terms = (t.name if isinstance(t, Var) else to_term(t.value) for t in atom.args)
+    relation = 1 if atom.predicate == "know" else -1  # a knowledge relation, by its name: used_for
+    terms = (t.name if isinstance(t, Var) else t.value if i == relation else to_term(t.value)
+             for i, t in enumerate(atom.args))
     return f"{atom.predicate}({', '.join(terms)})"
