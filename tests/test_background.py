@@ -153,3 +153,22 @@ def test_infer_without_knowledge_bases_still_reads_gqas_hierarchy(tmp_path: Path
     for background in (None, Background(sources.knowledge(["none"]))):
         assert [a.value for a in solve(question, encoded, background=background).answers] == ["man"]
         assert [a.value for a in Scene(encoded, background=background).solve(question).answers] == ["man"]
+
+
+def test_a_knowledge_step_walks_only_from_the_classes_its_input_may_have() -> None:
+    """infer over the scene's men walks out of a man's classes, not the frisbee's or the tent's
+    (over a large base, a walk out of every class spent the edge limit in its first step); a
+    step whose input selects a class no object has (a rule may derive it) walks from them all."""
+    from qlang.asp.knowledge import starts
+
+    words = Background().words(encode(SceneLibrary(Source(SCENE)).graph(), "s"))
+    question = facts(api.compile("infer(unique(filter(select(scene(), man), hposition, left)), animal)"))
+    steps = {fact.args[0]: fact for fact in question if fact.name != "end"}
+    infer = next(fact for fact in question if fact.name == "infer")
+    assert "frisbee" in words.classes and "man" in words.together["man"]
+    assert starts(steps, infer, set(words.classes), words.together) == set(words.together["man"])
+    assert "frisbee" not in words.together["man"] and "person" in words.together["man"]
+    everything = facts(api.compile("infer(select(scene(), dog), animal)", open_vocabulary=True))
+    steps = {fact.args[0]: fact for fact in everything if fact.name != "end"}
+    infer = next(fact for fact in everything if fact.name == "infer")
+    assert starts(steps, infer, set(words.classes), words.together) == set(words.classes)

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import atexit
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 
 import clingo
@@ -58,10 +58,12 @@ atexit.register(_LOWERED.clear)
 
 @dataclass(frozen=True, slots=True)
 class Words:
-    """The words a scene's objects have (with what the rules derive): classes, and all."""
+    """The words a scene's objects have (with what the rules derive): classes, and all; and for
+    each class, the classes of the objects that have it (where a step's objects may start a walk)."""
 
     classes: frozenset[str]
     every: frozenset[str]
+    together: dict[str, frozenset[str]] = field(default_factory=dict)
 
 
 #: The scene's words, read when first needed.
@@ -127,7 +129,8 @@ class Background:
         (with no knowledge base, GQA's class hierarchy still makes a car a vehicle for `infer`)."""
         if not reading(semantics).intersection(f.name for f in question):
             return []
-        return knowledge_facts.facts(self.knowledge or Knowledge(()), question, words().classes)
+        return knowledge_facts.facts(self.knowledge or Knowledge(()), question, words().classes,
+                                     together=words().together)
 
     def words(self, scene: str) -> Words:
         """The words the scene's objects have, with those the rules derive without knowledge:
@@ -140,6 +143,7 @@ class Background:
         except RuntimeError:
             return Words(frozenset(), frozenset())
         classes: set[str] = set()
+        of: dict[clingo.Symbol, set[str]] = {}  # each object's classes
         every: set[str] = set()
         for atom in ctl.symbolic_atoms.by_signature("has_attr", 3):
             _, category, value = atom.symbol.arguments
@@ -147,7 +151,12 @@ class Background:
             every.add(word)
             if category == _CLASS:
                 classes.add(word)
-        return Words(frozenset(classes), frozenset(every))
+                of.setdefault(atom.symbol.arguments[0], set()).add(word)
+        together: dict[str, set[str]] = {}
+        for own in of.values():
+            for cls in own:
+                together.setdefault(cls, set()).update(own)
+        return Words(frozenset(classes), frozenset(every), {c: frozenset(w) for c, w in together.items()})
 
 
 #: No knowledge base and no rules, what a question given no background is solved against (GQA's

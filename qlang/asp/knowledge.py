@@ -24,7 +24,7 @@ What a question grounds, each part bounded by `limit` edges (the strongest first
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from functools import cache
 
 import clingo
@@ -37,7 +37,7 @@ from qlang.knowledge.relations import SYMMETRIC
 from qlang.knowledge.triples import Triple
 from qlang.ontology import load
 from qlang.passes.lower import Fact
-from qlang.signatures import SIGNATURES
+from qlang.signatures import END, SIGNATURES
 
 #: The longest walk `infer` takes, and the longest ``is_a`` chain that makes a word a member
 #: of a class (theory/knowledge.lp says the same).
@@ -156,14 +156,16 @@ NEEDS: dict[str, Callable[[Graph, Fact, set[str], int], list[Triple]]] = {
 
 
 def edges(knowledge: Knowledge, question: Question, classes: Iterable[str], *,
-          limit: int = LIMIT) -> list[Triple]:
-    """The edges (as walked) a question needs, each once with its greatest weight, sorted."""
+          together: Mapping[str, Collection[str]] | None = None, limit: int = LIMIT) -> list[Triple]:
+    """The edges (as walked) a question needs, each once with its greatest weight, sorted;
+    `together`, where given, narrows where a step's walks start (`starts`)."""
     graph = Graph(knowledge)
     scene = set(classes)
+    steps = {fact.args[0]: fact for fact in question if fact.name != END}
     found: list[Triple] = []
     for fact in question:
         if fact.name in NEEDS:
-            found += NEEDS[fact.name](graph, fact, scene, limit)
+            found += NEEDS[fact.name](graph, fact, starts(steps, fact, scene, together or {}), limit)
     best: dict[tuple[str, str, str], float] = {}
     for edge in found:
         ends = [(edge.head, edge.tail), (edge.tail, edge.head)] if edge.relation in SYMMETRIC \
@@ -174,13 +176,36 @@ def edges(knowledge: Knowledge, question: Question, classes: Iterable[str], *,
     return sorted(Triple(*key, w) for key, w in best.items())
 
 
+def starts(steps: Mapping[int | str, Fact], fact: Fact, scene: set[str],
+           together: Mapping[str, Collection[str]]) -> set[str]:
+    """The classes the objects of a step's input may have: those of the scene's objects of the
+    class that input selects (through filters and `unique`), where the scene has such objects;
+    else every class of the scene.  (A walk out of classes no input object has is wasted, and
+    over a large base it spends the edge limit before the walk gets deep.)"""
+    step = steps.get(fact.args[1])
+    while step is not None:
+        if step.name in _SELECTING:
+            found = together.get(str(step.args[2]))
+            return set(found) if found else scene
+        if step.name not in _KEEPING:
+            break
+        step = steps.get(step.args[1])
+    return scene
+
+
+#: Steps whose objects are all of the class they name (their first literal, after their input).
+_SELECTING = frozenset({"select", "relate", "relate_attr"})
+#: Steps whose objects are some of their input's.
+_KEEPING = frozenset({"filter", "filter_any", "unique"})
+
+
 def facts(knowledge: Knowledge, question: Question, classes: Iterable[str], *,
-          limit: int = LIMIT) -> list[clingo.Symbol]:
+          together: Mapping[str, Collection[str]] | None = None, limit: int = LIMIT) -> list[clingo.Symbol]:
     """``knowledge/3`` and ``knowledge_cost/4`` for the edges a question needs (`edges`):
     `question` its lowered facts, `classes` every class the scene's objects have (their names
     and categories, and any a rules file derives)."""
     symbols: list[clingo.Symbol] = []
-    for edge in edges(knowledge, question, classes, limit=limit):
+    for edge in edges(knowledge, question, classes, together=together, limit=limit):
         words = [to_symbol(edge.head), relation_symbol(edge.relation), to_symbol(edge.tail)]
         symbols.append(clingo.Function("knowledge", words))
         symbols.append(clingo.Function("knowledge_cost", [*words, clingo.Number(weight(edge.weight))]))
