@@ -25,8 +25,9 @@ takes the cheapest.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Iterator
 from concurrent.futures import Future
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
@@ -36,7 +37,7 @@ from qlang.asp.explain import explain as explain_answer
 from qlang.asp.scene import encode
 from qlang.asp.solve import DEFAULT_LIMITS, Limits, solve
 from qlang.asp_names import from_term
-from qlang.errors import QlangError
+from qlang.errors import QlangError, error
 from qlang.knowledge.graph import Knowledge
 from qlang.ontology import load
 from qlang.passes.lower import facts
@@ -49,7 +50,7 @@ from qlang.translate.translator import Settings, Translates
 from qlang.vision.perception import Perceiver
 from qlang.vision.pipeline import Options
 from qlang.vision.sight import SIGHTS, Sight, coarse
-from qlang.wordnet import hypernyms, sense, senses
+from qlang.wordnet import WordNetMissing, hypernyms, sense, senses
 
 if TYPE_CHECKING:  # numpy: loaded with the parser, not with every qlangc command
     from qlang.small.parser import SmallParser
@@ -260,7 +261,7 @@ def _widen(memory: Memory, context: Context) -> Output:
     names = _vocabulary(memory, context)
     kinds: dict[str, frozenset[str]] = {}
     above_unseen: dict[str, str] = {}
-    with context.stages.time("widen"):
+    with context.stages.time("widen"), _wordnet():
         for cls in memory.classes():
             below = frozenset(n for n in names if n != cls and cls not in ontology.ancestors(n)
                               and kind_of(n, cls))
@@ -271,6 +272,15 @@ def _widen(memory: Memory, context: Context) -> Output:
                 if found is not None:
                     above_unseen[cls] = found
     return Widened("WordNet", kinds, above_unseen)
+
+
+@contextmanager
+def _wordnet() -> Iterator[None]:
+    """WordNet missing is the installation's fault, said as such (exit 1), not a crash."""
+    try:
+        yield
+    except WordNetMissing as exc:
+        raise error(QlangError, "setup", f"widening needs WordNet: {exc}") from None
 
 
 #: WordNet's lexicographer files of things a perceiver can see
