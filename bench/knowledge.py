@@ -115,7 +115,7 @@ def answer_questions(bases: dict[str, Knowledge], rounds: int) -> None:
     every base."""
     scene = SceneLibrary(Source(SCENE.read_text(encoding="utf-8"), str(SCENE))).facts(None)
     backgrounds = {name: Background(knowledge) for name, knowledge in bases.items()}
-    classes = Background().words(scene).classes  # no rules: the scene's own
+    words = Background().words(scene)  # no rules: the scene's own
 
     def answer(name: str, program: str) -> str:
         question = facts(api.compile(program, ontology=backgrounds[name].ontology()))
@@ -124,7 +124,7 @@ def answer_questions(bases: dict[str, Knowledge], rounds: int) -> None:
 
     def grounded(name: str, program: str) -> int:
         question = facts(api.compile(program, ontology=backgrounds[name].ontology()))
-        return len(knowledge_facts.facts(bases[name], question, classes)) // 2
+        return len(knowledge_facts.facts(bases[name], question, words.classes, together=words.together)) // 2
 
     cases = [(name, program) for name in bases for _, program in QUESTIONS]
     answers = {case: (answer(*case), grounded(*case)) for case in cases}  # the untimed round
