@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 
 from conftest import run
+
 from qlang.evaluate import seeking
 
 
