@@ -181,3 +181,23 @@ def scene_facts(encoded: str) -> Facts:
             first, second, third = (from_term(t) for t in terms)
             found[name].add((first, second, third))
     return Facts(frozenset(found["has_attr"]), frozenset(found["has_rel"]))
+
+
+@pytest.mark.parametrize("command", [("check",), ("compile", "--to", "flat"), ("lower",)])
+def test_programs_over_rules_and_knowledge_check_on_their_own(tmp_path: Path,
+                                                              command: tuple[str, ...]) -> None:
+    """check, compile and lower take --rules and --kb as solve does: a program in a rules file's
+    words, or taking a word only a given base knows, checks with them and not without."""
+    styled = write(tmp_path / "q.qn", "query(unique(select(scene(), athlete)), style)")
+    zorbing = write(tmp_path / "z.qn", "verify_know(unique(select(scene(), shoe)), used_for, zorbing)")
+    kb = write(tmp_path / "z.tsv", "shoe\tused_for\tzorbing\n")
+    for program, option in ((styled, ("--rules", ATHLETE)), (zorbing, ("--kb", kb))):
+        code, _, err = run(*command, program)
+        assert code == 1 and "is not a known" in err
+        code, out, err = run(*command, *option, program)
+        assert (code, err) == (0, "") and bool(out) == (command[0] != "check")  # check: silent
+    lines = write(tmp_path / "q.jsonl", json.dumps({"id": "q", "program": "query(unique(select("
+                                                     "scene(), athlete)), style)"}) + "\n")
+    if command[0] != "lower":
+        code, out, _ = run(*command, "--jsonl", "--workers", "1", "--rules", ATHLETE, lines)
+        assert code == 0 and json.loads(out)["id"] == "q" and "error" not in json.loads(out)

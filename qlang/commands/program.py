@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import click
 
@@ -18,11 +18,16 @@ from qlang.commands.console import (
     read_source,
     run_and_exit,
 )
-from qlang.errors import QlangError, Source
+from qlang.commands.knowledge import background_from, background_options
+from qlang.errors import Diagnostic, QlangError, Source
 from qlang.ir import Node
+from qlang.passes.lower import facts
 from qlang.records import Record
 from qlang.signatures import markdown_table
 from qlang.syntax import SYNTAXES, detect
+
+if TYPE_CHECKING:
+    from qlang.asp.background import Background
 
 SYNTAX_NAMES = click.Choice(sorted(SYNTAXES))
 _from = click.option("--from", "from_", type=SYNTAX_NAMES, help="Input syntax (guessed if omitted).")
@@ -34,6 +39,28 @@ _workers = executor_options("Batch: worker processes (default: all cores), or Ra
                              "--executor ray (default 1); the output keeps input order.",
                              default=None, jobs=True)
 _input = click.argument("file", type=click.Path(allow_dash=True, dir_okay=False), default="-")
+
+
+@dataclass(frozen=True, slots=True)
+class Against:
+    """What programs are checked against: GQA's words, with a rules file's (`--rules`) and the
+    knowledge's in use (`--kb`) where given, unknown ones errors or (`--open-vocabulary`) warnings."""
+
+    open_vocabulary: bool = False
+    background: Background | None = None
+
+    def check(self, root: Node, source: Source | None) -> list[Diagnostic]:
+        """The program's warnings; raises `CheckError` with its errors."""
+        given = self.background
+        return api.check(root, open_vocabulary=self.open_vocabulary, source=source,
+                         ontology=given.ontology() if given else None,
+                         knowledge=given.knowledge if given else None)
+
+
+def _against(open_vocabulary: bool, kb: tuple[str, ...], rules: str | None) -> Against:
+    """What the options say to check against (the bundled base is opened only where a program needs it, as
+    `api.check` does, when neither `--kb` nor `--rules` is given)."""
+    return Against(open_vocabulary, background_from(kb, rules) if kb or rules else None)
 
 
 def run_batch(file: str, syntax: str | None, handle: records.Handler, output: str | None,
@@ -52,21 +79,23 @@ def run_batch(file: str, syntax: str | None, handle: records.Handler, output: st
 @_from
 @click.option("--to", "to", type=SYNTAX_NAMES, required=True, help="Output syntax.")
 @_open
+@background_options
 @_jsonl
 @output_option
 @_workers
 @_input
-def compile(from_: str | None, to: str, open_vocabulary: bool, jsonl: bool, output: str | None,
-            workers: int | None, executor: str, address: str | None, file: str) -> None:
+def compile(from_: str | None, to: str, open_vocabulary: bool, kb: tuple[str, ...], rules: str | None,
+            jsonl: bool, output: str | None, workers: int | None, executor: str, address: str | None,
+            file: str) -> None:
     """Convert a checked program from one syntax to another (exit 1 with every error if it is
     not well formed and well typed)."""
     runner = executor_from(executor, workers, address, batch=jsonl)
+    against = _against(open_vocabulary, kb, rules)
     if jsonl:
-        run_batch(file, from_, Converting(to, open_vocabulary), output, workers, runner, "program",
-                  "warnings")
+        run_batch(file, from_, Converting(to, against), output, workers, runner, "program", "warnings")
     source = read_source(file, limits.PROGRAM)
     try:
-        click.echo(SYNTAXES[to].print(_checked(source, from_, open_vocabulary)))
+        click.echo(SYNTAXES[to].print(_checked(source, from_, against)))
     except QlangError as exc:
         fail(exc, source)
 
@@ -77,10 +106,10 @@ class Converting:
     name equal steps once, so the program need not be canonicalised first)."""
 
     to: str
-    open_vocabulary: bool = False
+    against: Against = Against()
 
     def __call__(self, record: Record) -> dict[str, object]:
-        warnings = _warnings(record, self.open_vocabulary)
+        warnings = _warnings(record, self.against)
         return {"id": record.id, "program": SYNTAXES[self.to].print(_root(record)), **warnings}
 
 
@@ -92,28 +121,30 @@ def _root(record: Record) -> Any:
 @click.command()
 @_from
 @_open
+@background_options
 @_jsonl
 @output_option
 @_workers
 @_input
-def check(from_: str | None, open_vocabulary: bool, jsonl: bool, output: str | None,
-          workers: int | None, executor: str, address: str | None, file: str) -> None:
+def check(from_: str | None, open_vocabulary: bool, kb: tuple[str, ...], rules: str | None, jsonl: bool,
+          output: str | None, workers: int | None, executor: str, address: str | None, file: str) -> None:
     """Check that a program is well formed and well typed (exit 0), else list every error."""
     runner = executor_from(executor, workers, address, batch=jsonl)
+    against = _against(open_vocabulary, kb, rules)
     if jsonl:
-        run_batch(file, from_, Checking(open_vocabulary), output, workers, runner, "ok", "warnings")
+        run_batch(file, from_, Checking(against), output, workers, runner, "ok", "warnings")
     source = read_source(file, limits.PROGRAM)
     try:
-        _checked(source, from_, open_vocabulary)
+        _checked(source, from_, against)
     except QlangError as exc:
         fail(exc, source)
 
 
-def _checked(source: Source, syntax: str | None, open_vocabulary: bool) -> Node:
+def _checked(source: Source, syntax: str | None, against: Against) -> Node:
     """The program of a source, parsed and checked, its warnings written to standard error;
     raises `QlangError` with its errors."""
     root = api.parse(source.text, syntax, name=source.name)
-    for warning in api.check(root, open_vocabulary=open_vocabulary, source=source):
+    for warning in against.check(root, source):
         click.echo(warning.render(source), err=True)
     return root
 
@@ -122,16 +153,16 @@ def _checked(source: Source, syntax: str | None, open_vocabulary: bool) -> Node:
 class Checking:
     """What `check --jsonl` makes of a line: ok, with the warnings it has."""
 
-    open_vocabulary: bool
+    against: Against
 
     def __call__(self, record: Record) -> dict[str, object]:
-        return {"id": record.id, "ok": True, **_warnings(record, self.open_vocabulary)}
+        return {"id": record.id, "ok": True, **_warnings(record, self.against)}
 
 
-def _warnings(record: Record, open_vocabulary: bool) -> dict[str, object]:
+def _warnings(record: Record, against: Against) -> dict[str, object]:
     """The warnings of a line's program, as its result shows them (none: nothing); raises
     `CheckError` with its errors."""
-    warnings = api.check(_root(record), open_vocabulary=open_vocabulary, source=record.source)
+    warnings = against.check(_root(record), record.source)
     return {"warnings": [w.to_json() for w in warnings]} if warnings else {}
 
 
@@ -151,14 +182,15 @@ def fmt(from_: str | None, file: str) -> None:
 @click.command()
 @_from
 @_open
+@background_options
 @_input
-def lower(from_: str | None, open_vocabulary: bool, file: str) -> None:
+def lower(from_: str | None, open_vocabulary: bool, kb: tuple[str, ...], rules: str | None,
+          file: str) -> None:
     """Check a program and print its ASP facts, ready for the theory."""
     source = read_source(file, limits.PROGRAM)
     try:
-        root = api.parse(source.text, from_, name=source.name)
-        api.check(root, open_vocabulary=open_vocabulary, source=source)
-        click.echo(api.lower(root, open_vocabulary=open_vocabulary))
+        root = _checked(source, from_, _against(open_vocabulary, kb, rules))
+        click.echo("\n".join(str(fact) for fact in facts(root)))
     except QlangError as exc:
         fail(exc, source)
 
