@@ -138,6 +138,13 @@ def _timeless(report: dict[str, Any]) -> dict[str, Any]:
     return {**report, "translation": translation, "timings": [t["stage"] for t in report["timings"]]}
 
 
+def test_a_no_about_what_no_perceiver_sees_is_cannot_tell(server: Server, photos: Path) -> None:
+    """The detector knows no flags: "Is there a flag?" has no answer, and the report says why."""
+    fields = {"source": "photo", "question": "Is there a flag?", "top_k": "1"}
+    status, report = server.post("/api/ask", fields, photos / "coffee.png")
+    assert (status, report["answers"], report["cannot_tell"]) == (200, [], ["flag"])
+
+
 def test_eight_requests_at_once_are_each_answered_as_alone(server: Server, photos: Path) -> None:
     asked = _requests(photos)
     assert len(asked) == 8

@@ -27,6 +27,8 @@ def answered(result: Answered, explanation: Explanation | None, picture: dict[st
     program was given)."""
     return {
         "answers": [answer(a.value, a.cost, a.rank) for a in result.answers],
+        #: the words no perceiver in use can see, where the answer would have been a blind "no"
+        "cannot_tell": list(result.unseen),
         "complete": result.complete,
         "translation": None if result.translation is None else translation(result.translation, translator),
         "programs": programs(result.root),
