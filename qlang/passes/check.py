@@ -20,9 +20,11 @@ from qlang.ir import Lit, Node, postorder
 from qlang.knowledge import sources
 from qlang.knowledge.graph import Knowledge
 from qlang.ontology import Ontology, load, suggestions
-from qlang.passes.vocabulary import EXTENDED, words
+from qlang.passes.vocabulary import words
 from qlang.signatures import CLOSED_KINDS, SIGNATURES, Kind, Signature, Type
 
+#: The literal kinds whose words the knowledge in use extends, where an operation reads it.
+_EXTENDED = (Kind.CLASS, Kind.VALUE)
 _KNOWN = {Kind.CLASS: "class", Kind.ATTR: "attribute category", Kind.VALUE: "attribute value",
           Kind.REL: "relation", Kind.KREL: "knowledge relation"}
 
@@ -88,7 +90,7 @@ class _Checker:
                         arg.span or node.span)
             return
         vocabulary = words(kind, category, self.ontology)
-        extended = signature.knowledge and kind in EXTENDED
+        extended = signature.knowledge and kind in _EXTENDED
         if arg.value in vocabulary or (extended and arg.value.isprintable() and self.knows(arg.value)):
             return
         where = _where(node, position)

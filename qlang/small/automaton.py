@@ -3,12 +3,10 @@
 The state is a stack of open slots.  The first slot is the program's answer (an operation
 yielding Bool or Value); choosing an operation for a slot pushes its operand slots (typed)
 and its literal slots (each of a kind, a value narrowed by the attribute category written
-just before it, as the checker narrows it).  Where a knowledge operation takes a class or a
-value, which any word the knowledge knows may be, the slot is *open*: the search also offers
-the question's own words there (`takes_question_words`).  When the stack is empty only the
-end token may follow.  A length budget keeps every path finite: an operation is allowed only
-if the shortest program completing it, and every slot still open, fits in `max_length`
-tokens, so decoding always ends in a complete program even from an untrained model.
+just before it, as the checker narrows it).  When the stack is empty only the end token may
+follow.  A length budget keeps every path finite: an operation is allowed only if the shortest
+program completing it, and every slot still open, fits in `max_length` tokens, so decoding
+always ends in a complete program even from an untrained model.
 
 Everything is derived from `SIGNATURES` and the ontology, like the LLM's decoding grammar, so
 what the automaton admits is exactly what the checker accepts (tests/test_small.py walks it at
@@ -21,15 +19,14 @@ from dataclasses import dataclass
 from functools import cache, cached_property
 
 from qlang.ontology import Ontology, load
-from qlang.passes.vocabulary import EXTENDED, words
+from qlang.passes.vocabulary import words
 from qlang.signatures import SIGNATURES, Kind, Signature, Type
 from qlang.small.tokens import EOS, Vocabulary, op_token
 
-#: a slot: an operand of a type, the root (`None`: any answer), or a literal (open or not) of
-#: a kind and whether it is narrowed by the category written before it
+#: a slot: an operand of a type, the root (`None`: any answer), or a literal of a kind and
+#: whether it is narrowed by the category written before it
 Slot = tuple[str, Type | Kind | None, bool]
-_OPERAND, _LITERAL, _OPEN = "operand", "literal", "open literal"
-_ROOT: Slot = (_OPERAND, None, False)
+_ROOT: Slot = ("operand", None, False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,15 +65,10 @@ class Automaton:
             self._allowed[key] = self._compute(slot, category, key[2])
         return self._allowed[key]
 
-    def takes_question_words(self, state: State) -> bool:
-        """Whether the next token is a literal any word the knowledge knows may be (beside the
-        slot's kind's words, which `allowed` lists)."""
-        return not state.done and state.stack[-1][0] == _OPEN
-
     def advance(self, state: State, token: int) -> State:
         slot, stack = state.stack[-1], state.stack[:-1]
         text = self.vocabulary.tokens[token]
-        if slot[0] == _OPERAND:
+        if slot[0] == "operand":
             stack += self._slots[text[:-1]]
             return State(stack, state.category, state.length + 1)
         category = text if slot[1] is Kind.ATTR else state.category
@@ -100,14 +92,14 @@ class Automaton:
         return max(operation_lengths().values())
 
     def _slot_length(self, slot: Slot) -> int:
-        if slot[0] != _OPERAND:
+        if slot[0] == "literal":
             return 1
         return min(n for name, n in operation_lengths().items()
                    if _fits(slot, SIGNATURES[name]))
 
     def _compute(self, slot: Slot, category: str | None, spare: int) -> list[int]:
         kind, what, _narrowed = slot
-        if kind == _OPERAND:
+        if kind == "operand":
             names = [sig.name for sig in SIGNATURES.values()  # those the model has a token for
                      if _fits(slot, sig) and operation_lengths()[sig.name] <= spare
                      and op_token(sig.name) in self._known]
@@ -147,12 +139,12 @@ def _fits(slot: Slot, sig: Signature) -> bool:
 
 
 def _operand_slots(sig: Signature) -> tuple[Slot, ...]:
-    return tuple((_OPERAND, t, False) for t in sig.operands)
+    return tuple(("operand", t, False) for t in sig.operands)
 
 
 def _literal_slots(sig: Signature) -> tuple[Slot, ...]:
     slots = []
     for position, kind in enumerate(sig.literals):
         narrowed = kind is Kind.VALUE and Kind.ATTR in sig.literals[:position]
-        slots.append((_OPEN if sig.knowledge and kind in EXTENDED else _LITERAL, kind, narrowed))
+        slots.append(("literal", kind, narrowed))
     return tuple(slots)
