@@ -37,9 +37,8 @@ from clingo import ast
 from qlang.asp import knowledge as knowledge_facts
 from qlang.asp.program import parsed
 from qlang.asp.question import Question
-from qlang.asp_names import from_term, relation_symbol, to_symbol
+from qlang.asp_names import from_term, to_symbol
 from qlang.knowledge.graph import Knowledge
-from qlang.knowledge.relations import SYMMETRIC
 from qlang.ontology import Ontology, load
 from qlang.rules.check import Rules
 from qlang.rules.lower import add, lower
@@ -118,10 +117,8 @@ class Background:
             if all(isinstance(r, Word) for r in named) else None
         steps = [*self.knowledge.reach(out, hops, relations=relations, limit=LIMIT),
                  *self.knowledge.reach(into, hops, into=True, relations=relations, limit=LIMIT)]
-        edges = {(t.head, t.relation, t.tail) for t in (step.triple for step in steps)}
-        edges |= {(tail, relation, head) for head, relation, tail in edges if relation in SYMMETRIC}
-        return [clingo.Function("knowledge", [to_symbol(head), relation_symbol(relation), to_symbol(tail)])
-                for head, relation, tail in sorted(edges)]
+        edges = knowledge_facts.walked(step.triple for step in steps)
+        return [knowledge_facts.stated(edge) for edge in edges]
 
     def question_facts(self, question: Question, words: Lazy, semantics: str = "qlang"
                        ) -> list[clingo.Symbol]:

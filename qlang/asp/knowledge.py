@@ -166,6 +166,13 @@ def edges(knowledge: Knowledge, question: Question, classes: Iterable[str], *,
     for fact in question:
         if fact.name in NEEDS:
             found += NEEDS[fact.name](graph, fact, starts(steps, fact, scene, together or {}), limit)
+    return walked(found)
+
+
+def walked(found: Iterable[Triple]) -> list[Triple]:
+    """The edges as walked, stated for the theory: a symmetric relation's both ways (so the
+    theory never needs to know a relation's properties), each once with its greatest weight,
+    sorted.  (`qlang.asp.background` states the rules' knowledge so too.)"""
     best: dict[tuple[str, str, str], float] = {}
     for edge in found:
         ends = [(edge.head, edge.tail), (edge.tail, edge.head)] if edge.relation in SYMMETRIC \
@@ -206,10 +213,16 @@ def facts(knowledge: Knowledge, question: Question, classes: Iterable[str], *,
     and categories, and any a rules file derives)."""
     symbols: list[clingo.Symbol] = []
     for edge in edges(knowledge, question, classes, together=together, limit=limit):
-        words = [to_symbol(edge.head), relation_symbol(edge.relation), to_symbol(edge.tail)]
-        symbols.append(clingo.Function("knowledge", words))
-        symbols.append(clingo.Function("knowledge_cost", [*words, clingo.Number(weight(edge.weight))]))
+        known = stated(edge)
+        cost = clingo.Number(weight(edge.weight))
+        symbols += [known, clingo.Function("knowledge_cost", [*known.arguments, cost])]
     return symbols
+
+
+def stated(edge: Triple) -> clingo.Symbol:
+    """``knowledge(H, R, T)`` of an edge, its words spelled as the scene and programs spell them."""
+    words = [to_symbol(edge.head), relation_symbol(edge.relation), to_symbol(edge.tail)]
+    return clingo.Function("knowledge", words)
 
 
 #: The edge behind a step's answer, as the theory leaves it: step, place on its path, edge.
