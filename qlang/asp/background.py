@@ -34,10 +34,13 @@ from functools import cache
 import clingo
 from clingo import ast
 
+from qlang import api
 from qlang.asp import knowledge as knowledge_facts
 from qlang.asp.program import parsed
 from qlang.asp.question import Question
 from qlang.asp_names import from_term, to_symbol
+from qlang.errors import Diagnostic, Source
+from qlang.ir import Node
 from qlang.knowledge.graph import Knowledge
 from qlang.ontology import Ontology, load
 from qlang.rules.check import Rules
@@ -79,6 +82,13 @@ class Background:
     def ontology(self) -> Ontology:
         """What programs over these rules are checked against: GQA's words and the rules' own."""
         return load() if self.rules is None else self.rules.vocabulary.extend(load())
+
+    def check(self, root: Node, *, open_vocabulary: bool = False, source: Source | None = None
+              ) -> list[Diagnostic]:
+        """A program's warnings against these rules' words and this knowledge's (`api.check`,
+        which raises `CheckError` with its errors): every command checks a program so."""
+        return api.check(root, open_vocabulary=open_vocabulary, source=source, ontology=self.ontology(),
+                         knowledge=self.knowledge)
 
     def statements(self) -> list[ast.AST]:
         """The rules as clingo statements (none without rules), lowered once per process."""

@@ -20,8 +20,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from qlang.api import check
-from qlang.asp.background import Background
+from qlang.asp.background import NOTHING, Background
 from qlang.asp.explain import trace
 from qlang.asp.question import Question
 from qlang.asp.scene import SceneLibrary
@@ -91,8 +90,6 @@ class Solving:
 
 def _tasks(records: Iterable[Record], pending: Pending, background: Background | None) -> Iterator[Task]:
     """The lines still to do, compiled here (cheap) so that workers only solve."""
-    ontology = background.ontology() if background is not None else None
-    knowledge = background.knowledge if background is not None else None
     for record in records:
         if not pending(record.key):
             continue
@@ -100,7 +97,7 @@ def _tasks(records: Iterable[Record], pending: Pending, background: Background |
             if record.error:
                 raise record.error
             assert record.root is not None
-            check(record.root, ontology=ontology, knowledge=knowledge)
+            (background or NOTHING).check(record.root)
             question = facts(record.root)
         except Exception as exc:  # one line's failure must not end the batch
             yield Task(record.id, record.line, (), None, record.error_json(failure(exc)))

@@ -51,10 +51,9 @@ class Against:
 
     def check(self, root: Node, source: Source | None) -> list[Diagnostic]:
         """The program's warnings; raises `CheckError` with its errors."""
-        given = self.background
-        return api.check(root, open_vocabulary=self.open_vocabulary, source=source,
-                         ontology=given.ontology() if given else None,
-                         knowledge=given.knowledge if given else None)
+        if self.background is None:  # GQA's words (and the bundled base's), clingo left unloaded
+            return api.check(root, open_vocabulary=self.open_vocabulary, source=source)
+        return self.background.check(root, open_vocabulary=self.open_vocabulary, source=source)
 
 
 def _against(open_vocabulary: bool, kb: tuple[str, ...], rules: str | None) -> Against:

@@ -36,6 +36,7 @@ from qlang.commands.console import (
 from qlang.commands.knowledge import background_from, background_options
 from qlang.errors import QlangError, Source, error
 from qlang.limits import PROGRAM, SCENE
+from qlang.passes.canonical import canonicalize
 from qlang.passes.lower import facts
 from qlang.records import holding
 from qlang.syntax import SYNTAXES
@@ -164,9 +165,9 @@ def _question(path: str, syntax: str | None, background: Background) -> tuple[Qu
     knowledge's too) and lowered, and its source; a parse or type error is reported against it."""
     source = read_source(path, PROGRAM)
     try:
-        root = api.compile(source.text, syntax, name=source.name, ontology=background.ontology(),
-                           knowledge=background.knowledge)
-        return facts(root), source
+        root = api.parse(source.text, syntax, name=source.name)
+        background.check(root, source=source)
+        return facts(canonicalize(root)), source
     except QlangError as exc:
         fail(exc, source)
 
