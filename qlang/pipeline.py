@@ -52,15 +52,16 @@ class Answered:
 
 
 def solve_program(root: Node, scene: str, *, lowered: Question | None = None, top_k: int = 1,
-                  limits: Limits = DEFAULT_LIMITS, semantics: str = "qlang",
+                  distinct: bool = False, limits: Limits = DEFAULT_LIMITS, semantics: str = "qlang",
                   stages: Stages | None = None, background: Background | None = None) -> Answered:
-    """The k best answers of a checked program over an encoded scene (its facts): the program
-    lowered as it is (the checker has passed it), or as `lowered`, where a reader lowers it its
-    own way (the thesis's lenient reader writes apart steps that lowering shares)."""
+    """The k best models' answers of a checked program over an encoded scene (its facts), as the
+    seed thesis's top-k counts them (eval's judge), or with `distinct` the k best distinct
+    answers: the program lowered as it is (the checker has passed it), or as `lowered`, where a
+    reader lowers it its own way (the thesis's lenient reader writes apart steps that lowering shares)."""
     stages = stages or Stages()
     with stages.time("solve"):
-        result = solve(facts(root) if lowered is None else lowered, scene, top_k=top_k, limits=limits,
-                       semantics=semantics, background=background)
+        result = solve(facts(root) if lowered is None else lowered, scene, top_k=top_k, distinct=distinct,
+                       limits=limits, semantics=semantics, background=background)
     return Answered(result.answers, result.complete, root, stages=stages)
 
 
@@ -84,9 +85,10 @@ def ask(question: str, translator: Translates, *, scene: str | None = None, imag
         vision: Options | None = None, loaded: Loaded | None = None, top_k: int = 3,
         limits: Limits = DEFAULT_LIMITS, stages: Stages | None = None,
         looker: Perceiver | None = None, background: Background | None = None) -> Answered:
-    """Translate `question`, then answer it over `scene` (facts) or the photo `image`, perceived
-    for what the program needs; every model `loaded` on the way is a stage of its own, and the
-    perceiver loads beside translating unless `looker` is one already loaded (a server's).
+    """Translate `question`, then answer it (its k best distinct answers, as `answer`) over
+    `scene` (facts) or the photo `image`, perceived for what the program needs; every model
+    `loaded` on the way is a stage of its own, and the perceiver loads beside translating
+    unless `looker` is one already loaded (a server's).
     Raises `Untranslated` when no program came out, QlangError when no answer could be computed."""
     stages = stages or Stages()
     options = vision or Options()
@@ -113,9 +115,10 @@ def answer(root: Node, *, scene: str | None = None, image: str | None = None,
            looker: Perceiver | None = None, thresholds: Thresholds | None = None, top_k: int = 3,
            limits: Limits = DEFAULT_LIMITS, stages: Stages | None = None,
            background: Background | None = None) -> Answered:
-    """A checked program answered over `scene` (facts) or the photo `image`, which `looker`
-    perceives for what the program needs, with the `background`'s knowledge and rules: `ask`'s
-    second half, and the whole of answering a program edited by hand (`qlang.web`)."""
+    """A checked program's k best distinct answers (a person asking wants no answer twice; each
+    with its best cost) over `scene` (facts) or the photo `image`, which `looker` perceives for
+    what the program needs, with the `background`'s knowledge and rules: `ask`'s second half,
+    and the whole of answering a program edited by hand (`qlang.web`)."""
     stages = stages or Stages()
     perceived = None
     if image is not None:
@@ -129,7 +132,8 @@ def answer(root: Node, *, scene: str | None = None, image: str | None = None,
         scene = perceived.facts
     if scene is None:
         raise ValueError("answering needs a scene or an image")
-    answered = solve_program(root, scene, top_k=top_k, limits=limits, stages=stages, background=background)
+    answered = solve_program(root, scene, top_k=top_k, distinct=True, limits=limits, stages=stages,
+                             background=background)
     if perceived is not None and looker is not None and answered.answers:
         from qlang.vision.sight import SIGHTS, blind_no
 

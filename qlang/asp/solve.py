@@ -62,7 +62,7 @@ class Answer:
     value: str
     #: the optimisation cost, highest priority first (empty for a scene without weights)
     cost: tuple[int, ...]
-    #: 1 + the number of models found that cost less: tied models share a rank
+    #: 1 + the number of models (distinct answers) found that cost less: tied ones share a rank
     rank: int = 1
 
     def to_json(self) -> dict[str, object]:
@@ -543,6 +543,7 @@ def _answers(session: Session, top_k: int, distinct: bool, atoms: bool = False) 
         if best is None:
             break
         best_atoms = best_atoms or best.atoms
-        answers.append(Answer(best.answer, best.cost, len(answers) + 1))
+        tied = answers and answers[-1].cost == best.cost  # tied answers share a rank, as models do
+        answers.append(Answer(best.answer, best.cost, answers[-1].rank if tied else len(answers) + 1))
         found += [(session.answer_atom(s), False) for s in best.shown if s.name == "ans"]
     return Result(tuple(answers), True, best_atoms)

@@ -27,7 +27,8 @@ from qlang.translate.factory import Loaded, make
 @click.option("--image", type=click.Path(exists=True, dir_okay=False),
               help="A photo instead of --scene: perceived into a weighted scene (qlangc perceive).")
 @click.option("--image-id", help="The scene's image id, when the file holds several.")
-@click.option("--top-k", type=click.IntRange(min=1, max=1000), default=3, show_default=True)
+@click.option("--top-k", type=click.IntRange(min=1, max=1000), default=3, show_default=True,
+              help="How many distinct answers, best first (as solve --distinct).")
 @click.option("--timeout", type=Bounded(min=0, max=86_400, min_open=True), default=10.0, show_default=True,
               help="Seconds for solving.")
 @background_options
