@@ -13,7 +13,7 @@ from functools import lru_cache
 
 import clingo
 
-from qlang.errors import UnsupportedOperation, error
+from qlang.errors import UnsupportedOperation, error, shown
 
 _CONSTANT = re.compile(r"[a-z][A-Za-z0-9_]*")
 #: what clingo cannot read in a string: NUL ends its text, a surrogate is no UTF-8
@@ -28,7 +28,7 @@ def to_term(word: str) -> str:
     if (unspellable := _UNSPELLABLE.search(word)) is not None:
         found = unspellable[0]
         what = "NUL" if found == "\0" else f"a lone surrogate ({ascii(found)[1:-1]}), which is no text"
-        raise error(UnsupportedOperation, "literal", f"ASP cannot spell {word!r}: it contains {what}")
+        raise error(UnsupportedOperation, "literal", f"ASP cannot spell {shown(word)}: it contains {what}")
     candidate = word.replace(" ", "_")
     if "_" not in word and _CONSTANT.fullmatch(candidate) and candidate not in _RESERVED:
         return candidate

@@ -3,11 +3,13 @@
 Every problem qlang reports is a `Diagnostic` (data: kind, message, location, hint), so the CLI,
 the JSON-lines batch mode and the LLM repair loop all read the same fields.  A `QlangError`
 carries one or more diagnostics plus the source they point into, and renders them as
-``file:line:col: message`` with the source line and a caret.
+``file:line:col: error: message`` with the source line and a caret, or as ``file: error: message``
+where an error is about a whole file (`error(..., path=...)`): the file first, as gcc prints it.
 """
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import NamedTuple
@@ -53,14 +55,14 @@ class Diagnostic:
     def render(self, source: Source | None) -> str:
         name = source.name if source else "<input>"
         severity = "warning" if self.warning else "error"
-        if self.span is None:  # about no input at all (a setting, a missing install): no name
+        if self.span is None:  # about a whole file; or about no input at all (a setting): no name
             return f"{name + ': ' if source else ''}{severity}: {printable(self.full_message)}"
         head = f"{name}:{self.span.line}:{self.span.column}: {severity}: {printable(self.full_message)}"
         if source is None:
             return head
         lines = _lines(source.text)
         index = self.span.line - source.first_line
-        if not 0 <= index < len(lines):
+        if not 0 <= index < len(lines) or not lines[index]:  # no text at hand, nothing to point at
             return head
         text, column = _window(lines[index], self.span.column)
         width = 1
@@ -83,7 +85,7 @@ LINE_WIDTH = 100
 def _window(line: str, column: int) -> tuple[str, int]:
     """The part of a source line an error shows, one printable character per character (so the
     caret stays under its column), and the column within it."""
-    shown = "".join(c if c.isprintable() else "\N{REPLACEMENT CHARACTER}" for c in line)
+    shown = "".join(map(_glyph, line))
     if len(shown) <= LINE_WIDTH:
         return shown, column
     start = max(0, min(column - 1 - LINE_WIDTH // 2, len(shown) - LINE_WIDTH))
@@ -91,12 +93,27 @@ def _window(line: str, column: int) -> tuple[str, int]:
     return head + shown[start:start + LINE_WIDTH] + tail, column - start + len(head)
 
 
+def _glyph(c: str) -> str:
+    """A character of a source line as an error shows it: itself where printable, a control
+    character as its Unicode picture (NUL as ␀, a tab as ␉: what the byte is, in one column),
+    anything else as �."""
+    if c.isprintable():
+        return c
+    if c < " ":
+        return chr(0x2400 + ord(c))
+    return "\N{SYMBOL FOR DELETE}" if c == "\x7f" else "\N{REPLACEMENT CHARACTER}"
+
+
 def printable(text: str) -> str:
     """Text safe to print on a terminal: control characters written as escapes."""
     return "".join(c if c.isprintable() or c == "\n" else repr(c)[1:-1] for c in text)
 
 
-def shown(word: str, limit: int = 40) -> str:
+#: The most characters of a word a message quotes whole (`shown`).
+SHOWN = 40
+
+
+def shown(word: str, limit: int = SHOWN) -> str:
     """A word quoted for a message, its middle cut out when it is long.
 
     >>> shown("x" * 1000, 10)
@@ -145,6 +162,11 @@ class UnsupportedOperation(QlangError):
 
 
 def error(cls: type[QlangError], kind: str, message: str, span: Span | None = None,
-          source: Source | None = None, hint: str | None = None) -> QlangError:
-    """A single-diagnostic error, the common case."""
+          source: Source | None = None, hint: str | None = None, *,
+          path: str | os.PathLike[str] | None = None) -> QlangError:
+    """A single-diagnostic error, the common case.  `path`, instead of a source: the file the
+    error is about as a whole (unreadable, too large, of the wrong kind), whose text is not at
+    hand; it renders as ``PATH: error: message``, never with the path inside the message."""
+    if path is not None:
+        source = Source("", os.fspath(path))
     return cls([Diagnostic(kind, message, span, hint)], source)

@@ -66,12 +66,17 @@ class Limit:
         """The limit as messages give it: its size, what it bounds and how to raise it."""
         return f"{self.mb:g} MB, the limit for {self.what} (set {self.variable} to raise it)"
 
-    def exceeded(self, name: str) -> QlangError:
-        """The error for an input `name` larger than this limit."""
-        return error(TooLarge, "limit", f"{name}: exceeds {self.bound()}")
+    def exceeded(self, name: str, size: str | None = None) -> QlangError:
+        """The error for an input `name` larger than this limit (`size`: how large, where the
+        file's own size is not what the limit counts)."""
+        return error(TooLarge, "limit", f"{size + ' ' if size else ''}exceeds {self.bound()}", path=name)
 
 
 PROGRAM = Limit("a program or concepts file", "QLANG_MAX_PROGRAM_MB", 16)
+#: Rules are read whole as a program is, and are as small, but are no program.
+RULES = Limit("a rules file", "QLANG_MAX_RULES_MB", 16)
+#: A model's JSON settings (an adapter's adapter_config.json), read whole: not its weights.
+CONFIG = Limit("a model's settings file", "QLANG_MAX_CONFIG_MB", 16)
 SCENE = Limit("a scene file", "QLANG_MAX_SCENE_MB", 512)
 QUESTIONS = Limit("a question or JSON-lines file", "QLANG_MAX_QUESTIONS_MB", 512)
 LINE = Limit("a JSON line", "QLANG_MAX_LINE_MB", 16)
@@ -83,7 +88,7 @@ PIXELS = Limit("an image's decoded pixels", "QLANG_MAX_PIXELS_MB", 256)
 #: A knowledge file, streamed (never read whole), counted once decompressed: ConceptNet's
 #: assertions are 10 GB unpacked.
 KNOWLEDGE = Limit("a knowledge file (decompressed)", "QLANG_MAX_KNOWLEDGE_MB", 20_000)
-LIMITS = (PROGRAM, SCENE, QUESTIONS, LINE, OUTPUT, IMAGE, MODEL, PIXELS, KNOWLEDGE)
+LIMITS = (PROGRAM, RULES, CONFIG, SCENE, QUESTIONS, LINE, OUTPUT, IMAGE, MODEL, PIXELS, KNOWLEDGE)
 
 
 def check_settings() -> None:
@@ -136,6 +141,6 @@ def check_file(path: str | os.PathLike[str], limit: Limit) -> None:
     raises `TooLarge`, a QlangError for a file that is not regular, or OSError."""
     status = os.stat(path)
     if not stat.S_ISREG(status.st_mode):
-        raise error(QlangError, "input", f"{path}: not a regular file")
+        raise error(QlangError, "input", "not a regular file", path=path)
     if status.st_size > limit.bytes:
         raise limit.exceeded(str(path))

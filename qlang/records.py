@@ -229,13 +229,13 @@ def read_questions(data: bytes, path: str, *, strict: bool = False,
         elif isinstance(whole, dict):  # JSON lines of one line
             entries = _lines(data)
         else:
-            raise error(QlangError, "input", f"{path}: expected question records with 'id' and 'question'")
+            raise error(QlangError, "input", "expected question records with 'id' and 'question'", path=path)
     entries = entries[:limit]
     for entry in entries if strict else ():
         problem = entry.problem or (f"entry {entry.number}: a question record without an id"
                                     if entry.id is None else None)
         if problem is not None:
-            raise error(QlangError, "input", f"{path}: {problem}")
+            raise error(QlangError, "input", problem, path=path)
     return entries
 
 
@@ -265,7 +265,7 @@ def questions_by_id(path: str | os.PathLike[str]) -> dict[str, dict[str, Any]]:
     try:
         data = limits.read(path, limits.QUESTIONS)
     except OSError as exc:
-        raise error(QlangError, "input", f"{path}: cannot read: {exc}") from None
+        raise error(QlangError, "input", f"cannot read: {exc}", path=path) from None
     return {str(entry.id): entry.data for entry in read_questions(data, str(path), strict=True)}
 
 
@@ -370,14 +370,14 @@ def _result(path: str, line: Line, key: Callable[[Result], str],
             ours: Callable[[Result], bool]) -> tuple[str, Result]:
     if line.data is not None:
         if not ours(line.data):
-            raise error(BatchError, "batch", f"{path}:{line.number}: a result of another command",
-                        hint="resume into the output file of the same command")
+            raise error(BatchError, "batch", f"line {line.number}: a result of another command",
+                        hint="resume into the output file of the same command", path=path)
         try:
             return key(line.data), line.data
         except (ValueError, TypeError, KeyError, AttributeError):
             pass
-    raise error(BatchError, "batch", f"{path}:{line.number}: not a result line of an earlier run",
-                hint="resume into the output file of the same batch")
+    raise error(BatchError, "batch", f"line {line.number}: not a result line of an earlier run",
+                hint="resume into the output file of the same batch", path=path)
 
 
 #: What a result of any batch may hold: the item's id (or line), and why it failed.
@@ -415,14 +415,14 @@ def appending(path: str, inputs: str | None = None, *, key: Callable[[Result], s
     OSError when it cannot be opened, `BatchError` or `TooLarge` when it must not be.
     """
     if same_file(path, inputs):
-        raise error(BatchError, "batch", f"{path}: the output file is the input file",
-                    hint="write the results to another file")
+        raise error(BatchError, "batch", "the output file is the input file",
+                    hint="write the results to another file", path=path)
     with open(path, "a", encoding="utf-8") as stream:
         try:
             fcntl.flock(stream, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
-            raise error(BatchError, "batch", f"{path}: another run is writing to it",
-                        hint="wait for it to end, or write elsewhere") from None
+            raise error(BatchError, "batch", "another run is writing to it",
+                        hint="wait for it to end, or write elsewhere", path=path) from None
         done: Counter[str] = Counter()
         if limits.is_regular(stream):
             with open(path, "rb+") as handle:

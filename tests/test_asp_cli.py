@@ -82,7 +82,7 @@ def test_batch_options_without_batch_mode_are_a_usage_error() -> None:
 
 def test_unknown_image_id(tmp_path: Path) -> None:
     code, _, err = run("solve", "--scene", EMMA, "--image-id", "123", input="exist(scene())")
-    assert code == 1 and "error: image 123 is not in the scene file" in err
+    assert code == 1 and "error: image '123' is not in the scene file" in err
 
 
 def test_a_program_error_points_into_the_program(tmp_path: Path) -> None:
@@ -190,7 +190,7 @@ def test_batch_resumes_without_losing_or_repeating_work(tmp_path: Path) -> None:
 def test_resuming_into_a_foreign_file_or_nowhere_is_refused(tmp_path: Path) -> None:
     foreign = write(tmp_path / "notes.txt", "my notes\n")
     code, _, err = run("solve", "--jsonl", "--scene", EMMA, "--output", foreign, input=batch_lines()[0])
-    assert code == 1 and "notes.txt:1: not a result line of an earlier run" in err
+    assert code == 1 and "notes.txt: error: line 1: not a result line of an earlier run" in err
     code, _, err = run("solve", "--jsonl", "--scene", EMMA, "--output", str(tmp_path / "no" / "out.jsonl"),
                        input=batch_lines()[0])
     assert code == 1 and f"the output folder {tmp_path / 'no'} does not exist" in err

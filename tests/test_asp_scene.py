@@ -97,7 +97,7 @@ def test_malformed_scenes_are_located_errors(text: str, where: tuple[int, int] |
 def test_unknown_image_id_names_the_nearest() -> None:
     with pytest.raises(SceneError) as caught:
         library().facts("2353885")
-    assert "image 2353885 is not in the scene file" in str(caught.value)
+    assert "image '2353885' is not in the scene file" in str(caught.value)
     assert "2353884" in str(caught.value)
 
 

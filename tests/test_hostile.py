@@ -227,7 +227,7 @@ def test_a_foreign_output_file_is_refused_untouched(tmp_path: Path) -> None:
     foreign = tmp_path / "notes.txt"
     foreign.write_text("abc\ndef")
     code, _, err = solve_batch(questions, foreign)
-    assert code == 1 and "notes.txt:1: not a result line" in err
+    assert code == 1 and "notes.txt: error: line 1: not a result line" in err
     assert foreign.read_text() == "abc\ndef"
 
 

@@ -53,7 +53,7 @@ def qlangc(*args: str, stdin: IO[Any] | None = None, stdout: IO[Any] | int | Non
 
 def test_an_endless_device_as_a_program_ends_at_the_program_limit() -> None:
     code, out = qlangc_process("check", "/dev/zero", timeout=60)
-    assert code == 1 and "/dev/zero: exceeds 16 MB, the limit for a program" in out
+    assert code == 1 and "/dev/zero: error: exceeds 16 MB, the limit for a program" in out
     assert "QLANG_MAX_PROGRAM_MB" in out and "internal error" not in out
 
 
@@ -76,7 +76,7 @@ def test_an_endless_device_ends_at_its_kinds_limit(args: tuple[str, ...], limit:
 def test_endless_standard_input_ends_at_the_program_limit() -> None:
     with open("/dev/zero", "rb") as zeros:
         code, err = qlangc("check", "-", stdin=zeros)
-    assert code == 1 and "<stdin>: exceeds 16 MB" in err
+    assert code == 1 and "<stdin>: error: exceeds 16 MB" in err
 
 
 @pytest.fixture
@@ -92,7 +92,7 @@ def endless_fifo(tmp_path: Path) -> Iterator[Path]:
 
 def test_a_pipe_that_never_ends_is_read_within_the_limit(endless_fifo: Path) -> None:
     code, out = qlangc_process("compile", "--to", "code", str(endless_fifo), timeout=60)
-    assert code == 1 and f"{endless_fifo}: exceeds 16 MB, the limit for a program" in out
+    assert code == 1 and f"{endless_fifo}: error: exceeds 16 MB, the limit for a program" in out
 
 
 def test_an_output_that_never_ends_is_written_not_read(tmp_path: Path) -> None:
@@ -104,7 +104,7 @@ def test_an_output_that_never_ends_is_written_not_read(tmp_path: Path) -> None:
 def test_an_output_on_a_full_device_is_an_error(tmp_path: Path) -> None:
     code, out = qlangc_process("check", "--jsonl", program_lines(tmp_path / "in.jsonl"),
                                "--output", "/dev/full", timeout=60)
-    assert code == 1 and "/dev/full: cannot write: No space left on device" in out
+    assert code == 1 and "/dev/full: error: cannot write: No space left on device" in out
 
 
 def test_an_output_larger_than_its_limit_is_not_read(tmp_path: Path) -> None:
@@ -230,7 +230,7 @@ def test_the_results_of_another_command_are_refused(first: str, then: str, tmp_p
     assert batch(first)[0] == 0
     written = output.read_text()
     code, _, err = batch(then)
-    assert code == 1 and f"{output}:1: a result of another command" in err
+    assert code == 1 and f"{output}: error: line 1: a result of another command" in err
     assert output.read_text() == written
     assert batch(first)[0] == 0 and output.read_text() == written  # its own results: resumed
 
@@ -249,7 +249,7 @@ def test_translate_refuses_the_results_of_another_command(tmp_path: Path) -> Non
 def test_standard_output_on_a_full_device_is_an_error(tmp_path: Path) -> None:
     with open("/dev/full", "w") as full:
         code, err = qlangc("ops", stdout=full)
-        assert code == 1 and "standard output: cannot write: No space left on device" in err
+        assert code == 1 and "standard output: error: cannot write: No space left on device" in err
         code, err = qlangc("check", "--jsonl", program_lines(tmp_path / "in.jsonl"), stdout=full)
     assert code == 1 and "No space left on device" in err and "report this as a bug" not in err
 
@@ -257,7 +257,7 @@ def test_standard_output_on_a_full_device_is_an_error(tmp_path: Path) -> None:
 def test_a_closed_standard_output_is_an_error(tmp_path: Path) -> None:
     code, err = qlangc("compile", "--to", "code", write(tmp_path / "p.txt", GOOD), stdout=None,
                        close_stdout=True)
-    assert code == 1 and "standard output: cannot write" in err
+    assert code == 1 and "standard output: error: cannot write" in err
 
 
 def test_a_ray_address_that_does_not_answer_fails_in_seconds(tmp_path: Path) -> None:

@@ -142,7 +142,7 @@ def test_the_real_folder_reads_and_a_missing_file_is_named(tmp_path) -> None:
 
 def test_a_weights_file_past_the_model_limit_is_refused_unread(tmp_path, monkeypatch) -> None:
     monkeypatch.setenv("QLANG_MAX_MODEL_MB", "1")
-    with pytest.raises(QlangError, match=r"model.safetensors: exceeds 1 MB, the limit for a model "
+    with pytest.raises(QlangError, match=r"model.safetensors: error: exceeds 1 MB, the limit for a model "
                                          r"file \(set QLANG_MAX_MODEL_MB to raise it\)"):
         files.load(_folder(tmp_path))
 
@@ -167,7 +167,7 @@ def test_a_fifo_in_the_folder_is_never_opened(tmp_path) -> None:
     status, output = qlangc_process("translate", "--translator", "small", "--small-model", str(folder),
                                     "Is the cup red?", timeout=120)
     assert status == 1, output
-    assert "config.json: not a regular file" in output and "Traceback" not in output
+    assert "config.json: error: not a regular file" in output and "Traceback" not in output
 
 
 def test_calibrating_on_an_empty_dev_file_is_a_clear_error(tmp_path) -> None:
@@ -177,5 +177,5 @@ def test_calibrating_on_an_empty_dev_file_is_a_clear_error(tmp_path) -> None:
     empty.write_text("")
     status, out, err = run("calibrate", str(folder), "--dev", str(empty), "--fallback", str(empty))
     assert status == 1, out + err
-    assert f"{empty}: no dev pairs to calibrate on" in err
+    assert f"{empty}: error: no dev pairs to calibrate on" in err
     assert json.loads((folder / files.CONFIG).read_text()) == REAL_CONFIG  # left as it was

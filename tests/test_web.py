@@ -166,9 +166,9 @@ def test_eight_requests_at_once_are_each_answered_as_alone(server: Server, photo
 
 
 @pytest.mark.parametrize(("upload", "fields", "status", "said"), [
-    ("notes.jpg", {}, 400, "notes.jpg: cannot read the image"),
-    ("truncated.jpg", {}, 400, "truncated.jpg: cannot read the image (image file is truncated"),
-    ("bomb.png", {}, 400, "bomb.png (20000×20000 pixels, 1,600 MB decoded): exceeds 256 MB"),
+    ("notes.jpg", {}, 400, "notes.jpg: error: cannot read the image"),
+    ("truncated.jpg", {}, 400, "truncated.jpg: error: cannot read the image (image file is truncated"),
+    ("bomb.png", {}, 400, "bomb.png: error: 1,600 MB decoded (20000×20000 pixels) exceeds 256 MB"),
     ("huge.jpg", {}, 413, "the upload is 100.0 MB: a photo may be at most 64 MB"),
     ("chelsea.jpg", {"question": "why" * 33_334}, 400, "the question has 100,002 characters"),
     ("chelsea.jpg", {"question": " "}, 400, "type a question"),
@@ -300,7 +300,7 @@ def test_the_page_shows_what_is_wrong_with_a_bad_upload_and_goes_on(page: Page, 
     page.set_input_files("#photo", str(photos / "truncated.jpg"))
     page.fill("#question", "Is there a cat?")
     assert _press(page, "#ask") == "error"
-    assert page.inner_text("#error").startswith("truncated.jpg: cannot read the image")
+    assert page.inner_text("#error").startswith("truncated.jpg: error: cannot read the image")
     page.set_input_files("#photo", str(photos / "huge.jpg"))
     assert _press(page, "#ask") == "error"
     assert page.inner_text("#error").startswith("the upload is 100.0 MB: a photo may be at most 64 MB")

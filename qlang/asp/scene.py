@@ -25,7 +25,7 @@ from typing import Any
 
 from qlang.asp import facts
 from qlang.asp_names import to_term
-from qlang.errors import QlangError, Source, Span, error, shown
+from qlang.errors import QlangError, Source, Span, UnsupportedOperation, error, shown
 from qlang.jsontext import loads
 from qlang.ontology import ANY_CATEGORY, CLASS_CATEGORIES, load, suggestions
 
@@ -126,7 +126,7 @@ class SceneLibrary:
         if image_id not in self._graphs:
             near = suggestions(image_id, frozenset(self.image_ids))
             hint = f"did you mean {', '.join(near)}?" if near else f"it has {len(self._graphs)} scenes"
-            raise error(SceneError, "scene", f"image {image_id} is not in the scene file",
+            raise error(SceneError, "scene", f"image {shown(image_id)} is not in the scene file",
                         source=self.source, hint=hint)
         return image_id
 
@@ -158,7 +158,10 @@ class _Encoder:
         for oid, obj in objects.items():
             if not isinstance(obj, dict) or not isinstance(obj.get("name"), str):
                 raise self.fail(f"object {oid} needs a 'name'", oid)
-            self.object(oid, obj, size, objects)
+            try:
+                self.object(oid, obj, size, objects)
+            except UnsupportedOperation as exc:  # a word ASP cannot spell: the scene's, not the program's
+                raise self.fail(f"object {oid}: {exc.diagnostics[0].message}", oid) from None
         return "\n".join(self.lines)
 
     def object(self, oid: str, obj: dict[str, Any], size: tuple[float, float],

@@ -83,13 +83,13 @@ def check_output(path: str | None, *inputs: str | None) -> None:
     folder = os.path.dirname(os.path.abspath(path))
     exists = os.path.lexists(path)
     if any(same_file(path, given) for given in inputs):
-        fail(error(QlangError, "output", f"{path}: the output file is the input file",
-                   hint="write the results to another file"))
+        fail(error(QlangError, "output", "the output file is the input file",
+                   hint="write the results to another file", path=path))
     if not os.path.isdir(folder):
-        fail(error(QlangError, "output", f"{path}: the output folder {folder} does not exist"))
+        fail(error(QlangError, "output", f"the output folder {folder} does not exist", path=path))
     if not os.access(path if exists else folder, os.W_OK):
         what = "file" if exists else f"folder {folder}"
-        fail(error(QlangError, "output", f"{path}: the output {what} cannot be written"))
+        fail(error(QlangError, "output", f"the output {what} cannot be written", path=path))
 
 
 def output_folder(path: str, *inputs: str | None, files: tuple[str, ...] = ()) -> Path:
@@ -98,7 +98,7 @@ def output_folder(path: str, *inputs: str | None, files: tuple[str, ...] = ()) -
     try:
         Path(path).mkdir(parents=True, exist_ok=True)
     except OSError as exc:
-        fail(error(QlangError, "output", f"{path}: cannot make the output folder: {exc.strerror}"))
+        fail(error(QlangError, "output", f"cannot make the output folder: {exc.strerror}", path=path))
     for name in files:
         check_output(os.path.join(path, name), *inputs)
     return Path(path)
@@ -107,8 +107,8 @@ def output_folder(path: str, *inputs: str | None, files: tuple[str, ...] = ()) -
 def unwritable(exc: OSError, path: str) -> QlangError:
     """The error of an output `path` that cannot be written (or of the file the OSError names)."""
     if exc.filename is not None:
-        return error(QlangError, "output", f"{exc.filename}: {exc.strerror or exc}")
-    return error(QlangError, "output", f"{path}: cannot write: {exc.strerror or exc}")
+        return error(QlangError, "output", exc.strerror or str(exc), path=str(exc.filename))
+    return error(QlangError, "output", f"cannot write: {exc.strerror or exc}", path=path)
 
 
 class ClosedOutput(io.TextIOBase):

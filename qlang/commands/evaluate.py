@@ -192,8 +192,8 @@ def evaluate(translations: str, question_files: tuple[str, ...], syntax: str | N
             fail(exc)
         programs = {str(e.id): e.record for e in entries if e.id is not None and "semantic" in e.data}
         if not programs:
-            fail(error(QlangError, "input", f"{path}: not a question file (no record has an id "
-                       "and a 'semantic' program)"))
+            fail(error(QlangError, "input", "not a question file (no record has an id and a 'semantic' "
+                       "program)", path=path))
         gold |= programs
     lines = _translations(translations)
     pairs = [(r, gold[str(r.get("id"))]) for r in lines if str(r.get("id")) in gold]

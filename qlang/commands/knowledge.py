@@ -61,7 +61,7 @@ def background_from(kb: tuple[str, ...], rules: str | None) -> Background:
     knowledge = knowledge_from(kb)
     if rules is None:
         return Background(knowledge)
-    source = read_source(rules, limits.PROGRAM)
+    source = read_source(rules, limits.RULES)
     try:
         return Background(knowledge, read(source))
     except QlangError as exc:

@@ -139,8 +139,8 @@ def calibrate(model: str, dev_file: str, fallback: str, slack: float, beam: int)
     try:
         dev = list(read_pairs(dev_file))
         if not dev:
-            raise error(QlangError, "input", f"{dev_file}: no dev pairs to calibrate on (records "
-                        "with a question and a program)")
+            raise error(QlangError, "input", "no dev pairs to calibrate on (records with a question and "
+                        "a program)", path=dev_file)
         golds = [gqa.to_ir(gqa.steps_from_json(p.record["semantic"])) for p in dev]
         parser = SmallParser.load(model, beam)
         questions = [p.question for p in dev]

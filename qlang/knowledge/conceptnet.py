@@ -19,6 +19,7 @@ from collections import Counter
 from collections.abc import Iterable, Iterator
 
 from qlang import jsontext
+from qlang.errors import shown
 from qlang.knowledge.lines import Line
 from qlang.knowledge.relations import BY_CONCEPTNET
 from qlang.knowledge.triples import Triple, normal_word, source_weight
@@ -55,7 +56,7 @@ def _concept(line: Line, fields: list[str], number: int) -> str:
     try:
         return normal_word(uri[len(_ENGLISH):].split("/", 1)[0])
     except ValueError as exc:
-        raise line.field_error(fields, number, f"the concept {uri!r}: {exc}") from None
+        raise line.field_error(fields, number, f"the concept {shown(uri)}: {exc}") from None
 
 
 def _weight(line: Line, fields: list[str]) -> float:

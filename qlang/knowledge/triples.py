@@ -14,7 +14,7 @@ import math
 import re
 from typing import NamedTuple
 
-from qlang.errors import Diagnostic, QlangError, Source
+from qlang.errors import Diagnostic, QlangError, Source, shown
 
 #: The most characters a word may have (ConceptNet's longest English concepts have about 100).
 MAX_WORD = 200
@@ -70,9 +70,9 @@ def normal_weight(text: str) -> float:
     try:
         weight = float(text)
     except ValueError:
-        raise ValueError(f"the weight {text.strip()!r} is not a number") from None
+        raise ValueError(f"the weight {shown(text.strip())} is not a number") from None
     if not 0 < weight <= 1:  # NaN fails too
-        raise ValueError(f"the weight {text.strip()} is not in (0, 1]")
+        raise ValueError(f"the weight {shown(text.strip())} is not in (0, 1]")
     return weight
 
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator
 from typing import TypeVar
 
+from qlang.errors import shown
 from qlang.knowledge.lines import Line
 from qlang.knowledge.relations import BY_CONCEPTNET, BY_NAME
 from qlang.knowledge.triples import Triple, normal_weight, normal_word
@@ -50,4 +51,4 @@ def _relation(line: Line, fields: list[str]) -> str:
     known = BY_CONCEPTNET.get(name.removeprefix("/r/"))
     near = [known.name] if known is not None else suggestions(name, frozenset(BY_NAME))
     hint = f"did you mean {' or '.join(near)}?" if near else "ConceptNet's, in snake case: used_for"
-    raise line.field_error(fields, 1, f"{name!r} is not a knowledge relation", hint=hint)
+    raise line.field_error(fields, 1, f"{shown(name)} is not a knowledge relation", hint=hint)

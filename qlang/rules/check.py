@@ -29,7 +29,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
 from qlang.asp_names import to_term
-from qlang.errors import CheckError, Diagnostic, Source, Span, shown
+from qlang.errors import SHOWN, CheckError, Diagnostic, Source, Span, shown
 from qlang.knowledge.relations import BY_NAME
 from qlang.ontology import Ontology, load, suggestions
 from qlang.rules import strata
@@ -257,7 +257,8 @@ class _Checker:
             return True
         known = f"{category} value" if category is not None else sort.value.split(" ", 1)[1]
         near = _did_you_mean(suggestions(word.value, vocabulary))
-        declare = f"declare it: {_declaration(sort, category)} {to_term(word.value)}." if kind else None
+        pasted = kind and len(word.value) <= SHOWN  # a declaration to paste, for a word shown whole
+        declare = f"declare it: {_declaration(sort, category)} {to_term(word.value)}." if pasted else None
         hint = " or ".join(h for h in (near, declare) if h) or None
         self.report("vocabulary", f"{shown(word.value)} is not a known {known}", word.span, hint)
         return False

@@ -47,8 +47,8 @@ def _heads(base: Path) -> dict[str, int]:
 
 
 def _config(path: Path) -> dict[str, Any]:
-    """A model's JSON settings, read within the limit of a program's size (they are small)."""
-    config = jsontext.loads(limits.read(path, limits.PROGRAM).decode("utf-8"))
+    """A model's JSON settings, read within their own limit (they are small)."""
+    config = jsontext.loads(limits.read(path, limits.CONFIG).decode("utf-8"))
     if not isinstance(config, dict):
         raise ValueError(f"{path.name} holds no JSON object")
     return config
@@ -69,8 +69,8 @@ def export_lora(adapter: Path, target: Path, *, architecture: str = "llama",
         limits.check_file(weights, limits.MODEL)  # no FIFO or device reaches the reader
         tensors = load_file(str(weights))
     except (OSError, KeyError, TypeError, ValueError, SafetensorError) as exc:
-        raise error(QlangError, "input", f"{adapter}: not a PEFT LoRA adapter of a local base "
-                    f"model: {exc}") from None
+        raise error(QlangError, "input", f"not a PEFT LoRA adapter of a local base model: {exc}",
+                    path=adapter) from None
     writer = gguf.GGUFWriter(str(target), architecture)
     writer.add_type(gguf.GGUFType.ADAPTER)
     writer.add_string(gguf.Keys.Adapter.TYPE, "lora")
@@ -80,7 +80,7 @@ def export_lora(adapter: Path, target: Path, *, architecture: str = "llama",
     for name, tensor in sorted(tensors.items()):
         match = _TENSOR.match(name)
         if match is None or match[2] not in _NAMES:
-            raise error(QlangError, "input", f"{adapter}: cannot export tensor {name} to llama.cpp")
+            raise error(QlangError, "input", f"cannot export tensor {name} to llama.cpp", path=adapter)
         layer, module, side = int(match[1]), _NAMES[match[2]], match[3].lower()
         data = tensor.astype(np.float32)
         if side == "b" and module in heads:
@@ -109,13 +109,13 @@ def import_lora(source: Path, target: Path, base: Path) -> Path:
         alpha = float(reader.fields[gguf.Keys.Adapter.LORA_ALPHA].contents())
         heads = _heads(base)
     except (OSError, KeyError, ValueError) as exc:
-        raise error(QlangError, "input", f"{source}: not a GGUF LoRA adapter of {base}: {exc}") from None
+        raise error(QlangError, "input", f"not a GGUF LoRA adapter of {base}: {exc}", path=source) from None
     modules = {gguf_name: peft_name for peft_name, gguf_name in _NAMES.items()}
     tensors, rank, targets = {}, 0, set()
     for tensor in reader.tensors:
         match = _GGUF_TENSOR.match(tensor.name)
         if match is None or match[2] not in modules:
-            raise error(QlangError, "input", f"{source}: unexpected tensor {tensor.name}")
+            raise error(QlangError, "input", f"unexpected tensor {tensor.name}", path=source)
         layer, module, side = int(match[1]), match[2], match[3]
         data = np.array(tensor.data, dtype=np.float32)
         if side == "b" and module in heads:

@@ -50,7 +50,7 @@ def read_pool(path: str | Path = DEFAULT_POOL) -> Pool:
     try:
         entries = read_questions(limits.read(path, limits.QUESTIONS), str(path))
     except OSError as exc:
-        raise error(QlangError, "input", f"{path}: cannot read the example pool: {exc}") from None
+        raise error(QlangError, "input", f"cannot read the example pool: {exc}", path=path) from None
     examples, skipped = [], []
     for entry in entries:
         example = _example(entry)
@@ -60,8 +60,8 @@ def read_pool(path: str | Path = DEFAULT_POOL) -> Pool:
             examples.append(example)
     if not examples:
         why = next((entry.problem for entry in entries if entry.problem), None)
-        raise error(QlangError, "input", f"{path}: the example pool holds no question with a gold "
-                    "program qlang reads", hint=why)
+        raise error(QlangError, "input", "the example pool holds no question with a gold program qlang "
+                    "reads", hint=why, path=path)
     return Pool(tuple(examples), tuple(skipped))
 
 

@@ -40,7 +40,7 @@ class Perceiving:
 
         def seen() -> dict[str, Any]:
             if not path.is_file():  # a pipe or a device, which opening could block on forever
-                raise error(VisionError, "image", f"{path}: not a regular file")
+                raise error(VisionError, "image", "not a regular file", path=path)
             stages = Stages()
             graph = pipeline.perceive(str(path), self.concepts, looker, self.options.thresholds, stages).graph
             return {"id": path.name, "scene": graph, "seconds": stages.seconds}

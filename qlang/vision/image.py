@@ -52,32 +52,31 @@ def read(path: str | Path) -> Image:
     except QlangError:
         raise
     except UnidentifiedImageError:  # its message names Pillow's in-memory file
-        raise error(VisionError, "image", f"{path}: cannot read the image "
-                                          "(not in a format Pillow reads: PNG, JPEG, ...)") from None
+        raise error(VisionError, "image", "cannot read the image (not in a format Pillow reads: PNG, "
+                    "JPEG, ...)", path=path) from None
     except DAMAGED as exc:
         reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
-        raise error(VisionError, "image", f"{path}: cannot read the image ({reason})") from None
+        raise error(VisionError, "image", f"cannot read the image ({reason})", path=path) from None
 
 
 def _check_pixels(path: str, size: tuple[int, int]) -> None:
     width, height = size  # Pillow refuses a header of no pixels itself
     decoded = width * height * BYTES_A_PIXEL
     if decoded > limits.PIXELS.bytes:
-        raise limits.PIXELS.exceeded(f"{path} ({width}×{height} pixels, {decoded / limits.MB:,.0f} MB "
-                                     "decoded)")
+        raise limits.PIXELS.exceeded(path, f"{decoded / limits.MB:,.0f} MB decoded ({width}×{height} pixels)")
 
 
 def _rgb(path: str, picture: PILImage.Image) -> Image:
     if picture.mode in SIXTEEN_BIT:
         samples = np.asarray(picture).astype(np.int64)
         if samples.size and (samples.min() < 0 or samples.max() > 0xFFFF):
-            raise error(VisionError, "image", f"{path}: the image's samples are not 16-bit "
-                        f"(mode {picture.mode}, from {samples.min()} to {samples.max()})")
+            raise error(VisionError, "image", f"the image's samples are not 16-bit (mode {picture.mode}, "
+                        f"from {samples.min()} to {samples.max()})", path=path)
         grey = ((samples * 0xFF + 0x7FFF) // 0xFFFF).astype(np.uint8)
         return np.repeat(grey[..., None], 3, axis=2)
     if picture.mode == "F":
-        raise error(VisionError, "image", f"{path}: the image holds floating-point samples (mode F), "
-                    "which have no agreed scale to 8 bits")
+        raise error(VisionError, "image", "the image holds floating-point samples (mode F), which have "
+                    "no agreed scale to 8 bits", path=path)
     if picture.has_transparency_data:
         white = PILImage.new("RGBA", picture.size, "white")
         picture = PILImage.alpha_composite(white, picture.convert("RGBA"))

