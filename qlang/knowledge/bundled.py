@@ -19,7 +19,7 @@ from qlang.knowledge.triples import KnowledgeError, Triple, failure
 from qlang.paths import cache_dir
 
 #: The version of how the base is made: a cached base of another recipe is built again.
-RECIPE = "1"
+RECIPE = "2"
 INDEX = cache_dir("knowledge") / "default.sqlite"
 SOURCE = "bundled: WordNet 3.0 (GQA's classes) and Pattern's commonsense network"
 

@@ -1,8 +1,8 @@
 """The bundled base's WordNet half: WordNet 3.0's relations between the things GQA's classes
 name, as triples over GQA's words.
 
-Each GQA class with a noun sense of its own (`qlang.wordnet.sense`, the interpreter's choice:
-the most common one, or the seed thesis's exception) stands for that synset.  From it:
+Each GQA class with a noun sense of its own stands for one synset, the one its GQA class group
+says it is (`_own_sense`: ``toaster`` the appliance, not one who toasts).  From it:
 
 * ``is_a``: every synset on the way up its hypernyms (and instance hypernyms, as the
   interpreter walks them) to the top, one edge a link, so `is_a` closes over the whole walk;
@@ -84,15 +84,58 @@ def _meronyms(word: str, synset: Synset, name: Callable[[Synset], str | None]) -
                 yield Triple(named, relation, word) if word_is_tail else Triple(word, relation, named)
 
 
+#: GQA's catch-all class groups: ``name`` holds ``air`` and ``away``, ``object`` and ``thing`` a
+#: hundred unrelated classes each, so they say nothing of what a class is, and their words' many
+#: senses (a celebrity, an aim, a body of water) would only pull a class away from its own
+_CATCH_ALLS = frozenset({"name", "object", "thing"})
+
+
 def _own_sense(word: str) -> Synset | None:
-    """The sense a class stands for: the seed thesis's exception, else its most common noun
-    sense that is a physical thing (``table``: the furniture, not the array), else its most
-    common noun sense; none for a class that is no noun in its own right (an adjective's
-    nounified sense, ``wooden`` -> ``wood``, names another thing)."""
+    """The sense a class stands for.  WordNet's most common sense is often not the thing a scene
+    shows (``toaster``: one who proposes a toast; ``banana``: the plant), but GQA's ontology says
+    what each class is, by its groups and, for a group's own class, by its members.  So: the
+    seed thesis's exception; else its most common noun sense below a sense of one of its groups
+    (``toaster`` under appliance, ``banana`` under fruit), else its most common physical one
+    (``table``: the furniture, not the array), else its most common; and where that is a
+    group's class none of whose members lies below it, the sense most of them lie below
+    (``plant``: the organism, not the factory).  None for a class that is no noun in its own
+    right (an adjective's nounified sense, ``wooden`` -> ``wood``, names another thing)."""
     if word in wordnet.EXCEPTIONS:
         return wordnet.sense(word)
     if not wordnet.reader().synsets(word.replace(" ", "_"), "n"):
         return None
     senses = wordnet.senses(word)
-    physical = wordnet.reader().synset("physical_entity.n.01")
-    return next((sense for sense in senses if physical in wordnet.hypernyms(sense)), senses[0])
+    usual = (_first_below(senses, _kinds(word))
+             or _first_below(senses, {wordnet.reader().synset("physical_entity.n.01")}) or senses[0])
+    return _as_members_say(word, senses, usual)
+
+
+def _as_members_say(group: str, senses: tuple[Synset, ...], usual: Synset) -> Synset:
+    """`usual`, unless the class is a group none of whose members' senses (as their groups say)
+    lies below it and some lie below another of its senses: then the one most lie below."""
+    if group in _CATCH_ALLS:
+        return usual
+    members = sorted(load().class_members.get(group, frozenset()) - {group})
+    below = [found for member in members
+             if (found := _first_below(wordnet.senses(member), _kinds(member))) is not None]
+    votes = {sense: sum(sense in wordnet.hypernyms(found) for found in below) for sense in senses}
+    best = max(senses, key=votes.__getitem__)
+    return best if votes[best] and not votes[usual] else usual
+
+
+def _first_below(senses: tuple[Synset, ...], generals: set[Synset]) -> Synset | None:
+    """The first of `senses` (the most common) below one of `generals`."""
+    return next((sense for sense in senses if generals & wordnet.hypernyms(sense)), None)
+
+
+def _kinds(word: str) -> set[Synset]:
+    """The senses of the GQA class groups a class is in, directly or through a group within
+    another (``croissant``: pastry, baked good), but for itself and the catch-alls."""
+    found: set[str] = set()
+    pending = [word]
+    while pending:
+        for group in load().ancestors(pending.pop()):
+            if group not in found:
+                found.add(group)
+                pending.append(group)
+    return {kind for group in found - {word} - _CATCH_ALLS for kind in wordnet.senses(group)}
