@@ -64,8 +64,8 @@ def test_lower_quotes_every_word() -> None:
 
 
 @pytest.mark.parametrize("args, input, status, message", [
-    (["check", "-"], b"\xff\xfe", 2, "not UTF-8"),
-    (["check", "/no/such/file"], None, 2, "No such file"),
+    (["check", "-"], b"\xff\xfe", 1, "<stdin>: error: not UTF-8"),
+    (["check", "/no/such/file"], None, 1, "/no/such/file: error: No such file"),
     (["compile", "--to", "klingon", "-"], "", 2, "Invalid value for '--to'"),
     (["check", "--from", "flat", "-"], "exist(scene())", 1, "expected"),
     (["check", "-"], "", 1, "error"),

@@ -1,14 +1,18 @@
 """One error style: an error about a whole file prints as `PATH: error: message`, a located one as
 `PATH:LINE:COL: error: message`, the file first either way; what an error shows of a bad input
-(its line, a word of it) is printable and of bounded length; a size limit names what it limits."""
+(its line, a word of it) is printable and of bounded length; a size limit names what it limits;
+a file that cannot be read or decoded is bad input (exit 1) whichever option names it, exit 2 being
+for usage alone."""
 
 from __future__ import annotations
 
 import json
+import os
+import subprocess
 from pathlib import Path
 
 import pytest
-from conftest import EMMA, run, write
+from conftest import EMMA, QLANGC, graphs, run, write
 
 from qlang.errors import QlangError, Span, error
 
@@ -118,3 +122,48 @@ def test_a_resumed_output_names_its_bad_line_after_the_file(tmp_path: Path, kept
     output = write(tmp_path / "out.jsonl", kept + "\n")
     code, _, err = run("check", "--jsonl", lines, "--output", output)
     assert code == 1 and err.startswith(f"{output}: error: line 1: {what}")
+
+
+def solve(options: dict[str, str]) -> tuple[int, str, str]:
+    """`qlangc solve` of PROGRAM over EMMA's IMAGE, with `options` given or in their place."""
+    given = {"--scene": EMMA, "--image-id": IMAGE, **options}
+    return run("solve", *(word for pair in given.items() for word in pair), input=PROGRAM)
+
+
+@pytest.mark.parametrize("option", ["--program", "--scene", "--rules", "--kb"])
+def test_a_file_that_cannot_be_read_is_bad_input_whichever_option_names_it(tmp_path: Path,
+                                                                            option: str) -> None:
+    unreadable = write(tmp_path / "file", "") + "/x"  # a path through a file: it cannot be opened
+    assert solve({option: unreadable}) == (1, "", f"{unreadable}: error: Not a directory\n")
+    missing = str(tmp_path / "missing")
+    assert solve({option: missing}) == (1, "", f"{missing}: error: No such file or directory\n")
+
+
+@pytest.mark.parametrize("option", ["--program", "--scene", "--rules"])
+def test_a_file_that_is_not_utf8_is_bad_input_and_says_where(tmp_path: Path, option: str) -> None:
+    latin = write(tmp_path / "latin1", "caf\N{LATIN SMALL LETTER E WITH ACUTE} au lait".encode("latin-1"))
+    assert solve({option: latin}) == (1, "", f"{latin}: error: not UTF-8 text (invalid continuation "
+                                              "byte at byte 3)\n")
+
+
+def test_standard_input_that_is_not_utf8_is_bad_input() -> None:
+    code, _, err = run("check", "-", input=b"\xff\xfe")
+    assert (code, err) == (1, "<stdin>: error: not UTF-8 text (invalid start byte at byte 0)\n")
+
+
+def test_a_folder_click_refuses_before_reading_stays_a_usage_error(tmp_path: Path) -> None:
+    code, _, err = solve({"--rules": str(tmp_path)})
+    assert code == 2 and f"Error: Invalid value for '--rules': File '{tmp_path}' is a directory." in err
+
+
+def test_closed_standard_input_is_bad_input(tmp_path: Path) -> None:
+    for args in (("check", "-"), ("kb", "build", "--out", str(tmp_path / "kb.sqlite"), "-")):
+        done = subprocess.run([*QLANGC, *args], capture_output=True, timeout=60,
+                              preexec_fn=lambda: os.close(0))
+        assert (done.returncode, done.stderr) == (1, b"<stdin>: error: standard input is closed\n"), args
+
+
+def test_a_missing_image_of_a_one_scene_file_counts_one_scene(tmp_path: Path) -> None:
+    one = write(tmp_path / "one.json", json.dumps({IMAGE: graphs("emma")[IMAGE]}))
+    assert solve({"--scene": one, "--image-id": "zzz"}) == (
+        1, "", f"{one}: error: image 'zzz' is not in the scene file (it has 1 scene)\n")

@@ -119,7 +119,7 @@ def test_a_bad_rules_file_stops_every_command_at_its_line(text: str, where: str,
 
 def test_a_missing_rules_file_is_an_error_not_a_traceback(tmp_path: Path) -> None:
     code, _, err = solve(tmp_path, "exist(select(scene(), man))", "--rules", str(tmp_path / "none.rules"))
-    assert code == 2 and f"Error: {tmp_path / 'none.rules'}: No such file or directory" in err
+    assert (code, err) == (1, f"{tmp_path / 'none.rules'}: error: No such file or directory\n")
 
 
 def test_a_knowledge_file_with_a_bad_line_stops_the_command_at_it(tmp_path: Path) -> None:

@@ -125,7 +125,8 @@ class SceneLibrary:
                         source=self.source)
         if image_id not in self._graphs:
             near = suggestions(image_id, frozenset(self.image_ids))
-            hint = f"did you mean {', '.join(near)}?" if near else f"it has {len(self._graphs)} scenes"
+            scenes = "1 scene" if len(self._graphs) == 1 else f"{len(self._graphs)} scenes"
+            hint = f"did you mean {', '.join(near)}?" if near else f"it has {scenes}"
             raise error(SceneError, "scene", f"image {shown(image_id)} is not in the scene file",
                         source=self.source, hint=hint)
         return image_id

@@ -24,27 +24,36 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 
 def read_bytes(file: str, limit: limits.Limit) -> bytes:
-    """The bytes of FILE or standard input, within `limit` (exit 1 beyond it); an unreadable
-    file is a usage error."""
+    """The bytes of FILE or standard input, within `limit`.  Input that cannot be read (beyond
+    the limit, a folder, no permission) is bad input, reported as every input error is (exit 1):
+    exit 2 is for usage alone."""
+    name = _name(file)
     try:
         if file != "-":
             return limits.read(file, limit)
         if sys.stdin is None:
-            raise click.UsageError("standard input is closed")
-        return limits.read_file(sys.stdin.buffer, "<stdin>", limit)
+            fail(error(QlangError, "input", "standard input is closed", path=name))
+        return limits.read_file(sys.stdin.buffer, name, limit)
     except OSError as exc:
-        raise click.UsageError(f"{file}: {exc.strerror}") from None
+        fail(error(QlangError, "input", exc.strerror or str(exc), path=name))
     except QlangError as exc:
         fail(exc)
 
 
 def read_source(file: str, limit: limits.Limit) -> Source:
     """The text of FILE or standard input (`read_bytes`), without a byte-order mark; input that
-    is not UTF-8 is a usage error."""
+    is not UTF-8 is bad input (exit 1)."""
+    data = read_bytes(file, limit)
     try:
-        return Source(read_bytes(file, limit).decode("utf-8-sig"), "<stdin>" if file == "-" else file)
+        return Source(data.decode("utf-8-sig"), _name(file))
     except UnicodeDecodeError as exc:
-        raise click.UsageError(f"{file}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+        fail(error(QlangError, "input", f"not UTF-8 text ({exc.reason} at byte {exc.start})",
+                   path=_name(file)))
+
+
+def _name(file: str) -> str:
+    """FILE as errors name it."""
+    return "<stdin>" if file == "-" else file
 
 
 def read_lines(file: str) -> list[bytes]:

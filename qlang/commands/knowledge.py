@@ -16,7 +16,7 @@ import click
 
 from qlang import limits
 from qlang.commands.console import F, fail, read_source
-from qlang.errors import QlangError
+from qlang.errors import QlangError, error
 from qlang.knowledge import bundled, sources
 from qlang.knowledge.graph import Knowledge
 from qlang.knowledge.index import Index, build
@@ -112,7 +112,7 @@ def _triples(files: tuple[str, ...], tally: Counter[str]) -> Iterator[Triple]:
     for file in files:
         if file == "-":
             if sys.stdin is None:
-                raise click.UsageError("standard input is closed")
+                raise error(QlangError, "input", "standard input is closed", path="<stdin>")
             yield from sources.read(sys.stdin.buffer, "<stdin>", tally)
         else:
             yield from sources.triples(file, tally)
