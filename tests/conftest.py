@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
+from hypothesis import HealthCheck, settings
 
 from qlang.api import parse
 from qlang.asp_names import from_term
@@ -33,6 +34,18 @@ EMMA = str(SCENES / "emma_sceneGraphs.json")
 #: the real ASP material: the 50 yes/no examples and the GS-VQA encodings
 ASP = DATA / "asp"
 FIXTURES = Path(__file__).parent / "fixtures"
+
+# Hypothesis, for every test module (registered here, before any module's @settings inherits
+# from it): `qlang`, the suite's, draws the same examples on every run, and keeps no database
+# that would replay one run's failures in the next, so the suite gives the same verdict every
+# time; `explore` draws afresh and keeps its failures in .hypothesis/, to hunt for new cases
+# (`HYPOTHESIS_PROFILE=explore pytest ...` or `pytest --hypothesis-profile explore ...`).
+# 150 examples unless a test says otherwise; no deadline, as the solver's time varies with load.
+settings.register_profile("qlang", max_examples=150, deadline=None, derandomize=True, database=None,
+                          suppress_health_check=[HealthCheck.too_slow])
+settings.register_profile("explore", settings.get_profile("qlang"), derandomize=False,
+                          database=settings.get_profile("default").database)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "qlang"))
 
 
 @cache

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import assume, given
 from hypothesis import strategies as st
 
 import qlang
@@ -18,9 +18,6 @@ from qlang.syntax import SYNTAXES, gqa
 from tests.strategies import programs
 
 ASP_SYNTAXES = ("flat", "nested", "code")
-settings.register_profile("qlang", max_examples=150, deadline=None,
-                          suppress_health_check=[HealthCheck.too_slow])
-settings.load_profile("qlang")
 
 
 @given(programs())
