@@ -1,6 +1,6 @@
 """The small parser and the cascade on the dev split: accuracy, latency, batch throughput.
 
-    .venv/bin/python bench/small.py [--model FOLDER] [--no-cascade] [--fallback FILE]
+    .venv/bin/python bench/small.py [--model FOLDER] [--no-cascade] [--fallback FILE] [--knowledge FILE]
 
 The dev split is `qlangc data`'s over the shared GQA question files (314 questions, images never
 trained on: the fine-tuned model's dev split).  For each translator, one process, models loaded
@@ -11,6 +11,9 @@ gold program, median and p90 seconds.  The small parser is also run in batches o
 each was.  `--fallback`: the fine-tuned model's translations of dev (`qlangc translate
 --translator finetuned --jsonl dev.jsonl --output FILE`), for the threshold cross-check: the
 threshold calibrated on one half of dev, the cascade measured on the other, both ways.
+`--knowledge`: the held-out phrasings' knowledge pairs (`qlangc data --knowledge N` writes them
+to knowledge-dev.jsonl), translated one at a time by each translator: exact (the gold program up
+to order), per family, and how often a knowledge operation was written at all.
 """
 
 from __future__ import annotations
@@ -25,14 +28,17 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from qlang.api import parse
 from qlang.evaluate.programs import score
 from qlang.ir import Node
+from qlang.passes.canonical import equivalent
 from qlang.paths import GQA_QUESTIONS, resource_dir
 from qlang.records import questions_by_id
+from qlang.signatures import SIGNATURES
 from qlang.small import calibrate
 from qlang.small.parser import SmallParser
-from qlang.syntax import gqa
-from qlang.train.pairs import Pair, make_pairs
+from qlang.syntax import detect, gqa
+from qlang.train.pairs import Pair, make_pairs, read_pairs
 from qlang.translate.cascade import Cascade, SmallTranslator
 from qlang.translate.translator import Settings, Translates, Translation
 
@@ -60,6 +66,25 @@ def report(name: str, pairs: Sequence[Pair], results: Sequence[Translation]) -> 
         for path, count in paths.most_common():
             exact = sum(m.exact for m, r in zip(metrics, results, strict=True) if r.path == path)
             print(f"    path {path:10} answers {count / n:6.1%}  exact there {exact / count:6.1%}")
+
+
+def knowledge_report(name: str, pairs: Sequence[Pair], results: Sequence[Translation]) -> None:
+    """Exact match on knowledge pairs (their gold is their program: GQA has none of them)."""
+    exact: Counter[str] = Counter()
+    operations = 0
+    for pair, result in zip(pairs, results, strict=True):
+        root, gold = result.root, parse(pair.program, detect(pair.program))
+        exact[pair.record["family"]] += root is not None and equivalent(root, gold)
+        operations += root is not None and SIGNATURES[root.op].knowledge
+    families = Counter(p.record["family"] for p in pairs)
+    print(f"{name:28} knowledge exact {exact.total() / len(pairs):6.1%}  a knowledge operation "
+          f"{operations / len(pairs):6.1%}  ({len(pairs)} held-out questions)")
+    for family, count in sorted(families.items()):
+        print(f"    {family:26} {exact[family] / count:6.1%} of {count}")
+    paths = Counter(r.path for r in results)
+    if len(paths) > 1:
+        print("    " + ", ".join(f"path {path} {count / len(pairs):.1%}"
+                                  for path, count in paths.most_common()))
 
 
 def one_by_one(translator: Translates, pairs: Sequence[Pair]) -> list[Translation]:
@@ -132,6 +157,8 @@ def main() -> None:
     parser.add_argument("--model", default=None, help="small-parser folder (default: the shipped one)")
     parser.add_argument("--no-cascade", action="store_true")
     parser.add_argument("--fallback", help="fine-tuned translations of dev, for the cross-check")
+    parser.add_argument("--knowledge", metavar="FILE",
+                        help="held-out knowledge pairs (knowledge-dev.jsonl of qlangc data --knowledge)")
     parser.add_argument("--batches", type=int, metavar="N",
                         help="only the batch rate, the median of N passes (to compare checkouts: "
                              "PYTHONPATH=DIR runs another one's qlang under this script)")
@@ -144,7 +171,10 @@ def main() -> None:
     if args.batches:
         batches(translator, pairs, args.batches)
         return
+    knowledge = list(read_pairs(args.knowledge)) if args.knowledge else []
     report("small", pairs, one_by_one(translator, pairs))
+    if knowledge:
+        knowledge_report("small", knowledge, one_by_one(translator, knowledge))
     batches(translator, pairs)
     mask_cost(pairs)
     if args.fallback:
@@ -157,6 +187,8 @@ def main() -> None:
     for kind in ("finetuned", "cascade"):
         chosen = make(Settings(translator=kind), models)
         report(kind, pairs, one_by_one(chosen, pairs))
+        if knowledge:
+            knowledge_report(kind, knowledge, one_by_one(chosen, knowledge))
         assert kind != "cascade" or isinstance(chosen, Cascade)
 
 

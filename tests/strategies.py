@@ -21,7 +21,7 @@ from qlang.knowledge.triples import Triple
 from qlang.ontology import load
 from qlang.passes.vocabulary import RELATION_NAMES
 from qlang.passes.vocabulary import words as vocabulary_words
-from qlang.signatures import CLOSED_KINDS, SIGNATURES, Kind, Type
+from qlang.signatures import CLOSED_KINDS, SIGNATURES, Kind, Signature, Type
 
 _ONTOLOGY = load()
 _WORDS = {kind: sorted(vocabulary_words(kind)) for kind in Kind}
@@ -43,10 +43,17 @@ Vocabulary = Callable[[Kind, str | None], st.SearchStrategy[str]]
 
 
 @st.composite
-def literals(draw: st.DrawFn, kinds: tuple[Kind, ...], vocabulary: Vocabulary = words) -> list[Lit]:
-    result, category = [], None
-    for kind in kinds:
-        word = draw(vocabulary(kind, category))
+def literals(draw: st.DrawFn, signature: Signature, vocabulary: Vocabulary = words) -> list[Lit]:
+    """The literals of a `signature`'s node; a choice's alternatives differ, as the checker
+    requires (from the whole vocabulary of their kind where `vocabulary` offers one word)."""
+    result: list[Lit] = []
+    category = None
+    for position, kind in enumerate(signature.literals):
+        pool = vocabulary(kind, category)
+        if position in signature.alternatives:
+            taken = frozenset(result[i].value for i in signature.alternatives if i < position)
+            pool = st.one_of(pool, words(kind, category)).filter(taken.isdisjoint) if taken else pool
+        word = draw(pool)
         category = word if kind is Kind.ATTR else category
         result.append(Lit(word))
     return result
@@ -59,7 +66,7 @@ def nodes(draw: st.DrawFn, result: Type, depth: int, vocabulary: Vocabulary = wo
     name = _LEAF_OPS[result] if depth <= 0 else draw(st.sampled_from(fitting))
     signature = SIGNATURES[name]
     operands = [draw(nodes(t, depth - 1, vocabulary)) for t in signature.operands]
-    return Node(name, (*operands, *draw(literals(signature.literals, vocabulary))))
+    return Node(name, (*operands, *draw(literals(signature, vocabulary))))
 
 
 def programs(max_depth: int = 5, vocabulary: Vocabulary = words) -> st.SearchStrategy[Node]:
@@ -172,7 +179,7 @@ def cases(draw: st.DrawFn, results: tuple[Type, ...] = (Type.BOOL, Type.VALUE), 
         return st.sampled_from(KNOWLEDGE_WORDS[len(NAMES):]) if kind in (Kind.CLASS, Kind.VALUE) \
             else vocabulary(kind, category)
 
-    return graph, Node(signature.name, (*operands, *draw(literals(signature.literals, known))))
+    return graph, Node(signature.name, (*operands, *draw(literals(signature, known))))
 
 
 @st.composite

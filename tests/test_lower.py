@@ -44,8 +44,10 @@ def test_no_word_can_inject_asp(root: Node) -> None:
     try:
         qlang.lower(root, open_vocabulary=True)
     except qlang.CheckError as exc:
-        assert {d.kind for d in exc.diagnostics} == {"literal"}
-        assert any(not w.strip() or not w.isprintable() for n in postorder(root) for w in n.literals)
+        kinds = {d.kind for d in exc.diagnostics}
+        assert kinds <= {"literal", "choice"}  # an empty or unprintable word; a repeated alternative
+        assert ("literal" in kinds) == any(not w.strip() or not w.isprintable()
+                                           for n in postorder(root) for w in n.literals)
         return
     expected = facts(root)
     atoms = _solve_facts("\n".join(str(f) for f in expected))

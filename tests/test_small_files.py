@@ -22,6 +22,7 @@ REAL_CONFIG = json.loads((SMALL_MODEL / files.CONFIG).read_text())
 REAL_WEIGHTS = (SMALL_MODEL / files.WEIGHTS).read_bytes()
 _LENGTH = int.from_bytes(REAL_WEIGHTS[:8], "little")
 REAL_HEADER = json.loads(REAL_WEIGHTS[8:8 + _LENGTH])
+_TARGET = len(REAL_CONFIG["target"])
 
 
 def _folder(tmp_path: Path, config: Any = REAL_CONFIG, weights: bytes = REAL_WEIGHTS) -> Path:
@@ -74,8 +75,8 @@ WEIGHTS = {
     "a list for a type": (_with_header(_set("bridge.bias", "dtype", ["F16"])), "not a float16 or float32"),
     "a tensor of infinities": (_with_header(lambda header: None, _infinite("combine.bias")),
                                "'combine.bias' holds a value that is not a finite number"),
-    "a wrong shape": (_with_header(_set("output.weight", "shape", [2743, 255])),
-                      "'output.weight' has shape [2743, 255], the config implies [2743, 256]"),
+    "a wrong shape": (_with_header(_set("output.weight", "shape", [_TARGET, 255])),
+                      f"'output.weight' has shape [{_TARGET}, 255], the config implies [{_TARGET}, 256]"),
     "a missing tensor": (_with_header(lambda header: header.pop("attention.weight")),
                          "no tensor 'attention.weight'"),
     "an extra tensor": (_with_header(lambda header: header.__setitem__(

@@ -119,6 +119,9 @@ def test_numpy_and_torch_give_the_same_log_probabilities_on_real_questions(torch
 
 
 def test_numpy_and_torch_give_the_same_beam_candidates(torch_model, network) -> None:
+    """The same candidates with the same probabilities; where the model all but ties several
+    (its probabilities within the tolerance: a value it has no preference among), float32
+    rounding may order them, or pick among them, either way."""
     automaton = Automaton(network.vocabularies.target, network.config.max_length)
     questions = list(dict.fromkeys(r["question"] for r in SAMPLE))
     assert len(questions) > 250
@@ -127,9 +130,11 @@ def test_numpy_and_torch_give_the_same_beam_candidates(torch_model, network) -> 
         ours = beam_search(network, automaton, chunk)
         theirs = beam_search(TorchSteps(torch_model), automaton, chunk)
         for question, mine, reference in zip(chunk, ours, theirs, strict=True):
-            assert [c.tokens for c in mine] == [c.tokens for c in reference], question
             assert [c.probability for c in mine] == pytest.approx([c.probability for c in reference],
                                                                   abs=1e-4), question
+            apart = [i for i, c in enumerate(reference)
+                     if all(abs(c.probability - o.probability) > 1e-4 for o in reference if o is not c)]
+            assert [mine[i].tokens for i in apart] == [reference[i].tokens for i in apart], question
 
 
 def test_a_two_layer_network_computes_as_torch_does() -> None:

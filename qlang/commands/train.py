@@ -29,14 +29,18 @@ from qlang.syntax import SYNTAXES
               help="Question file(s) whose questions and images never enter the data.")
 @click.option("--augment", type=click.IntRange(min=0), default=0, show_default=True,
               help="Add up to N ontology-substituted copies of each train pair.")
+@click.option("--knowledge", type=click.IntRange(min=0), default=0, show_default=True,
+              help="Add N pairs of the knowledge operations made by templates over the ontology "
+                   "and the bundled knowledge base; a held-out phrasing's go to knowledge-dev.jsonl.")
 @click.option("--seed", type=int, default=0, show_default=True)
 def data(files: tuple[str, ...], out: str, syntax: str, dev_percent: float, exclude: tuple[str, ...],
-         augment: int, seed: int) -> None:
+         augment: int, knowledge: int, seed: int) -> None:
     """(question, program) pairs from GQA question FILES (default: the shared ones), split by
     image id into train and dev, deduplicated, as JSON lines."""
     from qlang.train.pairs import make_pairs, write_pairs
 
-    folder = output_folder(out, *files, *exclude, files=("train.jsonl", "dev.jsonl", "data.json"))
+    folder = output_folder(out, *files, *exclude,
+                           files=("train.jsonl", "dev.jsonl", "knowledge-dev.jsonl", "data.json"))
     sources = [Path(f) for f in files] or sorted(GQA_QUESTIONS.glob("*.json"))
     try:
         pairs, counts = make_pairs(sources, syntax=syntax, dev_percent=dev_percent, exclude=exclude)
@@ -50,10 +54,22 @@ def data(files: tuple[str, ...], out: str, syntax: str, dev_percent: float, excl
         added = substitute(train, augment, seed=seed, syntax=syntax)
         counts["augmented"] = len(added)
         train += added
+    if knowledge:
+        from qlang.train.knowledge_pairs import knowledge_pairs
+
+        try:
+            made = knowledge_pairs(knowledge, seed=seed, syntax=syntax)
+        except QlangError as exc:
+            fail(exc)
+        train += [p for p in made if p.split == "train"]
+        counts |= {"knowledge-train": sum(p.split == "train" for p in made),
+                   "knowledge-dev": write_pairs([p for p in made if p.split == "dev"],
+                                                folder / "knowledge-dev.jsonl")}
     counts |= {"train": write_pairs(train, folder / "train.jsonl"),
                "dev": write_pairs(dev, folder / "dev.jsonl")}
     summary = {"sources": [str(s) for s in sources], "exclude": list(exclude), "syntax": syntax,
-               "dev_percent": dev_percent, "augment": augment, "seed": seed, **counts}
+               "dev_percent": dev_percent, "augment": augment, "knowledge": knowledge, "seed": seed,
+               **counts}
     (folder / "data.json").write_text(json.dumps(summary, indent=2) + "\n")
     click.echo(", ".join(f"{k} {v}" for k, v in counts.items()))
 

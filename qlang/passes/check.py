@@ -2,8 +2,9 @@
 
 Checks, per node: the operation exists ("did you mean"), its arity, that operand positions hold
 operations of the right type and literal positions hold words of the right kind, and that each
-word is in the GQA vocabulary for its kind (values narrowed to the node's attribute category).
-The root must yield an answer.  Vocabulary problems become warnings with `open_vocabulary`.
+word is in the GQA vocabulary for its kind (values narrowed to the node's attribute category),
+and that a choice's alternatives differ.  The root must yield an answer.  Vocabulary problems
+become warnings with `open_vocabulary`.
 
 The knowledge in use extends the vocabulary where an operation reads it (`Signature.knowledge`):
 there a class or value may also be any word the knowledge knows (``verify_know(x, used_for,
@@ -20,11 +21,9 @@ from qlang.ir import Lit, Node, postorder
 from qlang.knowledge import sources
 from qlang.knowledge.graph import Knowledge
 from qlang.ontology import Ontology, load, suggestions
-from qlang.passes.vocabulary import words
+from qlang.passes.vocabulary import EXTENDED, words
 from qlang.signatures import CLOSED_KINDS, SIGNATURES, Kind, Signature, Type
 
-#: The literal kinds whose words the knowledge in use extends, where an operation reads it.
-_EXTENDED = (Kind.CLASS, Kind.VALUE)
 _KNOWN = {Kind.CLASS: "class", Kind.ATTR: "attribute category", Kind.VALUE: "attribute value",
           Kind.REL: "relation", Kind.KREL: "knowledge relation"}
 
@@ -69,7 +68,22 @@ class _Checker:
                 self.literal(node, position, arg, kind, category, signature)
                 if kind is Kind.ATTR and isinstance(arg, Lit):
                     category = arg.value
+        self.alternatives(node, signature)
         return signature.result
+
+    def alternatives(self, node: Node, signature: Signature) -> None:
+        """A choice's alternatives must differ: "is the sky pink or pink?" asks nothing (no
+        GQA program has one; a translator that writes one has lost a word of the question)."""
+        seen: dict[str, int] = {}
+        for position in (len(signature.operands) + i for i in signature.alternatives):
+            arg = node.args[position] if position < len(node.args) else None
+            if not isinstance(arg, Lit):
+                continue
+            if arg.value in seen:
+                self.report("choice", f"{_where(node, position)} repeats argument {seen[arg.value] + 1}: "
+                            f"a choice between {shown(arg.value)} and itself", arg.span or node.span,
+                            "name two different alternatives")
+            seen.setdefault(arg.value, position)
 
     def operand(self, node: Node, position: int, arg: Node | Lit, expected: Type) -> None:
         if isinstance(arg, Lit):
@@ -90,7 +104,7 @@ class _Checker:
                         arg.span or node.span)
             return
         vocabulary = words(kind, category, self.ontology)
-        extended = signature.knowledge and kind in _EXTENDED
+        extended = signature.knowledge and kind in EXTENDED
         if arg.value in vocabulary or (extended and arg.value.isprintable() and self.knows(arg.value)):
             return
         where = _where(node, position)

@@ -16,6 +16,8 @@ from qlang.knowledge.relations import BY_NAME
 from qlang.ontology import Ontology, load
 from qlang.signatures import Kind
 
+#: The literal kinds whose words the knowledge in use extends, where an operation reads it.
+EXTENDED = frozenset({Kind.CLASS, Kind.VALUE})
 #: a knowledge relation as a program writes it -> its name in the knowledge
 RELATION_NAMES = {name.replace("_", " "): name for name in BY_NAME}
 _RELATION_WORDS = frozenset(RELATION_NAMES)

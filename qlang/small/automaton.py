@@ -3,10 +3,13 @@
 The state is a stack of open slots.  The first slot is the program's answer (an operation
 yielding Bool or Value); choosing an operation for a slot pushes its operand slots (typed)
 and its literal slots (each of a kind, a value narrowed by the attribute category written
-just before it, as the checker narrows it).  When the stack is empty only the end token may
-follow.  A length budget keeps every path finite: an operation is allowed only if the shortest
-program completing it, and every slot still open, fits in `max_length` tokens, so decoding
-always ends in a complete program even from an untrained model.
+just before it, as the checker narrows it; a choice's second alternative other than its first,
+as the checker requires).  Where a knowledge operation takes a class or a
+value, which any word the knowledge knows may be, the slot is *open*: the search also offers
+the question's own words there (`takes_question_words`).  When the stack is empty only the
+end token may follow.  A length budget keeps every path finite: an operation is allowed only
+if the shortest program completing it, and every slot still open, fits in `max_length`
+tokens, so decoding always ends in a complete program even from an untrained model.
 
 Everything is derived from `SIGNATURES` and the ontology, like the LLM's decoding grammar, so
 what the automaton admits is exactly what the checker accepts (tests/test_small.py walks it at
@@ -19,14 +22,16 @@ from dataclasses import dataclass
 from functools import cache, cached_property
 
 from qlang.ontology import Ontology, load
-from qlang.passes.vocabulary import words
+from qlang.passes.vocabulary import EXTENDED, words
 from qlang.signatures import SIGNATURES, Kind, Signature, Type
 from qlang.small.tokens import EOS, Vocabulary, op_token
 
-#: a slot: an operand of a type, the root (`None`: any answer), or a literal of a kind and
-#: whether it is narrowed by the category written before it
-Slot = tuple[str, Type | Kind | None, bool]
-_ROOT: Slot = ("operand", None, False)
+#: a slot: an operand of a type, the root (`None`: any answer), or a literal (open or not) of
+#: a kind, whether it is narrowed by the category written before it, and whether it must differ
+#: from the literal written just before it (a choice's second alternative)
+Slot = tuple[str, Type | Kind | None, bool, bool]
+_OPERAND, _LITERAL, _OPEN = "operand", "literal", "open literal"
+_ROOT: Slot = (_OPERAND, None, False, False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,6 +40,8 @@ class State:
     #: the attribute category most recently written (narrows the values that follow it)
     category: str | None
     length: int
+    #: the literal token written last, if the last token was a literal
+    previous: int | None = None
 
     @property
     def done(self) -> bool:
@@ -48,7 +55,7 @@ class Automaton:
         self.max_length = max_length
         self.ontology = ontology or load()
         self.eos = vocabulary.id(EOS)
-        self._allowed: dict[tuple[Slot, str | None, int], list[int]] = {}
+        self._allowed: dict[tuple[Slot, str | None, int, int | None], list[int]] = {}
 
     def start(self) -> State:
         return State((_ROOT,), None, 0)
@@ -60,19 +67,25 @@ class Automaton:
         slot = state.stack[-1]
         spare = self.max_length - state.length - sum(self._shortest[s] for s in state.stack[:-1])
         category = state.category if slot[2] else None
-        key = (slot, category, min(spare, self._longest_shortest))
+        other_than = state.previous if slot[3] else None
+        key = (slot, category, min(spare, self._longest_shortest), other_than)
         if key not in self._allowed:
-            self._allowed[key] = self._compute(slot, category, key[2])
+            self._allowed[key] = [t for t in self._compute(slot, category, key[2]) if t != other_than]
         return self._allowed[key]
+
+    def takes_question_words(self, state: State) -> bool:
+        """Whether the next token is a literal any word the knowledge knows may be (beside the
+        slot's kind's words, which `allowed` lists)."""
+        return not state.done and state.stack[-1][0] == _OPEN
 
     def advance(self, state: State, token: int) -> State:
         slot, stack = state.stack[-1], state.stack[:-1]
         text = self.vocabulary.tokens[token]
-        if slot[0] == "operand":
+        if slot[0] == _OPERAND:
             stack += self._slots[text[:-1]]
             return State(stack, state.category, state.length + 1)
         category = text if slot[1] is Kind.ATTR else state.category
-        return State(stack, category, state.length + 1)
+        return State(stack, category, state.length + 1, token)
 
     # ----- tables ------------------------------------------------------------------------------
 
@@ -92,14 +105,14 @@ class Automaton:
         return max(operation_lengths().values())
 
     def _slot_length(self, slot: Slot) -> int:
-        if slot[0] == "literal":
+        if slot[0] != _OPERAND:
             return 1
         return min(n for name, n in operation_lengths().items()
                    if _fits(slot, SIGNATURES[name]))
 
     def _compute(self, slot: Slot, category: str | None, spare: int) -> list[int]:
-        kind, what, _narrowed = slot
-        if kind == "operand":
+        kind, what = slot[:2]
+        if kind == _OPERAND:
             names = [sig.name for sig in SIGNATURES.values()  # those the model has a token for
                      if _fits(slot, sig) and operation_lengths()[sig.name] <= spare
                      and op_token(sig.name) in self._known]
@@ -139,12 +152,14 @@ def _fits(slot: Slot, sig: Signature) -> bool:
 
 
 def _operand_slots(sig: Signature) -> tuple[Slot, ...]:
-    return tuple(("operand", t, False) for t in sig.operands)
+    return tuple((_OPERAND, t, False, False) for t in sig.operands)
 
 
 def _literal_slots(sig: Signature) -> tuple[Slot, ...]:
     slots = []
     for position, kind in enumerate(sig.literals):
         narrowed = kind is Kind.VALUE and Kind.ATTR in sig.literals[:position]
-        slots.append(("literal", kind, narrowed))
+        differs = position in sig.alternatives[1:]
+        assert not differs or position - 1 in sig.alternatives, "a choice's alternatives are adjacent"
+        slots.append((_OPEN if sig.knowledge and kind in EXTENDED else _LITERAL, kind, narrowed, differs))
     return tuple(slots)

@@ -9,6 +9,8 @@ from pathlib import Path
 from qlang.api import check
 from qlang.errors import QlangError, error
 from qlang.ir import Node
+from qlang.knowledge import sources
+from qlang.knowledge.graph import Knowledge
 from qlang.paths import package_data
 from qlang.small import files
 from qlang.small.automaton import Automaton
@@ -36,6 +38,14 @@ class SmallParser:
         self.network = network
         self.beam = beam
         self.automaton = Automaton(network.vocabularies.target, network.config.max_length)
+        self._knowledge: Knowledge | None = None
+
+    def knows(self, word: str) -> bool:
+        """Whether the knowledge the checker reads (the bundled base) knows a question word a
+        knowledge operation may take (opened on the first such question)."""
+        if self._knowledge is None:
+            self._knowledge = sources.knowledge([])
+        return self._knowledge.knows(word)
 
     @classmethod
     def load(cls, folder: str | Path | None = None, beam: int = 4) -> SmallParser:
@@ -48,18 +58,18 @@ class SmallParser:
     def parse(self, questions: Sequence[str]) -> list[Parsed]:
         """The best program of each question, decoded together."""
         return [self._best(candidates) for candidates in beam_search(
-            self.network, self.automaton, questions, self.beam)]
+            self.network, self.automaton, questions, self.beam, self.knows)]
 
     def programs(self, question: str) -> list[Parsed]:
         """The k best programs of one question (k: the beam), most probable first, those that
         check: the alternatives to its best."""
-        (candidates,) = beam_search(self.network, self.automaton, [question], self.beam)
+        (candidates,) = beam_search(self.network, self.automaton, [question], self.beam, self.knows)
         return [parsed for parsed in map(self._checked, candidates) if parsed.root is not None]
 
     @classmethod
     def _best(cls, candidates: Sequence[Candidate]) -> Parsed:
-        """The most probable candidate that checks (the automaton admits only such: a
-        candidate refused here would be a bug, reported rather than returned)."""
+        """The most probable candidate that checks (the search admits only such: a candidate
+        refused here would be a bug, reported rather than returned)."""
         problem: QlangError | None = None
         for candidate in candidates:
             parsed = cls._checked(candidate)

@@ -7,12 +7,17 @@ the constrained model gives the whole program: the confidence the cascade thresh
 A finished hypothesis stays in its beam at no further cost; the length budget of the
 automaton bounds the number of steps.  It runs on the numpy network (`network.py`), the one
 search for answering and for whatever decodes a model in training (`model.network`).
+
+Where the automaton's slot is open (a knowledge operation's class or value), a hypothesis may
+also copy what its question offers that the knowledge in use knows (`knows`), so that a program
+can name a word only the knowledge knows (``keratin``), and never one the checker would refuse
+(an adverb of a phrasing never trained on); a word token is written as the word it stands for.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cache
 from typing import Protocol
@@ -63,12 +68,13 @@ class Decodes(Protocol):
 
 
 def beam_search(network: Decodes, automaton: Automaton, questions: Sequence[str],
-                beam: int = 4) -> list[list[Candidate]]:
-    """The best `beam` programs for each question, most probable first."""
+                beam: int = 4, knows: Callable[[str], bool] = lambda _word: False) -> list[list[Candidate]]:
+    """The best `beam` programs for each question, most probable first; `knows`: whether the
+    knowledge in use knows a question word (by default none may be copied to an open slot)."""
     if not questions:
         return []
     with _blas().limit(limits=1, user_api="blas"):  # a step's products are too small to share
-        return _search(network, automaton, questions, beam)
+        return _search(network, automaton, questions, beam, knows)
 
 
 @cache
@@ -80,10 +86,11 @@ def _blas() -> ThreadpoolController:
 
 
 def _search(network: Decodes, automaton: Automaton, questions: Sequence[str],
-            beam: int) -> list[list[Candidate]]:
+            beam: int, knows: Callable[[str], bool]) -> list[list[Candidate]]:
     target = network.vocabularies.target
     n, vocabulary = len(questions), len(target)
     source, lengths, copy = encode_questions(network.vocabularies, questions)
+    known = _Known(network.vocabularies, questions, copy, knows)
     memory, mask, (h, c) = network.encode(source, lengths)
     rows = np.repeat(np.arange(n), beam)
     memory, mask, copy = memory[rows], mask[rows], copy[rows]
@@ -101,6 +108,9 @@ def _search(network: Decodes, automaton: Automaton, questions: Sequence[str],
         allowed = np.stack([masks.of(automaton.allowed(state) if state is not None and not done
                                      else only_end)  # a dead row's score is -inf: it never wins
                             for state, done in zip(states, finished, strict=True)])
+        for row, (state, done) in enumerate(zip(states, finished, strict=True)):
+            if state is not None and not done and automaton.takes_question_words(state):
+                allowed[row, known.ids(row // beam)] = 0.0
         logprobs = np.where(np.array(finished)[:, None], allowed, _log_softmax(scored + allowed))
         totals = (scores.reshape(-1, 1) + logprobs).reshape(n, beam * vocabulary)
         chosen = _top(totals, beam)
@@ -113,7 +123,8 @@ def _search(network: Decodes, automaton: Automaton, questions: Sequence[str],
         states, finished = _advance(automaton, states, finished, parents.tolist(), tokens.tolist(),
                                     live.tolist(), eos)
         last = tokens
-    return [_candidates(target.tokens, history[q * beam:(q + 1) * beam], scores[q], eos) for q in range(n)]
+    return [_candidates(network.vocabularies, questions[q], history[q * beam:(q + 1) * beam], scores[q])
+            for q in range(n)]
 
 
 def _log_softmax(x: Floats) -> Floats:
@@ -131,6 +142,24 @@ def _top(totals: Floats, k: int) -> Ints:
         found = np.flatnonzero(values >= least)
         chosen[row] = found[np.argsort(-values[found], kind="stable")[:k]]
     return chosen
+
+
+class _Known:
+    """Per question, the ids of what it offers to copy that the knowledge knows: looked up the
+    first time one of its hypotheses reaches an open slot (a GQA question never does)."""
+
+    def __init__(self, vocabularies: Vocabularies, questions: Sequence[str], copy: Ints,
+                 knows: Callable[[str], bool]) -> None:
+        self.vocabularies, self.questions, self.copy, self.knows = vocabularies, questions, copy, knows
+        self.found: dict[int, list[int]] = {}
+
+    def ids(self, question: int) -> list[int]:
+        if question not in self.found:
+            target = self.vocabularies.target
+            offered = [t for t in dict.fromkeys(self.copy[question].tolist()) if t != target.id(PAD)]
+            words = self.vocabularies.said(self.questions[question], [target.tokens[t] for t in offered])
+            self.found[question] = [t for t, word in zip(offered, words, strict=True) if self.knows(word)]
+        return self.found[question]
 
 
 class _Masks:
@@ -167,12 +196,13 @@ def _advance(automaton: Automaton, states: list[State | None], finished: list[bo
     return new_states, new_finished
 
 
-def _candidates(tokens: Sequence[str], history: Ints, scores: Floats, eos: int) -> list[Candidate]:
+def _candidates(vocabularies: Vocabularies, question: str, history: Ints, scores: Floats) -> list[Candidate]:
+    tokens, eos = vocabularies.target.tokens, vocabularies.target.id(EOS)
     result: list[Candidate] = []
     for row, score in zip(history.tolist(), scores.tolist(), strict=True):
         if score == _NO or eos not in row:
             continue
-        program = tuple(tokens[t] for t in row[:row.index(eos)])
+        program = vocabularies.said(question, [tokens[t] for t in row[:row.index(eos)]])
         if all(c.tokens != program for c in result):
             result.append(Candidate(program, score))
     return result

@@ -19,6 +19,11 @@ unless GQA has the plural as a class of its own (`cars`, `buses`):
 
 >>> question_tokens("Are there poles or cars?")
 ['are', 'there', 'pole', '<pl>', 'or', 'cars', '?']
+
+Where a knowledge operation takes any word the knowledge knows (``verify_know(x, made_of,
+keratin)``), a program may write a question word outside the vocabulary: the target side has
+a token per question position (`word_token`), which stands for the word said there, and a
+word no literal starts offers its position's token to copy (`Vocabularies.offers`).
 """
 
 from __future__ import annotations
@@ -39,6 +44,20 @@ from qlang.words import singulars
 PAD, BOS, EOS, UNK, PLURAL = "<pad>", "<s>", "</s>", "<unk>", "<pl>"
 SPECIAL = (PAD, BOS, EOS, UNK)
 _WORD = re.compile(r"[a-z0-9]+(?:['-][a-z0-9]+)*|[^\sa-z0-9]")
+#: question positions a program may copy an out-of-vocabulary word from (GQA's longest
+#: question has 29 tokens)
+QUESTION_WORDS = 40
+#: a question word a word token may stand for
+_PLAIN = re.compile(r"[a-z]+")
+
+
+def word_token(position: int) -> str:
+    """The target token standing for the question's word at `position`."""
+    return f"<w{position}>"
+
+
+def _is_word_token(token: str) -> bool:
+    return token.startswith("<w") and token.endswith(">") and token[2:-1].isdigit()
 
 
 def op_token(name: str) -> str:
@@ -160,6 +179,10 @@ class Vocabulary:
     def __len__(self) -> int:
         return len(self.tokens)
 
+    def __contains__(self, token: object) -> bool:
+        ids: dict[str, int] = self._ids  # type: ignore[attr-defined]
+        return token in ids
+
     def id(self, token: str) -> int:
         ids: dict[str, int] = self._ids  # type: ignore[attr-defined]
         return ids.get(token, ids[UNK])
@@ -183,7 +206,18 @@ class Vocabularies:
     @cached_property
     def words(self) -> frozenset[str]:
         """The words a program may copy from a question: every literal of the target side."""
-        return frozenset(t for t in self.target.tokens if t not in SPECIAL and not t.endswith("("))
+        return frozenset(t for t in self.target.tokens
+                         if t not in SPECIAL and not t.endswith("(") and not _is_word_token(t))
+
+    def offers(self, question: str) -> list[str | None]:
+        """Per question token, the literal a program may copy from there: the vocabulary phrase
+        it starts (`copy_words`), else, if the model has word tokens, a word as its position's."""
+        offered = copy_words(question, self.words)
+        if word_token(0) not in self.target:  # a model made before word tokens
+            return offered
+        surfaces = [surface for _token, surface in _read(question)]
+        return [word_token(i) if offer is None and i < QUESTION_WORDS and _PLAIN.fullmatch(surface)
+                else offer for i, (offer, surface) in enumerate(zip(offered, surfaces, strict=True))]
 
     def row(self, question: str) -> tuple[list[int], list[int]]:
         """A question's token ids, and per token the target id of the literal it offers (padding:
@@ -192,7 +226,21 @@ class Vocabularies:
         pad = self.target.id(PAD)
         if not ids:
             return [self.source.id(UNK)], [pad]
-        return ids, [pad if w is None else self.target.id(w) for w in copy_words(question, self.words)]
+        return ids, [pad if w is None else self.target.id(w) for w in self.offers(question)]
+
+    def program_ids(self, question: str, tokens: Sequence[str]) -> list[int]:
+        """A program's target ids; a literal outside the vocabulary is the word token of the
+        first question position that offers it (unknown if none does)."""
+        by_word: dict[str, str] = {}
+        for offer, (_token, surface) in zip(self.offers(question), _read(question), strict=True):
+            if offer is not None and _is_word_token(offer):
+                by_word.setdefault(surface, offer)
+        return [self.target.id(t if t in self.target else by_word.get(t, UNK)) for t in tokens]
+
+    def said(self, question: str, tokens: Sequence[str]) -> tuple[str, ...]:
+        """A decoded program's tokens with each word token replaced by the word it stands for."""
+        surfaces = [surface for _token, surface in _read(question)]
+        return tuple(surfaces[int(t[2:-1])] if _is_word_token(t) else t for t in tokens)
 
 
 def source_vocabulary(questions: Iterable[str], min_count: int = 1) -> Vocabulary:
@@ -208,8 +256,10 @@ def source_vocabulary(questions: Iterable[str], min_count: int = 1) -> Vocabular
 
 def target_vocabulary() -> Vocabulary:
     """Every operation and every word a literal may be: the whole language, from the
-    operation table and the ontology, whatever the training data happened to contain."""
+    operation table and the ontology, whatever the training data happened to contain; and
+    the word tokens of the question's positions."""
     ontology = load()
     words = (ontology.classes | set(ontology.categories) | ontology.values | ontology.relations
              | {w for ws in CLOSED_KINDS.values() for w in ws} | vocabulary_words(Kind.KREL))
-    return Vocabulary.of([*(op_token(name) for name in SIGNATURES), *sorted(words)])
+    return Vocabulary.of([*(op_token(name) for name in SIGNATURES), *sorted(words),
+                          *map(word_token, range(QUESTION_WORDS))])

@@ -56,7 +56,8 @@ def _examples(pairs: Sequence[Pair], vocabularies: Vocabularies) -> list[Example
             raise error(QlangError, "input", f"pair {pair.id}: the program does not parse: "
                         f"{exc.diagnostics[0].message}") from None
         ids, copy = vocabularies.row(pair.question)
-        examples.append((ids, copy, [target.id(BOS), *target.ids(prefix(root)), target.id(EOS)]))
+        examples.append((ids, copy, [target.id(BOS), *vocabularies.program_ids(pair.question, prefix(root)),
+                                     target.id(EOS)]))
     return examples
 
 
