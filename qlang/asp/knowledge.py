@@ -56,18 +56,11 @@ class Graph:
 
     def steps(self, words: Collection[str], *, into: bool = False, relations: Collection[str] | None = None,
               limit: int | None = None) -> list[Triple]:
-        """The edges out of `words` (into them, with `into`), each as walked (a symmetric one
-        from the end it was reached by), with the hierarchy's, at most `limit` of the knowledge."""
-        wanted = set(words)
-        against = SYMMETRIC if relations is None else SYMMETRIC.intersection(relations)
-        found: list[Triple] = []
-        for index in self.knowledge.indexes:  # an edge several hold is merged by `edges`
-            found += index.edges(wanted, into=into, relations=relations, limit=limit)
-            if against:
-                found += [Triple(e.tail, e.relation, e.head, e.weight)
-                          for e in index.edges(wanted, into=not into, relations=against, limit=limit)]
-        if limit is not None:
-            found = sorted(found, key=lambda edge: -edge.weight)[:limit]
+        """The edges out of `words` (into them, with `into`), each as walked: the knowledge's
+        steps (`Knowledge.steps`: a symmetric edge also from the end it was reached by, at most
+        `limit`), from start to end, and the hierarchy's."""
+        found = [Triple(step.start, step.triple.relation, step.end, step.weight)
+                 for step in self.knowledge.steps(words, into=into, relations=relations, limit=limit)]
         if relations is None or IS_A in relations:
             found += self.hierarchy(words, into)
         return found

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from dataclasses import replace
 from typing import Any
 
 import click
@@ -47,6 +48,7 @@ def ask(question: str, scene: str | None, image: str | None, image_id: str | Non
     vision = take_options(options)
     settings, models = translator_from(options)
     background = background_from(kb, rules)
+    settings = replace(settings, knowledge=background.knowledge)  # the words the translator may copy
     if seeking is not None:
         context = Context(settings, models, vision=vision, background=background,
                           limits=Limits(timeout=timeout))

@@ -170,7 +170,7 @@ def _finetuned_key(memory: Memory, context: Context) -> Hashable | None:
 def _next_program(memory: Memory, context: Context) -> Output:
     assert memory.question is not None
     with context.stages.time("next program"):
-        programs = context.small().programs(memory.question)
+        programs = context.small().programs(memory.question, context.settings.knowledge)
     for rank, parsed in enumerate(programs, start=1):
         if parsed.root is not None and parsed.root not in memory.programs:
             return Programmed(f"small parser's #{rank} (p {parsed.probability:.3f})", parsed.root)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -41,7 +41,7 @@ class SmallParser:
         self._knowledge: Knowledge | None = None
 
     def knows(self, word: str) -> bool:
-        """Whether the knowledge the checker reads (the bundled base) knows a question word a
+        """Whether the bundled base, the knowledge in use by default, knows a question word a
         knowledge operation may take (opened on the first such question)."""
         if self._knowledge is None:
             self._knowledge = sources.knowledge([])
@@ -55,24 +55,32 @@ class SmallParser:
     def threshold(self) -> float | None:
         return self.network.config.threshold
 
-    def parse(self, questions: Sequence[str]) -> list[Parsed]:
-        """The best program of each question, decoded together."""
-        return [self._best(candidates) for candidates in beam_search(
-            self.network, self.automaton, questions, self.beam, self.knows)]
+    def parse(self, questions: Sequence[str], knowledge: Knowledge | None = None) -> list[Parsed]:
+        """The best program of each question, decoded together.  `knowledge`: the knowledge in
+        use (None: the bundled base), whose words a knowledge operation may copy from the
+        question, and which the checker reads: a word only it knows can be written, and no word
+        it lacks."""
+        return [self._best(candidates, knowledge) for candidates in beam_search(
+            self.network, self.automaton, questions, self.beam, self._knows(knowledge))]
 
-    def programs(self, question: str) -> list[Parsed]:
+    def programs(self, question: str, knowledge: Knowledge | None = None) -> list[Parsed]:
         """The k best programs of one question (k: the beam), most probable first, those that
-        check: the alternatives to its best."""
-        (candidates,) = beam_search(self.network, self.automaton, [question], self.beam, self.knows)
-        return [parsed for parsed in map(self._checked, candidates) if parsed.root is not None]
+        check (against `knowledge`, as `parse`): the alternatives to its best."""
+        (candidates,) = beam_search(self.network, self.automaton, [question], self.beam,
+                                    self._knows(knowledge))
+        checked = (self._checked(candidate, knowledge) for candidate in candidates)
+        return [parsed for parsed in checked if parsed.root is not None]
+
+    def _knows(self, knowledge: Knowledge | None) -> Callable[[str], bool]:
+        return self.knows if knowledge is None else knowledge.knows
 
     @classmethod
-    def _best(cls, candidates: Sequence[Candidate]) -> Parsed:
+    def _best(cls, candidates: Sequence[Candidate], knowledge: Knowledge | None) -> Parsed:
         """The most probable candidate that checks (the search admits only such: a candidate
         refused here would be a bug, reported rather than returned)."""
         problem: QlangError | None = None
         for candidate in candidates:
-            parsed = cls._checked(candidate)
+            parsed = cls._checked(candidate, knowledge)
             if parsed.root is not None:
                 return parsed
             problem = parsed.error
@@ -80,11 +88,11 @@ class SmallParser:
                                                         "the small parser found no program"))
 
     @staticmethod
-    def _checked(candidate: Candidate) -> Parsed:
+    def _checked(candidate: Candidate, knowledge: Knowledge | None) -> Parsed:
         """A candidate as a program, or the error that keeps it from being one."""
         try:
             root = from_prefix(candidate.tokens)
-            errors = [d for d in check(root) if not d.warning]
+            errors = [d for d in check(root, knowledge=knowledge) if not d.warning]
         except QlangError as exc:
             return Parsed(None, 0.0, candidate.tokens, exc)
         if errors:

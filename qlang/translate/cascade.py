@@ -37,7 +37,7 @@ class SmallTranslator:
     def translate_many(self, questions: Sequence[str]) -> list[Translation]:
         """Every question decoded in one batch; each is charged its share of the time."""
         start = time.perf_counter()
-        parsed = self.parser.parse(questions)
+        parsed = self.parser.parse(questions, self.settings.knowledge)
         share = (time.perf_counter() - start) / max(1, len(questions))
         results = []
         for question, result in zip(questions, parsed, strict=True):

@@ -18,6 +18,7 @@ from typing import Protocol
 from qlang.api import check, parse
 from qlang.errors import QlangError, error
 from qlang.ir import Node
+from qlang.knowledge.graph import Knowledge
 from qlang.passes.canonical import canonicalize
 from qlang.syntax import SYNTAXES
 from qlang.translate import instruction
@@ -45,6 +46,9 @@ class Settings:
     vocabulary: bool = True
     #: report unknown words as warnings, not errors, when checking the output
     open_vocabulary: bool = False
+    #: the knowledge in use (`--kb`): the words the knowledge operations may take, which the
+    #: small parser copies from the question and the checker accepts (None: the bundled base)
+    knowledge: Knowledge | None = None
     #: `gbnf` (llama.cpp's engine) or `lark` (llguidance)
     engine: str = "lark"
     #: retries with the checker's message added to the prompt
@@ -185,7 +189,7 @@ class Translator:
         result.program = text
         try:
             root = parse(text, self.settings.syntax, name="<model output>")
-            check(root, open_vocabulary=self.settings.open_vocabulary)
+            check(root, open_vocabulary=self.settings.open_vocabulary, knowledge=self.settings.knowledge)
         except QlangError as exc:
             result.error = exc
             return False
