@@ -5,6 +5,8 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 # The bundled knowledge base, built from WordNet (installed with the venv) and a shipped file.
 KB := .cache/knowledge/default.sqlite
+# WordNet's answers for `ask --seek`'s widening, precomputed (qlang/vision/kinds.py).
+KINDS := .cache/kinds/wordnet.json
 
 # llama.cpp's native x86 build enables AMX kernels that crash on machines (VMs) whose kernel
 # does not grant AMX; build for AVX2 instead, which every x86_64 machine here has.
@@ -24,11 +26,14 @@ $(STAMP): pyproject.toml
 $(KB): $(STAMP)
 	$(VENV)/bin/qlangc kb build default
 
+$(KINDS): $(STAMP)
+	$(PY) -c 'from qlang.vision.kinds import table; table()'
+
 # Debian's chromium, which the web page's test drives (scripts/browser.sh: apt-get, only when missing).
 browser:
 	sh scripts/browser.sh
 
-install: $(STAMP) $(KB) browser
+install: $(STAMP) $(KB) $(KINDS) browser
 
 # On a GPU machine: rebuild llama-cpp-python with its CUDA back end (then --n-gpu-layers -1).
 install-cuda: $(STAMP)
@@ -37,12 +42,12 @@ install-cuda: $(STAMP)
 
 # The main job: a question about a real scene, answered with the bundled default model
 # (SmolLM2-135M, grammar-constrained) and clingo; then a GQA program in two other syntaxes.
-demo: $(STAMP) $(KB)
+demo: $(STAMP) $(KB) $(KINDS)
 	$(VENV)/bin/qlangc ask "Who wears shorts?" --scene examples/scene_2353884.json
 	$(VENV)/bin/qlangc compile --to code examples/truck_tire.json
 	$(VENV)/bin/qlangc compile --to flat examples/truck_tire.json
 
-test: $(STAMP) $(KB) browser
+test: $(STAMP) $(KB) $(KINDS) browser
 	$(VENV)/bin/ruff check qlang tests bench
 	$(VENV)/bin/mypy qlang
 	$(VENV)/bin/lint-imports

@@ -47,10 +47,11 @@ from qlang.timing import Stages
 from qlang.translate.cascade import SmallTranslator
 from qlang.translate.factory import Loaded, Models, make
 from qlang.translate.translator import Settings, Translates
+from qlang.vision.kinds import coarse, kind_of
 from qlang.vision.perception import Perceiver
 from qlang.vision.pipeline import Options
-from qlang.vision.sight import SIGHTS, Sight, coarse
-from qlang.wordnet import WordNetMissing, hypernyms, sense, senses
+from qlang.vision.sight import SIGHTS, Sight
+from qlang.wordnet import WordNetMissing
 
 if TYPE_CHECKING:  # numpy: loaded with the parser, not with every qlangc command
     from qlang.small.parser import SmallParser
@@ -256,7 +257,8 @@ def _refine_key(memory: Memory, context: Context) -> Hashable | None:
 
 def _widen(memory: Memory, context: Context) -> Output:
     """WordNet's kinds of each class among the names the perceiver uses (a scene: those seen),
-    which the ontology does not file under it; and the nearest seen class above an unseen one."""
+    which the ontology does not file under it; and the nearest seen class above an unseen one
+    (both from `qlang.vision.kinds`' table: no WordNet to load for the words it holds)."""
     ontology, sight = load(), context.sight
     names = _vocabulary(memory, context)
     kinds: dict[str, frozenset[str]] = {}
@@ -281,22 +283,6 @@ def _wordnet() -> Iterator[None]:
         yield
     except WordNetMissing as exc:
         raise error(QlangError, "setup", f"widening needs WordNet: {exc}") from None
-
-
-#: WordNet's lexicographer files of things a perceiver can see
-PHYSICAL = frozenset({"noun.Tops", "noun.artifact", "noun.animal", "noun.food", "noun.plant", "noun.object"})
-
-
-def kind_of(name: str, cls: str) -> bool:
-    """Whether WordNet files a thing called `name` under `cls`, taking `name` in its first sense
-    that is a thing one can see: a detector's toaster is no person who proposes a toast.
-
-    >>> kind_of("motorcycle", "vehicle"), kind_of("toaster", "person"), kind_of("hot dog", "food")
-    (True, False, True)
-    """
-    general = sense(cls)
-    thing = next((s for s in senses(name) if s.lexname() in PHYSICAL), None)
-    return general is not None and thing is not None and general in hypernyms(thing)
 
 
 def _vocabulary(memory: Memory, context: Context) -> frozenset[str]:

@@ -5,9 +5,9 @@ it perceived has no flag in it whether or not the photo has one (issue 25).  `un
 program's words that a perceiver cannot see, so that `ask` says so instead of answering "no".
 
 A class is seen when the perceiver names it, or names one of its members in the ontology (it
-sees vehicles by seeing cars and buses); `coarse` is the nearest class above an unseen one that
-it does see (it sees a person, not whether the person is a man).  OWL-ViT with CLIP is open
-vocabulary: it is asked for every word, so it sees them all.
+sees vehicles by seeing cars and buses); `qlang.vision.kinds.coarse` is the nearest class above
+an unseen one that it does see (it sees a person, not whether the person is a man).  OWL-ViT
+with CLIP is open vocabulary: it is asked for every word, so it sees them all.
 
 >>> from qlang import parse
 >>> [word for _, word in unseen(SIGHTS["ssd"], parse("exist(select(scene(), flag))"))]
@@ -20,20 +20,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cache
-from itertools import islice
 
 from qlang.ir import Node, postorder
 from qlang.ontology import ANY_CATEGORY, load
 from qlang.signatures import SIGNATURES, Kind, Type
 from qlang.vision.geometry import RELATIONS
 from qlang.vision.labels import COCO, COCO_RENAMED
-from qlang.wordnet import levels_above, names, senses
 
 #: Categories a scene answers for every object alike: its name and class (what was detected),
 #: and where it is in the image (from the box).
 EVERY_PERCEIVER = frozenset({"name", "class", "hposition", "vposition"})
-#: WordNet levels `coarse` climbs (person is 2 above man, 4 above scuba diver)
-_DEPTH = 6
 
 
 @dataclass(frozen=True)
@@ -99,13 +95,3 @@ def blind_no(sight: Sight, root: Node, answer: str) -> tuple[str, ...]:
     if answer != "no" or root.signature is None or root.signature.result is not Type.BOOL:
         return ()
     return tuple(word for _, word in unseen(sight, root))
-
-
-def coarse(sight: Sight, cls: str) -> str | None:
-    """The nearest class above `cls` in WordNet that the perceiver names: `man` -> `person`
-    (None when there is none, or when the perceiver names every class)."""
-    if sight.classes is None:
-        return None
-    levels = islice(levels_above(senses(cls)[:1], instances=False), _DEPTH)
-    return next((word for level in levels for s in level for word in names(s) if word in sight.classes),
-                None)

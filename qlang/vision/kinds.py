@@ -1,0 +1,145 @@
+"""WordNet's answers for widening (`ask --seek`'s `widen`), precomputed: which names are kinds
+of a class (`kind_of`), and which class a perceiver names nearest above one it does not
+(`coarse`).
+
+Loading WordNet takes seconds (nltk, then its index), while the words widening asks about are
+few: GQA's classes and the perceivers' class names.  So what each of them needs from WordNet,
+an `Entry`, is computed once into a small table in the project's cache (`make install` builds
+it; a checkout without it, or with a table of another `RECIPE` or other sense inputs, builds it
+on first use, in about seven seconds, mostly loading WordNet).  A word outside the table (no
+GQA class) is asked of WordNet itself, so the answers are WordNet's either way.
+
+>>> kind_of("motorcycle", "vehicle"), coarse(SIGHTS["ssd"], "man"), coarse(SIGHTS["ssd"], "flag")
+(True, 'person', None)
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from contextlib import suppress
+from dataclasses import dataclass
+from functools import cache
+from itertools import islice
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from qlang import wordnet
+from qlang.ontology import load
+from qlang.paths import cache_dir
+from qlang.vision.sight import SIGHTS, Sight
+from qlang.wordnet import hypernyms, levels_above, names, sense, senses
+
+if TYPE_CHECKING:
+    from nltk.corpus.reader.wordnet import Synset  # type: ignore[import-untyped]
+
+#: The version of how an entry is made: a cached table of another recipe is built again.
+RECIPE = "1"
+TABLE = cache_dir("kinds") / "wordnet.json"
+#: WordNet's lexicographer files of things a perceiver can see
+PHYSICAL = frozenset({"noun.Tops", "noun.artifact", "noun.animal", "noun.food", "noun.plant", "noun.object"})
+#: WordNet levels `coarse` climbs (person is 2 above man, 4 above scuba diver)
+DEPTH = 6
+
+
+@dataclass(frozen=True)
+class Entry:
+    """What widening needs of WordNet about one word, by synset name (``person.n.01``)."""
+
+    #: its sense as a class (`qlang.wordnet.sense`), None where WordNet has none
+    sense: str | None
+    #: its first sense that is a thing one can see, and everything above it (empty: none)
+    thing: frozenset[str]
+    #: the words of the synsets up to `DEPTH` hypernym levels above its sense, nearest first
+    #: (a level's synsets by name: nltk lists a synset's hypernyms in an order that changes
+    #: from process to process)
+    above: tuple[str, ...]
+
+
+def entry(word: str) -> Entry:
+    """A word's entry, read from WordNet (seconds the first time: it loads WordNet)."""
+    found = senses(word)
+    thing = next((s for s in found if s.lexname() in PHYSICAL), None)
+    levels = islice(levels_above(found[:1], instances=False), DEPTH)
+    general = sense(word)
+    return Entry(general.name() if general is not None else None,
+                 frozenset(s.name() for s in hypernyms(thing)) if thing is not None else frozenset(),
+                 tuple(dict.fromkeys(name for level in levels for s in sorted(level, key=_name)
+                                     for name in names(s))))
+
+
+def _name(synset: Synset) -> str:
+    return str(synset.name())
+
+
+def vocabulary() -> frozenset[str]:
+    """The words widening asks about: GQA's classes and every class a perceiver names."""
+    return load().classes.union(*(s.classes for s in SIGHTS.values() if s.classes is not None))
+
+
+def _about() -> dict[str, Any]:
+    """What the entries depend on besides WordNet's files: a table made otherwise is stale."""
+    return {"recipe": RECIPE, "physical": sorted(PHYSICAL), "depth": DEPTH, "exceptions": wordnet.EXCEPTIONS}
+
+
+def build(path: Path = TABLE) -> dict[str, Entry]:
+    """The vocabulary's entries, written to `path` (atomically: another process may read it);
+    a cache that cannot be written is no error, the entries are only not kept."""
+    entries = {word: entry(word) for word in sorted(vocabulary())}
+    rows = {word: [e.sense, sorted(e.thing), list(e.above)] for word, e in entries.items()}
+    written = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+    with suppress(OSError):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        written.write_text(json.dumps({"about": _about(), "words": rows}))
+        os.replace(written, path)
+    return entries
+
+
+def read(path: Path = TABLE) -> dict[str, Entry] | None:
+    """The table at `path`; None where it is missing, unreadable or stale."""
+    try:
+        table = json.loads(path.read_text())
+        if table["about"] != _about():
+            return None
+        return {word: Entry(general, frozenset(thing), tuple(above))
+                for word, (general, thing, above) in table["words"].items()}
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+def table(path: Path = TABLE) -> dict[str, Entry]:
+    """The table at `path`, built first where it is missing, unreadable or stale."""
+    found = read(path)
+    return found if found is not None else build(path)
+
+
+@cache
+def installed() -> dict[str, Entry]:
+    """The table in the project's cache, read once a process."""
+    return table()
+
+
+@cache
+def known(word: str) -> Entry:
+    """A word's entry: from the table, else from WordNet."""
+    found = installed().get(word)
+    return found if found is not None else entry(word)
+
+
+def kind_of(name: str, cls: str) -> bool:
+    """Whether WordNet files a thing called `name` under `cls`, taking `name` in its first sense
+    that is a thing one can see: a detector's toaster is no person who proposes a toast.
+
+    >>> kind_of("motorcycle", "vehicle"), kind_of("toaster", "person"), kind_of("hot dog", "food")
+    (True, False, True)
+    """
+    general = known(cls).sense
+    return general is not None and general in known(name).thing
+
+
+def coarse(sight: Sight, cls: str) -> str | None:
+    """The nearest class above `cls` in WordNet that the perceiver names: `man` -> `person`
+    (None when there is none, or when the perceiver names every class)."""
+    if sight.classes is None:
+        return None
+    return next((word for word in known(cls).above if word in sight.classes), None)
