@@ -38,6 +38,10 @@ def words(kind: Kind, category: str | None = None) -> st.SearchStrategy[str]:
     return st.sampled_from(_WORDS[kind])
 
 
+def _other_than(taken: frozenset[str]) -> Callable[[str], bool]:
+    return lambda word: word not in taken
+
+
 #: the words a literal of a kind may be, given the attribute category of its node so far
 Vocabulary = Callable[[Kind, str | None], st.SearchStrategy[str]]
 
@@ -52,7 +56,7 @@ def literals(draw: st.DrawFn, signature: Signature, vocabulary: Vocabulary = wor
         pool = vocabulary(kind, category)
         if position in signature.alternatives:
             taken = frozenset(result[i].value for i in signature.alternatives if i < position)
-            pool = st.one_of(pool, words(kind, category)).filter(taken.isdisjoint) if taken else pool
+            pool = st.one_of(pool, words(kind, category)).filter(_other_than(taken)) if taken else pool
         word = draw(pool)
         category = word if kind is Kind.ATTR else category
         result.append(Lit(word))

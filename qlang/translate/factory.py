@@ -118,13 +118,15 @@ def _small(settings: Settings, models: Models, loaded: Loaded) -> SmallTranslato
 def _cascade(settings: Settings, models: Models, loaded: Loaded) -> Translates:
     small = _small(settings, models, loaded)
     fallback = replace(settings, translator="finetuned")
-    deferred = Deferred(fallback, f"finetuned {models.backend} model (loaded when first needed)",
+    deferred = Deferred(fallback, f"finetuned {models.backend} model",
                         lambda: _language_model(fallback, models, loaded))
     return Cascade(small, deferred, models.cascade_threshold)
 
 
 class Deferred:
-    """A translator made when first asked to translate."""
+    """A translator made when first asked to translate.  Its description stays the one it was
+    given: what answers must read the same before and after the load (a report of one
+    request is the same whichever request came first)."""
 
     def __init__(self, settings: Settings, description: str, load: Callable[[], Translates]) -> None:
         self.settings = settings
@@ -135,7 +137,6 @@ class Deferred:
     def _made(self) -> Translates:
         if self._translator is None:
             self._translator = self._load()
-            self.description = self._translator.description
         return self._translator
 
     def translate(self, question: str) -> Translation:
