@@ -81,12 +81,12 @@ def senses(word: str) -> tuple[Synset, ...]:
     if nouns:
         return tuple(nouns)
     adjectives = wn.synsets(_lemma(word), wn.ADJ)
-    heads = [head for adjective in adjectives for head in adjective.similar_tos()]
-    related = [form.synset() for adjective in (*adjectives, *heads)
+    heads = [head for adjective in adjectives for head in related(adjective, "similar_tos")]
+    forms = [form.synset() for adjective in (*adjectives, *heads)
                for lemma in adjective.lemmas()
                for form in (*lemma.derivationally_related_forms(), *lemma.pertainyms())
                if form.synset().pos() == wn.NOUN]
-    return tuple(dict.fromkeys(related))
+    return tuple(dict.fromkeys(forms))
 
 
 def sense(word: str) -> Synset | None:
@@ -112,9 +112,16 @@ def levels_above(synsets: Sequence[Synset], *, instances: bool = True) -> Iterat
         yield level
 
 
+def related(synset: Synset, relation: str) -> list[Synset]:
+    """The synsets a relation (``hypernyms``, ``part_meronyms``, ...) links `synset` to, by
+    name: nltk keeps a synset's pointers in a set, whose order changes from process to process
+    with the hash seed, and a walk that takes the first of them must not."""
+    return sorted(getattr(synset, relation)(), key=lambda s: s.name())
+
+
 def _up(synset: Synset, instances: bool) -> list[Synset]:
-    parents: list[Synset] = synset.hypernyms()
-    return parents + synset.instance_hypernyms() if instances else parents
+    parents = related(synset, "hypernyms")
+    return parents + related(synset, "instance_hypernyms") if instances else parents
 
 
 @cache

@@ -74,12 +74,12 @@ _MERONYMY = (
 
 
 def _parents(synset: Synset) -> list[Synset]:
-    return synset.hypernyms() + synset.instance_hypernyms()  # type: ignore[no-any-return]
+    return wordnet.related(synset, "hypernyms") + wordnet.related(synset, "instance_hypernyms")
 
 
 def _meronyms(word: str, synset: Synset, name: Callable[[Synset], str | None]) -> Iterator[Triple]:
     for method, relation, word_is_tail in _MERONYMY:
-        for other in getattr(synset, method)():
+        for other in wordnet.related(synset, method):
             if (named := name(other)) is not None:
                 yield Triple(named, relation, word) if word_is_tail else Triple(word, relation, named)
 
