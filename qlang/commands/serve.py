@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import signal
 import socket
+from dataclasses import replace
 from typing import Any
 
 import click
@@ -11,6 +12,7 @@ import click
 from qlang import limits
 from qlang.asp.solve import Limits
 from qlang.commands.console import Bounded, fail, read_source
+from qlang.commands.knowledge import background_from, background_options
 from qlang.commands.translate import translation_options, translator_from
 from qlang.commands.vision import take_options, vision_options
 from qlang.errors import QlangError, error
@@ -28,12 +30,15 @@ from qlang.translate.factory import Loaded, make
                    "data's scene graphs).")
 @click.option("--timeout", type=Bounded(min=0, max=86_400, min_open=True), default=10.0, show_default=True,
               help="Seconds for solving a question.")
+@background_options
 @translation_options
 @vision_options("--vision")
-def serve(host: str, port: int, scene_files: tuple[str, ...], timeout: float, **options: Any) -> None:
+def serve(host: str, port: int, scene_files: tuple[str, ...], timeout: float, kb: tuple[str, ...],
+          rules: str | None, **options: Any) -> None:
     """Serve a web page for asking about a photo or a GQA scene graph: the answers, the program
     in each syntax, the boxes seen, which objects each step kept, and timings; the program can
-    be edited and solved again.  The models load once; a request's files are gone when it ends."""
+    be edited and solved again.  The models and the knowledge and rules load once; a request's
+    files are gone when it ends."""
     import uvicorn
 
     from qlang.vision.pipeline import perceiver
@@ -43,6 +48,8 @@ def serve(host: str, port: int, scene_files: tuple[str, ...], timeout: float, **
 
     vision = take_options(options)
     settings, models = translator_from(options)
+    background = background_from(kb, rules)  # a bad file ends it here, before it listens
+    settings = replace(settings, knowledge=background.knowledge)  # the words the translator may copy
     stages, loaded = Stages(), Loaded()
     try:
         listening = _listen(host, port)  # first: a port in use is said before models load
@@ -58,7 +65,7 @@ def serve(host: str, port: int, scene_files: tuple[str, ...], timeout: float, **
         fail(exc)
     for label, seconds in loaded.seconds.items():
         stages.add(label, seconds)
-    service = Service(translator, looker, scenes, photos, vision, Limits(timeout=timeout))
+    service = Service(translator, looker, scenes, photos, vision, Limits(timeout=timeout), background)
     click.echo(f"loaded:  {stages.line()}", err=True)
     where = f"[{host}]" if ":" in host else host
     click.echo(f"serving http://{where}:{listening.getsockname()[1]}/ (Ctrl-C to stop)")

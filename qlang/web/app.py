@@ -27,6 +27,7 @@ from starlette.types import ASGIApp
 
 from qlang import limits, pipeline
 from qlang.errors import QlangError, error, printable
+from qlang.web import report
 from qlang.web.service import MAX_QUESTION, MAX_TOP_K, Service
 from qlang.web.sources import EXAMPLES
 from qlang.web.uploads import BoundedBody, Photo
@@ -65,6 +66,7 @@ def page_for(service: Service) -> str:
         "photos": [{"name": e.name, "title": e.title} for e in EXAMPLES if e.name in service.photos],
         "scenes": [{"key": key, "label": c.label} for key, c in service.scenes.choices.items()],
         "translator": service.translator.description,
+        "background": report.background(service.background),
         "max_question": MAX_QUESTION, "max_top_k": MAX_TOP_K, "photo_mb": limits.IMAGE.mb,
     }
     text = json.dumps(config).replace("<", "\\u003c")  # nothing in it can end the script element

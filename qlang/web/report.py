@@ -7,6 +7,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from qlang.asp.background import Background
 from qlang.asp.explain import Explanation
 from qlang.asp.scene import SCALE
 from qlang.asp_names import from_term
@@ -81,6 +82,15 @@ def objects(graph: Any) -> dict[str, Any] | None:
               "x": o["x"], "y": o["y"], "w": o["w"], "h": o["h"]}
              for oid, o in graph["objects"].items()]
     return {"width": graph["width"], "height": graph["height"], "objects": boxes, "drawing": None}
+
+
+def background(used: Background) -> str:
+    """What the server answers with besides the scene, in a line: each knowledge base's source
+    (as its index records it) and the rules file, so an answer is read knowing what it used."""
+    indexes = used.knowledge.indexes if used.knowledge is not None else ()
+    knowledge = ", ".join(index.about.get("source", str(index.path)) for index in indexes) or "none"
+    rules = "none" if used.rules is None else f"{used.rules.source.name} ({len(used.rules.rules)} rules)"
+    return f"knowledge: {knowledge} · rules: {rules}"
 
 
 def timings(stages: Stages) -> list[dict[str, Any]]:

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from qlang import api, pipeline
+from qlang.asp.background import Background
 from qlang.asp.explain import Explanation, explain
 from qlang.asp.solve import Limits
 from qlang.errors import QlangError, error
@@ -43,7 +44,7 @@ class Service:
     """The models and scenes of one server, and the two things the page asks of them."""
 
     def __init__(self, translator: Translates, looker: Perceiver, scenes: Scenes, photos: dict[str, bytes],
-                 vision: Options, limits: Limits) -> None:
+                 vision: Options, limits: Limits, background: Background) -> None:
         self.translator = translator
         self.looker = looker
         self.scenes = scenes
@@ -51,6 +52,8 @@ class Service:
         self.photos = photos
         self.vision = vision
         self.limits = limits
+        #: the knowledge and rules every question is answered with (`serve --kb --rules`)
+        self.background = background
         self._one_at_a_time = threading.Lock()
 
     def example(self, name: str) -> Photo:
@@ -64,18 +67,20 @@ class Service:
 
         def run(scene: str | None, image: str | None, stages: Stages) -> pipeline.Answered:
             return pipeline.ask(question, self.translator, scene=scene, image=image, vision=self.vision,
-                                looker=self.looker, top_k=top_k, limits=self.limits, stages=stages)
+                                looker=self.looker, top_k=top_k, limits=self.limits, stages=stages,
+                                background=self.background)
 
         return self._answer(about, run, self.translator.description)
 
     def solve(self, program: str, about: Photo | str, top_k: int) -> dict[str, Any]:
         """Answer a program (any syntax; its errors located as `check` shows them)."""
-        root = api.compile(program, name="program")
+        root = api.compile(program, name="program", ontology=self.background.ontology(),
+                           knowledge=self.background.knowledge)  # the rules' words are words too
 
         def run(scene: str | None, image: str | None, stages: Stages) -> pipeline.Answered:
             return pipeline.answer(root, scene=scene, image=image, looker=self.looker,
                                    thresholds=self.vision.thresholds, top_k=top_k, limits=self.limits,
-                                   stages=stages)
+                                   stages=stages, background=self.background)
 
         return self._answer(about, run, None)
 
@@ -103,7 +108,8 @@ class Service:
         if not answered.answers:
             return None
         with answered.stages.time("explain"):
-            return explain(facts(answered.root), scene, answer=answered.answers[0].value, limits=self.limits)
+            return explain(facts(answered.root), scene, answer=answered.answers[0].value, limits=self.limits,
+                           background=self.background)
 
 
 def _question(text: str) -> str:
