@@ -6,10 +6,14 @@ from __future__ import annotations
 
 import json
 import os
+import queue
 import re
 import resource
 import subprocess
 import sys
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -96,6 +100,32 @@ def killed_qlangc(after: int) -> list[str]:
 
 #: `qlangc` in a process of its own
 QLANGC = [sys.executable, "-c", "from qlang.commands.main import main; main()"]
+
+
+@contextmanager
+def serving(args: Sequence[str], log: Path, env: dict[str, str] | None = None,
+            ) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
+    """`qlangc serve --port 0 ARGS` on loopback, its standard error in `log`: its address once it
+    prints it (within 3 minutes), then stopped, which must end it cleanly (exit 0, no traceback)."""
+    with log.open("wb") as errors:
+        process = subprocess.Popen([*QLANGC, "serve", "--port", "0", *args], stdout=subprocess.PIPE,
+                                   stderr=errors, stdin=subprocess.DEVNULL, env=env or dict(os.environ))
+    lines: queue.Queue[bytes] = queue.Queue()
+    stdout = process.stdout
+    assert stdout is not None
+    threading.Thread(target=lambda: lines.put(stdout.readline()), daemon=True).start()
+    try:
+        first = lines.get(timeout=180).decode()
+    except queue.Empty:
+        process.kill()
+        pytest.fail("qlangc serve printed no address within 3 minutes")
+    assert first.startswith("serving http://127.0.0.1:"), (first, log.read_text())
+    try:
+        yield first.split()[1].rstrip("/"), process
+    finally:
+        process.terminate()
+    assert process.wait(timeout=60) == 0
+    assert "Traceback" not in log.read_text()
 #: The most address space a process of the hostile and fuzz tests may map (issue 23): an
 #: unbounded read or a decompression bomb fails the test instead of the machine.
 MEMORY_CEILING = 2 << 30

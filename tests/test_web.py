@@ -8,7 +8,6 @@ import base64
 import io
 import json
 import os
-import queue
 import shutil
 import struct
 import subprocess
@@ -28,7 +27,7 @@ from playwright.sync_api import Browser, Page, sync_playwright
 from skimage import data
 
 from qlang import api
-from tests.conftest import EMMA, QLANGC, SCENES
+from tests.conftest import EMMA, QLANGC, SCENES, serving
 
 #: The emma questions the system answers as GQA does (the fourth goes to the fine-tuned model,
 #: which drops the colour comparison), by question id.
@@ -65,24 +64,8 @@ class Server:
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     temp = tmp_path_factory.mktemp("server-tmp")
     log = tmp_path_factory.mktemp("server-log") / "stderr.txt"
-    with log.open("wb") as errors:
-        process = subprocess.Popen([*QLANGC, "serve", "--port", "0", "--scenes", EMMA],
-                                   stdout=subprocess.PIPE, stderr=errors, stdin=subprocess.DEVNULL,
-                                   env={**os.environ, "TMPDIR": str(temp)})
-    lines: queue.Queue[bytes] = queue.Queue()
-    stdout = process.stdout
-    assert stdout is not None
-    threading.Thread(target=lambda: lines.put(stdout.readline()), daemon=True).start()
-    try:
-        first = lines.get(timeout=180).decode()
-    except queue.Empty:
-        process.kill()
-        pytest.fail("qlangc serve printed no address within 3 minutes")
-    assert first.startswith("serving http://127.0.0.1:"), (first, log.read_text())
-    yield Server(first.split()[1].rstrip("/"), temp, log, process)
-    process.terminate()
-    assert process.wait(timeout=60) == 0
-    assert "Traceback" not in log.read_text()
+    with serving(["--scenes", EMMA], log, {**os.environ, "TMPDIR": str(temp)}) as (url, process):
+        yield Server(url, temp, log, process)
 
 
 @pytest.fixture(scope="module")

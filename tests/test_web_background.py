@@ -6,11 +6,7 @@ interface, over the real scene of GQA image 2353884 (README "Knowledge and rules
 from __future__ import annotations
 
 import json
-import os
-import queue
 import re
-import subprocess
-import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,7 +15,7 @@ from typing import Any
 import pytest
 import requests
 
-from tests.conftest import QLANGC, qlangc_process, run, write
+from tests.conftest import qlangc_process, run, serving, write
 
 EXAMPLES = Path(__file__).parent.parent / "examples"
 SCENE = str(EXAMPLES / "scene_2353884.json")
@@ -56,29 +52,12 @@ def kb(tmp_path_factory: pytest.TempPathFactory) -> str:
 @pytest.fixture(scope="module")
 def server(kb: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     log = tmp_path_factory.mktemp("server-log") / "stderr.txt"
-    with log.open("wb") as errors:
-        process = subprocess.Popen([*QLANGC, "serve", "--port", "0", "--scenes", SCENE, "--rules", RULES,
-                                    "--kb", kb], stdout=subprocess.PIPE, stderr=errors,
-                                   stdin=subprocess.DEVNULL, env=dict(os.environ))
-    lines: queue.Queue[bytes] = queue.Queue()
-    stdout = process.stdout
-    assert stdout is not None
-    threading.Thread(target=lambda: lines.put(stdout.readline()), daemon=True).start()
-    try:
-        first = lines.get(timeout=180).decode()
-    except queue.Empty:
-        process.kill()
-        pytest.fail("qlangc serve printed no address within 3 minutes")
-    assert first.startswith("serving http://127.0.0.1:"), (first, log.read_text())
-    url = first.split()[1].rstrip("/")
-    page = requests.get(url + "/", timeout=60).text
-    found = re.search(r'<script id="config" type="application/json">(.*?)</script>', page, re.S)
-    assert found is not None
-    config = json.loads(found.group(1))
-    yield Server(url, config, config["scenes"][0]["key"])
-    process.terminate()
-    assert process.wait(timeout=60) == 0
-    assert "Traceback" not in log.read_text()
+    with serving(["--scenes", SCENE, "--rules", RULES, "--kb", kb], log) as (url, _):
+        page = requests.get(url + "/", timeout=60).text
+        found = re.search(r'<script id="config" type="application/json">(.*?)</script>', page, re.S)
+        assert found is not None
+        config = json.loads(found.group(1))
+        yield Server(url, config, config["scenes"][0]["key"])
 
 
 def _asked(*args: str) -> tuple[list[str], str]:
