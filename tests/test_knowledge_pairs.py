@@ -43,7 +43,7 @@ CARD_PAIRS = 1000
 #: the shipped small parser's exact match, alone, on the held-out phrasings' 239 questions of
 #: the card's data and on GQA's 314 dev questions (measured: the model card), each with a
 #: margin of a few questions for numpy and BLAS
-HELD_OUT_EXACT, GQA_DEV_EXACT, MARGIN = 0.845, 0.888, 0.02
+HELD_OUT_EXACT, GQA_DEV_EXACT, MARGIN = 0.841, 0.898, 0.02
 
 
 @pytest.fixture(scope="module")
