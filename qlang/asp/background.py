@@ -90,6 +90,10 @@ class Background:
         return api.check(root, open_vocabulary=open_vocabulary, source=source, ontology=self.ontology(),
                          knowledge=self.knowledge)
 
+    def compile(self, text: str, syntax: str | None = None, *, name: str = "<input>") -> Node:
+        """A program's text parsed, checked as `check` does and canonical (`api.compile`)."""
+        return api.compile(text, syntax, name=name, ontology=self.ontology(), knowledge=self.knowledge)
+
     def statements(self) -> list[ast.AST]:
         """The rules as clingo statements (none without rules), lowered once per process."""
         if self.rules is None:

@@ -13,7 +13,7 @@ from typing import NoReturn
 
 import click
 
-from qlang import api, executors
+from qlang import executors
 from qlang.asp import batch
 from qlang.asp.background import Background
 from qlang.asp.explain import explain as explain_answer
@@ -36,7 +36,6 @@ from qlang.commands.console import (
 from qlang.commands.knowledge import background_from, background_options
 from qlang.errors import QlangError, Source, error
 from qlang.limits import PROGRAM, SCENE
-from qlang.passes.canonical import canonicalize
 from qlang.passes.lower import facts
 from qlang.records import holding
 from qlang.syntax import SYNTAXES
@@ -165,9 +164,7 @@ def _question(path: str, syntax: str | None, background: Background) -> tuple[Qu
     knowledge's too) and lowered, and its source; a parse or type error is reported against it."""
     source = read_source(path, PROGRAM)
     try:
-        root = api.parse(source.text, syntax, name=source.name)
-        background.check(root, source=source)
-        return facts(canonicalize(root)), source
+        return facts(background.compile(source.text, syntax, name=source.name)), source
     except QlangError as exc:
         fail(exc, source)
 

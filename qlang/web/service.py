@@ -16,7 +16,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from qlang import api, pipeline
+from qlang import pipeline
 from qlang.asp.background import Background
 from qlang.asp.explain import Explanation, explain
 from qlang.asp.solve import Limits
@@ -74,8 +74,7 @@ class Service:
 
     def solve(self, program: str, about: Photo | str, top_k: int) -> dict[str, Any]:
         """Answer a program (any syntax; its errors located as `check` shows them)."""
-        root = api.compile(program, name="program", ontology=self.background.ontology(),
-                           knowledge=self.background.knowledge)  # the rules' words are words too
+        root = self.background.compile(program, name="program")  # the rules' words are words too
 
         def run(scene: str | None, image: str | None, stages: Stages) -> pipeline.Answered:
             return pipeline.answer(root, scene=scene, image=image, looker=self.looker,
