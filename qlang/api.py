@@ -8,14 +8,18 @@ True
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from qlang.errors import CheckError, Diagnostic, Source
 from qlang.ir import Node
-from qlang.knowledge.graph import Knowledge
 from qlang.ontology import Ontology
 from qlang.passes import check as _check
 from qlang.passes.canonical import canonicalize
 from qlang.passes.lower import facts
 from qlang.syntax import SYNTAXES, detect
+
+if TYPE_CHECKING:
+    from qlang.knowledge.graph import Knowledge
 
 
 def parse(text: str, syntax: str | None = None, *, name: str = "<input>") -> Node:

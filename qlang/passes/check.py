@@ -15,14 +15,16 @@ other program opens an index (the bundled base, unless another is given).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from qlang.errors import Diagnostic, Span, shown
 from qlang.ir import Lit, Node, postorder
-from qlang.knowledge import sources
-from qlang.knowledge.graph import Knowledge
 from qlang.ontology import Ontology, load, suggestions
 from qlang.passes.vocabulary import EXTENDED, words
 from qlang.signatures import CLOSED_KINDS, SIGNATURES, Kind, Signature, Type
+
+if TYPE_CHECKING:  # the knowledge store is opened only for a word outside the ontology
+    from qlang.knowledge.graph import Knowledge
 
 _KNOWN = {Kind.CLASS: "class", Kind.ATTR: "attribute category", Kind.VALUE: "attribute value",
           Kind.REL: "relation", Kind.KREL: "knowledge relation"}
@@ -40,6 +42,8 @@ class _Checker:
     def knows(self, word: str) -> bool:
         """Whether the knowledge in use knows `word` (opened on the first question)."""
         if self._knowledge is None:
+            from qlang.knowledge import sources
+
             self._knowledge = self.given if self.given is not None else sources.knowledge([])
         return self._knowledge.knows(word)
 
