@@ -2,8 +2,8 @@
 
 Same promises as the rest of `qlangc`: exit status 1 for bad input or a question that cannot
 be answered (no answer, timeout, grounding guard), 2 for wrong usage, never a traceback.
-`qlang.commands.main` imports this module to register its commands, so its helpers are imported here
-only when a command runs.
+`qlang.commands.main` imports this module only when `solve` or `explain` runs, so clingo and the
+theory's helpers are imported at the top.
 """
 
 from __future__ import annotations
