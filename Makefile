@@ -51,6 +51,7 @@ test: $(STAMP) $(KB) $(KINDS) browser
 	$(VENV)/bin/ruff check qlang tests bench
 	$(VENV)/bin/mypy qlang
 	$(VENV)/bin/lint-imports
+	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict
 	$(PY) -m pytest -q
 
 bench: $(STAMP)

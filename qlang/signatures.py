@@ -1,7 +1,7 @@
 """The operation table: the one place that says what every operation takes and yields.
 
 The type checker, every printer, the ASP lowering, the grammar generator, the hypothesis
-strategies and the README's table are all derived from `SIGNATURES`.  Operand order and arity
+strategies and the documented table are all derived from `SIGNATURES`.  Operand order and arity
 follow the seed thesis's ASP theory (Appendix 7.2): in the flat form an operation is
 ``op(T, operand..., literal...)``, operands first, literals after.
 """
@@ -127,7 +127,7 @@ END = "end"
 
 
 def markdown_table() -> str:
-    """The README's operation table, generated so documentation cannot drift from code."""
+    """The operation table of `docs/language.md`, generated so documentation cannot drift from code."""
     rows = ["| op | operands | literals | result | meaning |", "|---|---|---|---|---|"]
     for sig in _TABLE:
         operands = ", ".join(t.value for t in sig.operands) or "–"

@@ -286,9 +286,9 @@ HOPELESS = ("query(unique(negate("
             "negate(relate(negate(relate_attr(select(scene(), plate), cup, color), select(scene(), cup)), "
             "table, near, subject), select(scene(), table)))), name)")
 
-#: the README's translator examples and the programs it shows for them (GQA's conventions:
-#: what a gold program for the question would be)
-README = {
+#: the translator examples the README and docs/translating.md show, and the programs they show
+#: for them (GQA's conventions: what a gold program for the question would be)
+SHOWN = {
     "Who wears shorts?": "query(unique(relate(select(scene(), shorts), person, wearing, subject)), name)",
     "What is the man holding?": "query(unique(relate_any(select(scene(), man), holding, object)), name)",
     "Is the cup red?": "verify_attr(unique(select(scene(), cup)), color, red)",

@@ -1,5 +1,5 @@
 """The shipped fine-tuned translator (the cascade's fallback) and the default translator: both
-turn the README's questions into their programs under the typed grammar, and the adapter's
+turn the documented questions into their programs under the typed grammar, and the adapter's
 model card says how it was made."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import qlang
 from qlang.commands.main import cli
 from qlang.passes.canonical import equivalent
 from qlang.translate.models import ADAPTER
-from tests.conftest import README
+from tests.conftest import SHOWN
 
 
 def test_the_adapter_is_small_and_has_a_model_card() -> None:
@@ -22,8 +22,8 @@ def test_the_adapter_is_small_and_has_a_model_card() -> None:
 
 
 @pytest.mark.parametrize("translator", ["finetuned", "auto"])
-def test_the_default_and_the_finetuned_translator_write_the_readme_programs(translator) -> None:
-    for question, program in README.items():
+def test_the_default_and_the_finetuned_translator_write_the_documented_programs(translator) -> None:
+    for question, program in SHOWN.items():
         result = CliRunner().invoke(cli, ["translate", question, "--translator", translator])
         assert result.exit_code == 0, result.output
         assert equivalent(qlang.parse(result.stdout.strip()), qlang.parse(program)), result.stdout

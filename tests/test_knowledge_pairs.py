@@ -208,15 +208,19 @@ def test_gqa_dev_questions_still_translate(shipped) -> None:
     assert _exact(shipped, [p.question for p in dev], _roots(dev)) >= GQA_DEV_EXACT - MARGIN
 
 
-def test_the_readme_knowledge_questions_answer_as_shown() -> None:
-    """The README's `ask` examples on the shared real scene, the knowledge operations' among
-    them: the default translator writes the program shown, and it answers what is shown."""
-    readme = (Path(__file__).parent.parent / "README.md").read_text(encoding="utf-8").splitlines()
-    asked = [(i, line) for i, line in enumerate(readme)
-             if line.startswith('$ qlangc ask "') and "examples/scene_2353884.json | head -2" in line]
+def test_the_documented_knowledge_questions_answer_as_shown() -> None:
+    """The `ask` examples on the shared real scene that the README's tour and the knowledge page
+    show, the knowledge operations' among them: the default translator writes the program
+    shown, and it answers what is shown."""
+    root = Path(__file__).parent.parent
+    asked = []
+    for shown in (root / "README.md", root / "docs" / "knowledge.md"):
+        lines = shown.read_text(encoding="utf-8").splitlines()
+        asked += [(lines, i, line) for i, line in enumerate(lines)
+                  if line.startswith('$ qlangc ask "') and "examples/scene_2353884.json | head -2" in line]
     assert len(asked) == 4  # the first example's and three of the knowledge operations
-    for i, line in asked:
+    for lines, i, line in asked:
         question = line.split('"')[1]
         code, out, err = run("ask", question, "--scene", "examples/scene_2353884.json")
         assert code == 0, err
-        assert out.splitlines()[:2] == readme[i + 1:i + 3], question
+        assert out.splitlines()[:2] == lines[i + 1:i + 3], question

@@ -217,13 +217,13 @@ def test_plain_ask_never_says_no_about_what_its_perceiver_cannot_see() -> None:
     assert code == 0 and "answer:  no" in out
 
 
-def test_the_readme_shows_the_graph_and_the_tools_as_they_are() -> None:
-    readme = (Path(__file__).parents[1] / "README.md").read_text(encoding="utf-8")
-    graph = readme.split("| state | tools allowed next |\n|---|---|\n")[1].split("\n\n")[0]
+def test_the_seeking_page_shows_the_graph_and_the_tools_as_they_are() -> None:
+    page = (Path(__file__).parents[1] / "docs" / "seeking.md").read_text(encoding="utf-8")
+    graph = page.split("| state | tools allowed next |\n|---|---|\n")[1].split("\n\n")[0]
     shown = {row.split(" | ")[0].strip("| "): tuple(row.split(" | ")[1].strip(" |").split(", "))
              for row in graph.splitlines()}
     assert shown == GRAPH
-    tools = readme.split("| tool | what it does | ms |\n|---|---|---:|\n")[1].split("\n\n")[0]
+    tools = page.split("| tool | what it does | ms |\n|---|---|---:|\n")[1].split("\n\n")[0]
     costs = {row.split(" | ")[0].strip("| `"): float(row.rsplit(" | ", 1)[1].strip(" |"))
              for row in tools.splitlines()}
     assert costs == {name: tool.cost_ms for name, tool in TOOLS.items()}

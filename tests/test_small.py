@@ -221,11 +221,11 @@ def test_the_shipped_model_is_small_calibrated_and_has_a_model_card(shipped) -> 
         assert needed in card
 
 
-def test_the_shipped_model_translates_the_readme_questions(shipped) -> None:
-    from tests.conftest import README
+def test_the_shipped_model_translates_the_documented_questions(shipped) -> None:
+    from tests.conftest import SHOWN
 
-    parsed = shipped.parse(list(README))
-    for result, program in zip(parsed, README.values(), strict=True):
+    parsed = shipped.parse(list(SHOWN))
+    for result, program in zip(parsed, SHOWN.values(), strict=True):
         assert result.root is not None and equivalent(result.root, qlang.parse(program))
 
 

@@ -111,9 +111,9 @@ def test_unsupported_gqa_operations_are_named() -> None:
         SYNTAXES["gqa"].print(qlang.parse(_identity_lines()[8]))
 
 
-def test_the_readme_operation_table_is_generated_from_the_code() -> None:
+def test_the_documented_operation_table_is_generated_from_the_code() -> None:
     from qlang.signatures import markdown_table
 
-    readme = (Path(__file__).parents[1] / "README.md").read_text()
-    block = readme.split("<!-- operation-table -->\n")[1].split("\n<!-- /operation-table -->")[0]
+    page = (Path(__file__).parents[1] / "docs" / "language.md").read_text()
+    block = page.split("<!-- operation-table -->\n")[1].split("\n<!-- /operation-table -->")[0]
     assert block == markdown_table()

@@ -263,7 +263,7 @@ def test_the_page_answers_about_an_uploaded_photo(page: Page, photos: Path, tmp_
         x, y, h = (round(float(rect.get_attribute(k) or "nan")) for k in ("x", "y", "height"))
         assert (drawn[y + h // 2, x] != photo[y + h // 2, x]).any()  # the box's left edge is drawn
     assert "solve" in page.inner_text("#timings") and "perceive" in page.inner_text("#timings")
-    # README's picture of the page: QLANG_WEB_SCREENSHOT=docs/web-page.png pytest -k uploaded
+    # docs/web.md's picture of the page: QLANG_WEB_SCREENSHOT=docs/web-page.png pytest -k uploaded
     screenshot = Path(os.environ.get("QLANG_WEB_SCREENSHOT") or tmp_path / "page.png")
     page.screenshot(path=screenshot, full_page=True)
     with Image.open(screenshot) as shot:

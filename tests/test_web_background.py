@@ -1,7 +1,7 @@
 """`qlangc serve --kb --rules`: the page answers with the knowledge and rules it was started
 with, as `ask` and `solve` do with the same options, and says which they are; a bad file ends
 the server before it listens.  One server for the module, on a free port of the loopback
-interface, over the real scene of GQA image 2353884 (README "Knowledge and rules")."""
+interface, over the real scene of GQA image 2353884 (docs/knowledge.md)."""
 
 from __future__ import annotations
 

@@ -1,0 +1,46 @@
+"""The README stays a short way in, and the documentation site's pages stay in step with it and
+with the code (`make test` builds the site itself with `mkdocs build --strict`)."""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from pathlib import Path
+
+import yaml
+
+ROOT = Path(__file__).parents[1]
+
+
+def _nav_pages(nav: list[object]) -> list[str]:
+    pages: list[str] = []
+    for entry in nav:
+        target = next(iter(entry.values())) if isinstance(entry, dict) else entry
+        pages += _nav_pages(target) if isinstance(target, list) else [str(target)]
+    return pages
+
+
+def test_the_readme_is_short() -> None:
+    assert len((ROOT / "README.md").read_text(encoding="utf-8").splitlines()) <= 300
+
+
+def test_the_readme_lists_every_page_of_the_site() -> None:
+    nav = yaml.safe_load((ROOT / "mkdocs.yml").read_text(encoding="utf-8"))["nav"]
+    listed = set(re.findall(r"\]\(docs/([\w-]+\.md)\)", (ROOT / "README.md").read_text(encoding="utf-8")))
+    pages = _nav_pages(nav)
+    assert pages and listed == set(pages)
+    assert all((ROOT / "docs" / page).is_file() for page in pages)
+
+
+def test_the_readme_keeps_the_two_set_up_commands() -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert "make demo   # installs everything" in readme
+    assert "make test   # installs everything" in readme
+
+
+def test_the_architecture_page_shows_the_layers_lint_imports_checks() -> None:
+    linter = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["importlinter"]
+    layers = next(c["layers"] for c in linter["contracts"] if c["type"] == "layers")
+    page = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
+    block = page.split("<!-- layers -->\n```\n")[1].split("```\n<!-- /layers -->")[0]
+    assert block.splitlines() == layers
