@@ -12,7 +12,7 @@ KINDS := .cache/kinds/wordnet.json
 # does not grant AMX; build for AVX2 instead, which every x86_64 machine here has.
 LLAMA_CMAKE_ARGS := $(if $(filter x86_64,$(shell uname -m)),-DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DGGML_BMI2=ON)
 
-.PHONY: demo test install install-cuda bench browser
+.PHONY: demo test install install-cuda bench browser hooks
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || python3 -m venv $(VENV)
@@ -33,7 +33,13 @@ $(KINDS): $(STAMP)
 browser:
 	sh scripts/browser.sh
 
-install: $(STAMP) $(KB) $(KINDS) browser
+# The repository's git hooks (.githooks/commit-msg: a subject of at most 72 characters), set only
+# when this folder is a git checkout's top, so an unpacked copy inside another repository is left alone.
+hooks:
+	if [ "$$(git rev-parse --show-toplevel 2>/dev/null)" = "$(CURDIR)" ]; then \
+		git config core.hooksPath .githooks; fi
+
+install: $(STAMP) $(KB) $(KINDS) browser hooks
 
 # On a GPU machine: rebuild llama-cpp-python with its CUDA back end (then --n-gpu-layers -1).
 install-cuda: $(STAMP)
@@ -42,12 +48,12 @@ install-cuda: $(STAMP)
 
 # The main job: a question about a real scene, answered with the bundled default model
 # (SmolLM2-135M, grammar-constrained) and clingo; then a GQA program in two other syntaxes.
-demo: $(STAMP) $(KB) $(KINDS)
+demo: $(STAMP) $(KB) $(KINDS) hooks
 	$(VENV)/bin/qlangc ask "Who wears shorts?" --scene examples/scene_2353884.json
 	$(VENV)/bin/qlangc compile --to code examples/truck_tire.json
 	$(VENV)/bin/qlangc compile --to flat examples/truck_tire.json
 
-test: $(STAMP) $(KB) $(KINDS) browser
+test: $(STAMP) $(KB) $(KINDS) browser hooks
 	$(VENV)/bin/ruff check qlang tests bench
 	$(VENV)/bin/mypy qlang
 	$(VENV)/bin/lint-imports
