@@ -1,4 +1,4 @@
-// The qlang extension: starts `qlangc lsp` for qlang's files (see the README's "Editors").
+// The qlang extension: starts `qlangc lsp` for qlang's files (see docs/editors.md).
 const vscode = require("vscode");
 const { LanguageClient } = require("vscode-languageclient/node");
 

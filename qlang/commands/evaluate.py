@@ -62,7 +62,7 @@ _judging_options = (
     click.option("--semantics", type=click.Choice(["thesis", "qlang"]), default="thesis",
                  show_default=True,
                  help="The thesis's or qlang's meaning of the theory's query/choose/common and of "
-                      "the oracle's interpreter (README: Evaluation and experiments)."),
+                      "the oracle's interpreter (docs/evaluation.md)."),
 )
 
 

@@ -1,4 +1,4 @@
-"""`qlangc lsp`: the language server, for editors (README "Editors")."""
+"""`qlangc lsp`: the language server, for editors (docs/editors.md)."""
 
 from __future__ import annotations
 

@@ -2,7 +2,7 @@
 importing it (its `__init__` needs `pkg_resources`, gone from recent setuptools).
 
 They are the TensorFlow detection model zoo's SSD-MobileNet-v2 trained on COCO (with OpenCV's
-graph description) and an ImageNet EfficientNet-Lite3; see the README for their provenance.
+graph description) and an ImageNet EfficientNet-Lite3; see docs/photos.md for their provenance.
 
 Each file is checked before a native library opens it (a regular file within the model-file
 limit; a LiteRT model by its FlatBuffer identifier), and a file the library refuses all the
