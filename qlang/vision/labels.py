@@ -37,7 +37,7 @@ COCO = dict(enumerate((
     "hair drier", "toothbrush"), start=1))
 
 #: The COCO labels `gqa_class` renames (the rest are GQA classes as they are), kept here because
-#: reading WordNet takes seconds; tests/test_vision_labels.py holds it equal to `gqa_class`.
+#: reading WordNet takes seconds; tests/test_vision.py holds it equal to `gqa_class`.
 COCO_RENAMED = {
     "sports ball": "ball", "baseball bat": "bat", "baseball glove": "glove", "tennis racket": "racket",
     "potted plant": "plant", "dining table": "table", "tv": "television",
