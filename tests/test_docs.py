@@ -3,6 +3,7 @@ with the code (`make test` builds the site itself with `mkdocs build --strict`).
 
 from __future__ import annotations
 
+import importlib
 import re
 import tomllib
 from pathlib import Path
@@ -44,3 +45,30 @@ def test_the_architecture_page_shows_the_layers_lint_imports_checks() -> None:
     page = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
     block = page.split("<!-- layers -->\n```\n")[1].split("```\n<!-- /layers -->")[0]
     assert block.splitlines() == layers
+
+
+#: names in the docs that are editor settings, not Python
+SETTINGS = {"qlang.openVocabulary", "qlang.server.command"}
+
+
+def _resolves(name: str) -> bool:
+    parts = name.split(".")
+    for i in range(len(parts), 0, -1):
+        try:
+            found: object = importlib.import_module(".".join(parts[:i]))
+        except ModuleNotFoundError:
+            continue
+        for attr in parts[i:]:
+            if not hasattr(found, attr):
+                return False
+            found = getattr(found, attr)
+        return True
+    return False
+
+
+def test_every_python_name_the_docs_cite_exists() -> None:
+    """A rename that forgets the docs fails here rather than misleading a reader."""
+    pages = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+    cited = {(page.name, name) for page in pages
+             for name in re.findall(r"(?<![\w/])qlang(?:\.[A-Za-z_]\w*)+", page.read_text(encoding="utf-8"))}
+    assert [cite for cite in sorted(cited) if cite[1] not in SETTINGS and not _resolves(cite[1])] == []
