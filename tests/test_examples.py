@@ -14,7 +14,8 @@ import numpy as np
 import pytest
 
 from qlang.errors import QlangError
-from qlang.translate import embedding, examples
+from qlang.text import embedding
+from qlang.translate import examples
 from qlang.translate.examples import (
     DEFAULT_POOL,
     Example,

@@ -112,7 +112,7 @@ def _jaccard_scores(pool: Sequence[Example], question: str, seed: int) -> list[f
 
 
 def _embedding_scores(pool: Sequence[Example], question: str, seed: int) -> list[float]:
-    from qlang.translate.embedding import similarities
+    from qlang.text.embedding import similarities
 
     return similarities([e.question for e in pool], question)
 

