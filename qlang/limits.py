@@ -88,7 +88,9 @@ PIXELS = Limit("an image's decoded pixels", "QLANG_MAX_PIXELS_MB", 256)
 #: A knowledge file, streamed (never read whole), counted once decompressed: ConceptNet's
 #: assertions are 10 GB unpacked.
 KNOWLEDGE = Limit("a knowledge file (decompressed)", "QLANG_MAX_KNOWLEDGE_MB", 20_000)
-LIMITS = (PROGRAM, RULES, CONFIG, SCENE, QUESTIONS, LINE, OUTPUT, IMAGE, MODEL, PIXELS, KNOWLEDGE)
+#: A documents file (`qlang.text.documents`), read whole: its texts are all searched.
+DOCUMENTS = Limit("a documents file", "QLANG_MAX_DOCUMENTS_MB", 512)
+LIMITS = (PROGRAM, RULES, CONFIG, SCENE, QUESTIONS, LINE, OUTPUT, IMAGE, MODEL, PIXELS, KNOWLEDGE, DOCUMENTS)
 
 
 def check_settings() -> None:

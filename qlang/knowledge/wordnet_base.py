@@ -2,7 +2,7 @@
 name, as triples over GQA's words.
 
 Each GQA class with a noun sense of its own stands for one synset, the one its GQA class group
-says it is (`_own_sense`: ``toaster`` the appliance, not one who toasts).  From it:
+says it is (`own_sense`: ``toaster`` the appliance, not one who toasts).  From it:
 
 * ``is_a``: every synset on the way up its hypernyms (and instance hypernyms, as the
   interpreter walks them) to the top, one edge a link, so `is_a` closes over the whole walk;
@@ -34,7 +34,7 @@ def triples() -> Iterator[Triple]:
     classes = load().classes
     standing: dict[Synset, list[str]] = {}
     for word in sorted(classes):
-        sense = _own_sense(word)
+        sense = own_sense(word)
         if sense is not None:
             standing.setdefault(sense, []).append(word)
     taken = {word for words in standing.values() for word in words}
@@ -90,7 +90,7 @@ def _meronyms(word: str, synset: Synset, name: Callable[[Synset], str | None]) -
 _CATCH_ALLS = frozenset({"name", "object", "thing"})
 
 
-def _own_sense(word: str) -> Synset | None:
+def own_sense(word: str) -> Synset | None:
     """The sense a class stands for.  WordNet's most common sense is often not the thing a scene
     shows (``toaster``: one who proposes a toast; ``banana``: the plant), but GQA's ontology says
     what each class is, by its groups and, for a group's own class, by its members.  So: the
