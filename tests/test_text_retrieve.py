@@ -1,0 +1,68 @@
+"""Retrieval over documents: bm25 and dense, and the best k candidates (qlang.text.retrieve)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from qlang.errors import QlangError
+from qlang.text import embedding
+from qlang.text.documents import Document, Documents
+from qlang.text.retrieve import BM25, FLOOR, RETRIEVERS, Dense, match, retriever
+
+REVIEWS = Documents([
+    Document("p1", "The bass is amazing and the treble is crisp.", "r"),
+    Document("p1", "Very comfortable for long flights.", "r"),
+    Document("p2", "Bass is weak, as expected at this price.", "r"),
+    Document("p3", "The cable broke after a week.", "r"),
+    Document("p4", "A small open container usually used for drinking.", "r"),
+])
+BY_PRODUCT = {key: REVIEWS.about([key]) for key in ("p1", "p2", "p3", "p4")}
+
+
+@pytest.mark.parametrize("name", sorted(RETRIEVERS))
+def test_both_retrievers_rank_the_documents_about_the_question_first(name: str) -> None:
+    found = match(retriever(name, REVIEWS), "How is the bass?", BY_PRODUCT, 2)
+    assert {m.key for m in found} == {"p1", "p2"}
+    assert found[0].weight == 1.0 and all(FLOOR <= m.weight <= 1.0 for m in found)
+
+
+def test_a_candidate_scores_by_its_best_document() -> None:
+    found = match(BM25(REVIEWS), "comfortable on flights", BY_PRODUCT, 1)
+    assert [(m.key, m.document) for m in found] == [("p1", 1)]
+
+
+def test_k_bounds_the_answer_and_candidates_without_documents_are_none() -> None:
+    bm25 = BM25(REVIEWS)
+    assert len(match(bm25, "bass", BY_PRODUCT, 10)) == 4
+    assert match(bm25, "bass", BY_PRODUCT, 0) == []
+    assert match(bm25, "bass", {"x": []}, 3) == []
+    unmatched = match(bm25, "zebra", BY_PRODUCT, 4)
+    assert [m.weight for m in unmatched] == [FLOOR] * 4
+    assert [m.key for m in unmatched] == ["p1", "p2", "p3", "p4"]  # ties by key
+
+
+def test_dense_matches_words_bm25_cannot() -> None:
+    question = "Which one is a cup for beverages?"
+    assert match(Dense(REVIEWS), question, BY_PRODUCT, 1)[0].key == "p4"
+
+
+def test_dense_vectors_are_cached_on_disk(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(embedding, "CACHE", tmp_path)
+    Dense(REVIEWS)
+    (cached,) = tmp_path.iterdir()
+    assert np.load(cached).shape == (len(REVIEWS), 384)
+    monkeypatch.setattr(embedding, "encode", lambda texts: pytest.fail("embedded again"))
+    Dense(REVIEWS)
+
+
+def test_no_documents_match_nothing() -> None:
+    for name in RETRIEVERS:
+        assert retriever(name, Documents()).scores("anything").shape == (0,)
+
+
+def test_an_unknown_retriever_is_a_qlang_error() -> None:
+    with pytest.raises(QlangError, match="no retriever 'tfidf'"):
+        retriever("tfidf", REVIEWS)
