@@ -4,7 +4,7 @@ Hypothesis draws small scene graphs (a few objects named from the ontology, attr
 relations, boxes) and well-typed programs over the same small vocabulary, so that selections
 find something.  Both back ends see the same scene: the ASP side through its scene encoder
 (`qlang.asp.scene`), the interpreter through `Scene.from_json`, with the ontology as its only
-knowledge (`Knowledge(wordnet=False)`), which decides class and category membership exactly as
+membership source (`Membership(wordnet=False)`), which decides class and category membership exactly as
 the encoder does.  Every distinct answer ASP can give (top-k until exhausted: a certain scene
 costs nothing, so every model is optimal) must be an answer of the interpreter over its choices
 (`evaluate(...).answers`), and the other way round; no answer on one side means none on the
@@ -55,7 +55,7 @@ from qlang.asp import knowledge as knowledge_facts
 from qlang.asp.scene import SceneLibrary
 from qlang.asp.solve import solve
 from qlang.errors import Source
-from qlang.interpret import KNOWLEDGE_ERRORS, Knowledge, MissingEdge, Scene, evaluate, sanitize
+from qlang.interpret import KNOWLEDGE_ERRORS, Membership, MissingEdge, Scene, evaluate, sanitize
 from qlang.ir import Node, postorder
 from qlang.knowledge import graph as knowledge_graph
 from qlang.knowledge.index import build
@@ -88,7 +88,7 @@ def asp_answers(root: Node, graph: dict[str, Any], semantics: str = "qlang",
 def agree(graph: dict[str, Any], root: Node, semantics: str = "qlang",
           knowledge: knowledge_graph.Knowledge = NO_KNOWLEDGE) -> None:
     """Both back ends give the same answers, outside the excluded cases (module docstring)."""
-    outcome = evaluate(root, Scene.from_json(graph), Knowledge(wordnet=False), facts=knowledge)
+    outcome = evaluate(root, Scene.from_json(graph), Membership(wordnet=False), facts=knowledge)
     assume(not any(isinstance(f, KNOWLEDGE_ERRORS) for f in outcome.failures))
     assert asp_answers(root, graph, semantics, knowledge) == outcome.answers, \
         (str(root), graph, outcome.failures)
@@ -122,11 +122,11 @@ def test_the_thesis_semantics_departs_from_asp_only_by_its_two_rules(
         case: tuple[dict[str, Any], Node]) -> None:
     graph, root = case
     scene = Scene.from_json(graph)
-    thesis = evaluate(root, scene, Knowledge(wordnet=False), semantics="thesis", facts=NO_KNOWLEDGE)
+    thesis = evaluate(root, scene, Membership(wordnet=False), semantics="thesis", facts=NO_KNOWLEDGE)
     assume(not any(isinstance(f, KNOWLEDGE_ERRORS) for f in thesis.failures))
     chooses = any(n.op in ("choose_attr", "choose_rel") for n in postorder(root))
     if any(isinstance(f, MissingEdge) for f in thesis.failures) or chooses:
-        qlang_answers = evaluate(root, scene, Knowledge(wordnet=False), facts=NO_KNOWLEDGE).answers
+        qlang_answers = evaluate(root, scene, Membership(wordnet=False), facts=NO_KNOWLEDGE).answers
         assert thesis.answers <= qlang_answers, (str(root), graph)  # it only refuses or picks
         return
     assert asp_answers(root, graph) == thesis.answers, (str(root), graph, thesis.failures)
@@ -135,20 +135,20 @@ def test_the_thesis_semantics_departs_from_asp_only_by_its_two_rules(
 def finds_one(node: Node, graph: dict[str, Any]) -> bool:
     """Whether a query/choose/common step finds exactly one value (choose_rel: one edge) for
     each object its input may be."""
-    scene, knowledge = Scene.from_json(graph), Knowledge(wordnet=False)
+    scene, membership = Scene.from_json(graph), Membership(wordnet=False)
     if node.op != "choose_rel":
-        outcome = evaluate(node, scene, knowledge, facts=NO_KNOWLEDGE)
+        outcome = evaluate(node, scene, membership, facts=NO_KNOWLEDGE)
         return len(outcome.answers) == 1 and not outcome.failures
     cls, rel0, rel1, direction = node.literals
-    picked = evaluate(node.operands[0], scene, knowledge)
+    picked = evaluate(node.operands[0], scene, membership)
     objects = graph["objects"]
     for x in picked.answers:
         if direction == "subject":  # edges has_rel(O', R, x)
             edges = {(o, r["name"]) for o, obj in objects.items() for r in obj["relations"]
-                     if r["object"] == x and knowledge.is_a(obj["name"], cls)}
+                     if r["object"] == x and membership.is_a(obj["name"], cls)}
         else:  # edges has_rel(x, R, O')
             edges = {(r["object"], r["name"]) for r in objects[x]["relations"]
-                     if knowledge.is_a(objects[r["object"]]["name"], cls)}
+                     if membership.is_a(objects[r["object"]]["name"], cls)}
         if len({edge for edge in edges if edge[1] in (rel0, rel1)}) != 1:
             return False
     return bool(picked.answers) and not picked.failures

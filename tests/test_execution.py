@@ -12,7 +12,7 @@ from pathlib import Path
 import qlang
 from qlang.evaluate import execution
 from qlang.evaluate.execution import Result, Suite, execution_match, run, suite
-from qlang.interpret import Knowledge, Scene
+from qlang.interpret import Membership, Scene
 from qlang.ir import Node, op, postorder
 from qlang.syntax import gqa
 from tests.conftest import questions
@@ -108,13 +108,13 @@ def test_failures_are_outcomes() -> None:
     graph = {"width": 100, "height": 100, "objects": {
         "1": {"name": "car", "attributes": ["red"], "x": 0, "y": 0, "w": 10, "h": 10},
         "2": {"name": "car", "attributes": ["blue"], "x": 50, "y": 0, "w": 10, "h": 10}}}
-    scene, knowledge = Scene.from_json(graph), Knowledge(wordnet=False)
-    assert run(qlang.parse("query(unique(select(scene(), dog)), color)"), scene, knowledge) \
+    scene, membership = Scene.from_json(graph), Membership(wordnet=False)
+    assert run(qlang.parse("query(unique(select(scene(), dog)), color)"), scene, membership) \
         == Result((), "EmptyQuery")
-    assert run(qlang.parse("query(unique(select(scene(), car)), color)"), scene, knowledge) \
+    assert run(qlang.parse("query(unique(select(scene(), car)), color)"), scene, membership) \
         == Result(("blue", "red"))
     assert run(qlang.parse("query(unique(filter(select(scene(), car), color, red)), hposition)"),
-               scene, knowledge) == Result(("left",))
+               scene, membership) == Result(("left",))
 
 
 def test_the_suite_is_the_same_every_time_and_in_another_process_without_wordnet(data_dir) -> None:

@@ -15,7 +15,7 @@ from qlang.interpret import (
     EmptyQuery,
     IncompleteMetadata,
     InterpretError,
-    Knowledge,
+    Membership,
     MissingEdge,
     NonTrivialCategory,
     NotInWordnet,
@@ -29,7 +29,7 @@ from qlang.ir import Node, op
 from qlang.syntax import gqa
 from tests.conftest import EXAMPLE, SCENES, asp_example, emma_questions, graphs, scene
 
-MODES = {"metadata": Knowledge(), "ontology": Knowledge(wordnet=False), "pure": Knowledge(ontology=False)}
+MODES = {"metadata": Membership(), "ontology": Membership(wordnet=False), "pure": Membership(ontology=False)}
 
 
 # GraphVQA's debug programs: "[id]=op([deps], argument)"; relate_inv finds the relation's subject.
@@ -87,9 +87,9 @@ def test_how_many_available_questions_are_answerable() -> None:
     assert counts == dict.fromkeys(MODES, total)
 
 
-def answer_or_failure(root: Node, where: Scene, knowledge: Knowledge) -> str:
+def answer_or_failure(root: Node, where: Scene, membership: Membership) -> str:
     try:
-        return interpret(root, where, knowledge)
+        return interpret(root, where, membership)
     except InterpretError as failure:
         return type(failure).__name__
 
@@ -158,12 +158,12 @@ FAILURES = [
 ]
 
 
-@pytest.mark.parametrize(("error", "root", "where", "knowledge"), FAILURES,
+@pytest.mark.parametrize(("error", "root", "where", "membership"), FAILURES,
                          ids=[f"{e.__name__}:{r}" for e, r, *_ in FAILURES])
 def test_failure_classes(error: type[InterpretError], root: Node, where: Scene,
-                         knowledge: Knowledge) -> None:
+                         membership: Membership) -> None:
     with pytest.raises(error):
-        interpret(root, where, knowledge)
+        interpret(root, where, membership)
 
 
 def test_ambiguity_lists_the_candidates_and_a_shared_unique_chooses_once() -> None:

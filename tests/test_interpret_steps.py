@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from qlang.interpret import InterpretError, Knowledge, MissingEdge, Outcome, evaluate
+from qlang.interpret import InterpretError, Membership, MissingEdge, Outcome, evaluate
 from qlang.interpret.gqa_steps import evaluate_steps
 from qlang.syntax import gqa
 from tests.conftest import EXAMPLE, asp_example, emma_questions, scene
@@ -33,8 +33,8 @@ def test_real_yes_no_examples_as_steps_answer_as_the_converted_program(data_dir:
     examples = [asp_example(body) for _, body in EXAMPLE.findall(text)]
     assert len(examples) == 50
     for root, where in examples:
-        direct = evaluate_steps(gqa.to_steps(root), where, Knowledge())
-        assert result(direct) == result(evaluate(root, where, Knowledge(), "thesis"))
+        direct = evaluate_steps(gqa.to_steps(root), where, Membership())
+        assert result(direct) == result(evaluate(root, where, Membership(), "thesis"))
 
 
 def test_an_empty_relate_step_is_a_missing_edge() -> None:

@@ -14,7 +14,7 @@ from qlang.asp.explain import explain
 from qlang.asp.scene import SceneLibrary, weight
 from qlang.asp.solve import solve
 from qlang.errors import CheckError, Source, UnsupportedOperation
-from qlang.interpret import Knowledge as Ontological
+from qlang.interpret import Membership as Ontological
 from qlang.interpret import Scene, evaluate
 from qlang.ir import Node
 from qlang.knowledge import sources

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from qlang.api import check, parse
-from qlang.interpret.graph import Graph
+from qlang.interpret.knowledge_operations import KnowledgeOperations
 from qlang.ir import Lit, Node
 from qlang.knowledge import sources
 from qlang.ontology import load
@@ -74,7 +74,7 @@ def test_the_words_are_ones_the_knowledge_connects(pairs, knowledge) -> None:
     """A `know` class has an edge of the relation (a made thing for `used for`, which the bundled
     base lacks), a `verify_know` word is a real tail, an `infer` class is reached over a strong
     path; and the question says the class and the word."""
-    ontology, graph = load(), Graph(knowledge)
+    ontology, graph = load(), KnowledgeOperations(knowledge)
     for pair, root in zip(pairs, _roots(pairs), strict=True):
         question = pair.question.lower()
         literals = [a.value for n in _nodes(root) for a in n.args if isinstance(a, Lit)]

@@ -52,7 +52,7 @@ from functools import cache, lru_cache
 from itertools import chain, zip_longest
 from typing import Any
 
-from qlang.interpret import Knowledge, Scene, evaluate
+from qlang.interpret import Membership, Scene, evaluate
 from qlang.ir import Node, postorder
 from qlang.ontology import ANY_CATEGORY, CLASS_CATEGORIES, Ontology, load
 from qlang.passes.canonical import normalize
@@ -83,13 +83,13 @@ class Result:
 
 
 @dataclass(frozen=True, slots=True)
-class Claims(Knowledge):
+class Claims(Membership):
     """The ontology, plus the value-category pairs the gold program asserts and it lacks."""
 
     claims: frozenset[tuple[str, str]] = frozenset()
 
     def member(self, value: str, category: str) -> bool | None:
-        listed = Knowledge.member(self, value, category)
+        listed = Membership.member(self, value, category)
         return True if listed is None and (value, category) in self.claims else listed
 
 
@@ -99,7 +99,7 @@ class Suite:
 
     scenes: tuple[Scene, ...]
     expected: tuple[Result, ...]
-    knowledge: Claims
+    membership: Claims
 
     @property
     def answered(self) -> float:
@@ -114,13 +114,13 @@ class Suite:
     def matches(self, candidate: Node) -> bool:
         """Whether the candidate's outcome is the gold's on every scene."""
         normal = normalize(candidate)
-        return all(run(normal, scene, self.knowledge) == expected
+        return all(run(normal, scene, self.membership) == expected
                    for scene, expected in zip(self.scenes, self.expected, strict=True))
 
 
-def run(root: Node, scene: Scene, knowledge: Knowledge) -> Result:
+def run(root: Node, scene: Scene, membership: Membership) -> Result:
     """A (checked) program's outcome on a scene."""
-    outcome = evaluate(root, scene, knowledge)
+    outcome = evaluate(root, scene, membership)
     if outcome.answers:
         return Result(tuple(sorted(outcome.answers)))
     return Result((), type(outcome.failures[0]).__name__ if outcome.failures else "EmptyQuery")
@@ -142,20 +142,20 @@ def execution_match(candidate: Node, gold: Node, size: int = SIZE) -> bool:
 def _suite(gold: Node, size: int) -> Suite:
     rng = random.Random(int.from_bytes(hashlib.sha256(str(gold).encode()).digest()[:8], "big"))
     vocabulary = _Vocabulary.of(gold, rng)
-    knowledge = Claims(wordnet=False, claims=vocabulary.claims)
+    membership = Claims(wordnet=False, claims=vocabulary.claims)
     groups: dict[Result, list[Scene]] = defaultdict(list)
     for draw in range(_DRAWS * _RETRIES * size):
         if draw >= _DRAWS * size and sum(r.answered for r in groups) > 1:
             break
         scene = vocabulary.scene(rng)
-        groups[run(gold, scene, knowledge)].append(scene)
+        groups[run(gold, scene, membership)].append(scene)
     for scenes in groups.values():
         scenes.sort(key=_richness, reverse=True)
     answered = _round_robin([g for r, g in groups.items() if r.answered])
     failed = _round_robin([g for r, g in groups.items() if not r.answered])
     failing = min(len(failed), max(size // 5, size - len(answered)))
     scenes = answered[:size - failing] + failed[:failing]
-    return Suite(tuple(scenes), tuple(run(gold, s, knowledge) for s in scenes), knowledge)
+    return Suite(tuple(scenes), tuple(run(gold, s, membership) for s in scenes), membership)
 
 
 def _richness(scene: Scene) -> int:

@@ -15,12 +15,12 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from qlang.errors import QlangError
-from qlang.interpret import InterpretError, Knowledge, Scene, interpret
+from qlang.interpret import InterpretError, Membership, Scene, interpret
 from qlang.interpret.gqa_steps import evaluate_steps
 from qlang.syntax import gqa
 
 #: `--mode`: the thesis's *pure* interpreter (WordNet) or the one *w/ metadata* (curated first).
-MODES = {"wordnet": Knowledge(ontology=False), "curated": Knowledge()}
+MODES = {"wordnet": Membership(ontology=False), "curated": Membership()}
 ANSWERABLE, WRONG, UNCATEGORIZED, NO_SCENE = "answerable", "WrongAnswer", "Uncategorized", "NoSceneGraph"
 #: Table 11's rows in its order, then the verdicts it leaves out.
 CLASSES = ("EmptyQuery", "AmbiguousAnswer", "MissingEdge", "EmptyChoice", "NonTrivialCategory",

@@ -19,11 +19,11 @@ from qlang.interpret.interpreter import (
     interpret,
     sanitize,
 )
-from qlang.interpret.knowledge import Knowledge
+from qlang.interpret.membership import Membership
 from qlang.interpret.scene import Scene
 
 __all__ = [
     "KNOWLEDGE_ERRORS", "SEMANTICS", "AmbiguousAnswer", "EmptyChoice", "EmptyQuery",
-    "IncompleteMetadata", "InterpretError", "Knowledge", "MissingEdge", "NonTrivialCategory",
+    "IncompleteMetadata", "InterpretError", "Membership", "MissingEdge", "NonTrivialCategory",
     "NotInWordnet", "Outcome", "Scene", "answerable", "evaluate", "interpret", "sanitize",
 ]

@@ -15,7 +15,7 @@ from typing import Any
 from qlang.errors import ParseError, UnsupportedOperation, error
 from qlang.interpret.errors import InterpretError
 from qlang.interpret.interpreter import Outcome, _Run, sanitize
-from qlang.interpret.knowledge import Knowledge
+from qlang.interpret.membership import Membership
 from qlang.interpret.scene import Scene
 from qlang.ir import op
 from qlang.ontology import ANY_CATEGORY
@@ -31,9 +31,9 @@ _NODE = op("scene")
 _ONE = ("verify", "choose", "query", "common")
 
 
-def evaluate_steps(steps: Sequence[Step], scene: Scene, knowledge: Knowledge | None = None) -> Outcome:
+def evaluate_steps(steps: Sequence[Step], scene: Scene, knowledge: Membership | None = None) -> Outcome:
     """Every answer GQA's steps can give over the scene, under the thesis semantics."""
-    run = _Run(scene, knowledge or Knowledge(), thesis=True)
+    run = _Run(scene, knowledge or Membership(), thesis=True)
     plan = _plan(run, steps)
     answers = frozenset(sanitize(a) for a in _branches(run, plan, 0, {}))
     return Outcome(answers, tuple(run.failures))

@@ -32,8 +32,8 @@ from qlang.interpret.errors import (
     MissingEdge,
     NonTrivialCategory,
 )
-from qlang.interpret.graph import HOPS, Graph
-from qlang.interpret.knowledge import Knowledge
+from qlang.interpret.knowledge_operations import HOPS, KnowledgeOperations
+from qlang.interpret.membership import Membership
 from qlang.interpret.scene import Scene, SceneObject
 from qlang.ir import Node, postorder
 from qlang.knowledge import graph, sources
@@ -80,41 +80,41 @@ def sanitize(answer: object) -> str:
     return next(filter(None, side.groups())) if side else str(answer)
 
 
-def evaluate(root: Node, scene: Scene, knowledge: Knowledge | None = None,
+def evaluate(root: Node, scene: Scene, membership: Membership | None = None,
              semantics: str = "qlang", facts: graph.Knowledge | None = None) -> Outcome:
-    """Every answer the program can give over the scene (knowledge: ontology and WordNet; `facts`:
+    """Every answer the program can give over the scene (`membership`: ontology and WordNet; `facts`:
     the knowledge graph the knowledge operations read, the bundled base when not given)."""
-    run = _Run(scene, knowledge or Knowledge(), semantics == "thesis", facts)
+    run = _Run(scene, membership or Membership(), semantics == "thesis", facts)
     answers = frozenset(sanitize(a) for a in run.branches(postorder(root), 0, {}))
     return Outcome(answers, tuple(run.failures))
 
 
-def interpret(root: Node, scene: Scene, knowledge: Knowledge | None = None,
+def interpret(root: Node, scene: Scene, membership: Membership | None = None,
               semantics: str = "qlang", facts: graph.Knowledge | None = None) -> str:
     """The program's one answer over the scene, or the `InterpretError` saying why there is none."""
-    return evaluate(root, scene, knowledge, semantics, facts).answer
+    return evaluate(root, scene, membership, semantics, facts).answer
 
 
-def answerable(question: Mapping[str, Any], scene: Scene, knowledge: Knowledge | None = None,
+def answerable(question: Mapping[str, Any], scene: Scene, membership: Membership | None = None,
                semantics: str = "thesis") -> bool:
     """Whether a GQA question's gold program yields its gold answer over its scene graph: the
     seed's filter, so that translations are judged only where the oracle can answer."""
     try:
         root = gqa.to_ir(gqa.steps_from_json(question["semantic"]))
-        return bool(interpret(root, scene, knowledge, semantics) == question["answer"])
+        return bool(interpret(root, scene, membership, semantics) == question["answer"])
     except (InterpretError, QlangError):
         return False
 
 
 class _Run:
-    def __init__(self, scene: Scene, knowledge: Knowledge, thesis: bool,
+    def __init__(self, scene: Scene, membership: Membership, thesis: bool,
                  facts: graph.Knowledge | None = None) -> None:
         self.scene = scene
-        self.k = knowledge
+        self.k = membership
         self.thesis = thesis
         self.failures: list[InterpretError] = []
         self._facts = facts
-        self._graph: Graph | None = None
+        self._graph: KnowledgeOperations | None = None
 
     def branches(self, order: list[Node], index: int, values: dict[Node, Any]) -> Iterator[Any]:
         """The root's value for each choice made at the nodes from `index` on."""
@@ -151,10 +151,10 @@ class _Run:
         return tuple(dict.fromkeys(found))
 
     @property
-    def graph(self) -> Graph:
+    def graph(self) -> KnowledgeOperations:
         """The knowledge graph, opened on first use (the bundled base unless one was given)."""
         if self._graph is None:
-            self._graph = Graph(self._facts if self._facts is not None else sources.knowledge([]))
+            self._graph = KnowledgeOperations(self._facts if self._facts is not None else sources.knowledge([]))
         return self._graph
 
     def keep(self, xs: Objects, test: Callable[[str], bool]) -> list[Objects]:

@@ -50,7 +50,7 @@ from dataclasses import dataclass
 from functools import cached_property
 
 from qlang.api import check
-from qlang.interpret.graph import Graph
+from qlang.interpret.knowledge_operations import KnowledgeOperations
 from qlang.ir import Node, op
 from qlang.knowledge import sources
 from qlang.knowledge.graph import Knowledge
@@ -174,7 +174,7 @@ class _Words:
 
     def __init__(self, knowledge: Knowledge, ontology: Ontology) -> None:
         self.knowledge, self.ontology = knowledge, ontology
-        self.graph = Graph(knowledge)
+        self.graph = KnowledgeOperations(knowledge)
         self.things = things(ontology)
         self.sayable = ontology.classes | ontology.values
         self._tails: dict[str, dict[str, list[str]]] = {}

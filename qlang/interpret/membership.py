@@ -1,7 +1,7 @@
 """Where class and category membership come from: the GQA ontology, WordNet, or both.
 
 The seed thesis runs its interpreter "pure" (WordNet only) or "with metadata" (the curated
-GQA mapping first, WordNet as the fallback).  `Knowledge` says which sources are on; with the
+GQA mapping first, WordNet as the fallback).  `Membership` says which sources are on; with the
 ontology alone it decides exactly as the ASP scene encoder does, which the differential test
 relies on.  Where no source on can decide, the interpreter raises the seed's failure class for
 it (`IncompleteMetadata`, `NotInWordnet`) instead of guessing.
@@ -22,7 +22,7 @@ _DERIVED = frozenset({*CLASS_CATEGORIES, ANY_CATEGORY, *_POSITIONS, *SCENE_ATTRI
 
 
 @dataclass(frozen=True, slots=True)
-class Knowledge:
+class Membership:
     ontology: bool = True
     wordnet: bool = True
 
@@ -106,9 +106,9 @@ class Knowledge:
         return tuple(c for c in found if c not in _POSITIONS)
 
 
-def _safe(knowledge: Knowledge, value: str, category: str) -> bool:
+def _safe(membership: Membership, value: str, category: str) -> bool:
     """Membership where a category WordNet lacks simply does not apply."""
     try:
-        return bool(knowledge.member(value, category))
+        return bool(membership.member(value, category))
     except NotInWordnet:
         return False

@@ -9,7 +9,7 @@ tests, from the same definitions:
   weights, and keeps the words an ``is_a`` chain of 1 to `HOPS` edges leads from to the class.
 
 >>> from qlang.knowledge.graph import Knowledge
->>> graph = Graph(Knowledge(()))
+>>> graph = KnowledgeOperations(Knowledge(()))
 >>> graph.infer(["car"], "vehicle"), graph.infer(["car"], "animal")
 ({'car': 1.0}, {})
 """
@@ -27,7 +27,7 @@ HOPS = 3
 IS_A = "is_a"
 
 
-class Graph:
+class KnowledgeOperations:
     """A knowledge graph as the knowledge operations read it (module docstring)."""
 
     def __init__(self, knowledge: Knowledge) -> None:
