@@ -16,7 +16,7 @@ bounds its graph) and `qlangc kb paths`'s search (best 10 paths of at most 3 ste
 solved (best answer) as `qlangc solve --scene ... --kb ...` does it in one warm process (the
 index open, the scene read; one untimed round first), with the bundled base and with the
 1,000,000-edge index, `--solves` rounds each asking every question of both; beside each, how
-long the knowledge facts alone took (`qlang.asp.knowledge.facts`, timed in the same rounds) and
+long the knowledge facts alone took (`qlang.asp.knowledge_facts.facts`, timed in the same rounds) and
 how many edges they ground.  With `--runs 0`, the index
 an earlier run left in `--keep DIR` is used as it is.  Medians; the machine's load is printed.
 """
@@ -38,7 +38,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from qlang import api
-from qlang.asp import knowledge as knowledge_facts
+from qlang.asp import knowledge_facts
 from qlang.asp.background import Background
 from qlang.asp.scene import SceneLibrary
 from qlang.asp.solve import solve

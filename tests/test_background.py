@@ -159,7 +159,7 @@ def test_a_knowledge_step_walks_only_from_the_classes_its_input_may_have() -> No
     """infer over the scene's men walks out of a man's classes, not the frisbee's or the tent's
     (over a large base, a walk out of every class spent the edge limit in its first step); a
     step whose input selects a class no object has (a rule may derive it) walks from them all."""
-    from qlang.asp.knowledge import starts
+    from qlang.asp.knowledge_facts import starts
 
     words = Background().words(encode(SceneLibrary(Source(SCENE)).graph(), "s"))
     question = facts(api.compile("infer(unique(filter(select(scene(), man), hposition, left)), animal)"))

@@ -1,5 +1,6 @@
 """The small parser copies the words of the knowledge in use (`ask --kb`), not the bundled base's
-only; and the ASP theory's graph walks the knowledge's steps (`qlang.asp.knowledge.Graph`)."""
+only; and the ASP theory's graph walks the knowledge's hops
+(`qlang.asp.knowledge_facts.WalkedKnowledge`)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from qlang.api import check, parse
-from qlang.asp.knowledge import Graph
+from qlang.asp.knowledge_facts import WalkedKnowledge
 from qlang.ir import Lit
 from qlang.knowledge import sources
 from qlang.knowledge.graph import Knowledge
@@ -105,21 +106,21 @@ def _walked(knowledge: Knowledge, words: list[str], into: bool, relations: set[s
 
 @pytest.mark.parametrize("relations", RELATIONS, ids=str)
 @pytest.mark.parametrize("into", [False, True], ids=["out", "into"])
-def test_the_theorys_graph_and_the_knowledge_take_the_same_steps(into: bool,
+def test_the_theorys_graph_and_the_knowledge_take_the_same_hops(into: bool,
                                                                  relations: set[str] | None) -> None:
-    """On the bundled base: `Graph.steps` is `Knowledge.steps` as walked, with GQA's hierarchy
+    """On the bundled base: `WalkedKnowledge.hops` is `Knowledge.hops` as walked, with GQA's hierarchy
     where ``is_a`` is asked; both are every edge, a symmetric one also backwards."""
     knowledge = sources.knowledge([])
-    graph = Graph(knowledge)
+    graph = WalkedKnowledge(knowledge)
     backwards = 0
     for words in WORDS:
         expected = _walked(knowledge, words, into, relations)
-        steps = knowledge.steps(words, into=into, relations=relations)
-        backwards += sum(step.backward for step in steps)
-        assert {Triple(s.start, s.triple.relation, s.end, s.weight) for s in steps} == expected
+        hops = knowledge.hops(words, into=into, relations=relations)
+        backwards += sum(hop.backward for hop in hops)
+        assert {Triple(s.start, s.triple.relation, s.end, s.weight) for s in hops} == expected
         hierarchy = set(graph.hierarchy(words, into)) if relations is None or "is_a" in relations else set()
-        assert set(graph.steps(words, into=into, relations=relations)) == expected | hierarchy
-        limited = list((Counter(graph.steps(words, into=into, relations=relations, limit=3))
+        assert set(graph.hops(words, into=into, relations=relations)) == expected | hierarchy
+        limited = list((Counter(graph.hops(words, into=into, relations=relations, limit=3))
                         - Counter(hierarchy)).elements())
         assert len(limited) == min(3, len(expected))
         assert all(e.weight >= max((o.weight for o in expected - set(limited)), default=0) for e in limited)

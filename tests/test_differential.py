@@ -27,7 +27,7 @@ Where the two semantics legitimately differ, and the cases excluded with `assume
 
 The knowledge operations (``know``, ``verify_know``, ``infer``) read a knowledge graph, the same
 on both sides: none but GQA's class hierarchy in most tests, and a generated one (`knowledge_triples`)
-in the test of programs ending in them; the ASP side gets the facts `qlang.asp.knowledge` grounds
+in the test of programs ending in them; the ASP side gets the facts `qlang.asp.knowledge_facts` grounds
 for the question, so its bounds are tested too (a generated graph never reaches them).
 
 Under the seed thesis's semantics (`semantics="thesis"`, §4.1) the interpreter departs from the
@@ -51,7 +51,7 @@ from typing import Any
 
 from hypothesis import HealthCheck, assume, given, settings
 
-from qlang.asp import knowledge as knowledge_facts
+from qlang.asp import knowledge_facts
 from qlang.asp.scene import SceneLibrary
 from qlang.asp.solve import solve
 from qlang.errors import Source

@@ -17,7 +17,7 @@ from tempfile import TemporaryDirectory
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from qlang.asp import knowledge as knowledge_facts
+from qlang.asp import knowledge_facts
 from qlang.asp.explain import explain
 from qlang.asp.scene import SceneLibrary, weight
 from qlang.asp.solve import solve

@@ -277,12 +277,12 @@ def test_paths_are_the_best_simple_paths(edges: Graph, start: str, goal: str, ho
     expected = plain_path_weights(graph, start, goal, hops, relations, both_ways)
     assert [path.weight for path in found] == pytest.approx(expected[:5])
     for path in found:
-        assert path.steps[0].start == start and path.steps[-1].end == goal and len(path.steps) <= hops
-        ends = [step.end for step in path.steps]
+        assert path.hops[0].start == start and path.hops[-1].end == goal and len(path.hops) <= hops
+        ends = [hop.end for hop in path.hops]
         assert start not in ends and len(set(ends)) == len(ends)  # simple
-        assert all(a.end == b.start for a, b in zip(path.steps, path.steps[1:], strict=False))
-        assert all(step.triple in graph for step in path.steps)
-    assert [(-p.weight, len(p.steps)) for p in found] == sorted((-p.weight, len(p.steps)) for p in found)
+        assert all(a.end == b.start for a, b in zip(path.hops, path.hops[1:], strict=False))
+        assert all(hop.triple in graph for hop in path.hops)
+    assert [(-p.weight, len(p.hops)) for p in found] == sorted((-p.weight, len(p.hops)) for p in found)
 
 
 @settings(max_examples=30, deadline=None)

@@ -9,7 +9,7 @@ import json
 import pytest
 
 from qlang import api
-from qlang.asp import knowledge as knowledge_facts
+from qlang.asp import knowledge_facts
 from qlang.asp.explain import explain
 from qlang.asp.scene import SceneLibrary, weight
 from qlang.asp.solve import solve

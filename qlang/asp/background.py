@@ -14,7 +14,7 @@ Control gets beside the theory, the scene and the question:
   lowering spells them.  (A literal bound by neither end to the scene or a word reads only what
   these walks reach: the rest of a base of millions of edges is never grounded.)
 - the knowledge facts the question's operations read (`question_facts`, by
-  `qlang.asp.knowledge.facts`), for the scene's classes.
+  `qlang.asp.knowledge_facts.facts`), for the scene's classes.
 
 The scene's words are read from clingo, not from the scene's text: the atoms
 ``has_attr(O, A, W)`` of the scene grounded with the rules (`words`), so that the classes the
@@ -35,7 +35,7 @@ import clingo
 from clingo import ast
 
 from qlang import api
-from qlang.asp import knowledge as knowledge_facts
+from qlang.asp import knowledge_facts
 from qlang.asp.program import parsed
 from qlang.asp.question import Question
 from qlang.asp_names import from_term, to_symbol

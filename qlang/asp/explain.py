@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 import clingo
 
-from qlang.asp import knowledge
+from qlang.asp import knowledge_facts
 from qlang.asp.background import Background
 from qlang.asp.question import Question
 from qlang.asp.solve import DEFAULT_LIMITS, Answer, Limits, Session
@@ -60,7 +60,7 @@ class Step:
     facts: tuple[str, ...]
     #: the rules behind those of the facts a rules file derived
     derivations: tuple[Derivation, ...] = ()
-    #: the knowledge paths behind a knowledge operation's answer (`qlang.asp.knowledge.paths`)
+    #: the knowledge paths behind a knowledge operation's answer (`qlang.asp.knowledge_facts.paths`)
     paths: tuple[str, ...] = ()
 
     def to_json(self) -> dict[str, object]:
@@ -150,7 +150,7 @@ def trace(answer: Answer, atoms: tuple[clingo.Symbol, ...], rules: Rules | None 
             if atom.name == "has_attr" and args[1].name == "name":
                 names[str(args[0])] = from_term(str(args[2]))
     derived = _derivations(atoms, rules, stated) if rules is not None else {}
-    behind = knowledge.paths(atoms)
+    behind = knowledge_facts.paths(atoms)
     steps = []
     for atom in sorted((a for a in atoms if _is_step(a)), key=lambda a: a.arguments[0].number):
         step, *args = atom.arguments

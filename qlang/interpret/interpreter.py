@@ -154,7 +154,8 @@ class _Run:
     def graph(self) -> KnowledgeOperations:
         """The knowledge graph, opened on first use (the bundled base unless one was given)."""
         if self._graph is None:
-            self._graph = KnowledgeOperations(self._facts if self._facts is not None else sources.knowledge([]))
+            facts = self._facts if self._facts is not None else sources.knowledge([])
+            self._graph = KnowledgeOperations(facts)
         return self._graph
 
     def keep(self, xs: Objects, test: Callable[[str], bool]) -> list[Objects]:

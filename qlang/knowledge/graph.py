@@ -1,11 +1,11 @@
 """The knowledge in use (one or more indexes, read as one graph) and the two questions a
 question asks of it: the neighbourhood of some words, and the best paths between two.
 
-A *step* walks an edge from its head to its tail; a symmetric relation's edges (and, with
+A *hop* walks an edge from its head to its tail; a symmetric relation's edges (and, with
 `both_ways`, every edge) are also walked from tail to head.  `neighbourhood(words, k)` is every
-edge a walk of at most k steps from `words` can take: what grounding a question needs, so that
+edge a walk of at most k hops from `words` can take: what grounding a question needs, so that
 it never touches the rest of a graph of millions of edges.  A path weighs the product of its
-edges' weights; `paths` finds the best simple paths of at most k steps, best first, as GATHER
+edges' weights; `paths` finds the best simple paths of at most k hops, best first, as GATHER
 ranks its inference paths, in the small graph that two half-length walks (out of the start,
 into the goal) reach.  Where several indexes hold one edge, its greatest weight counts.
 """
@@ -22,13 +22,13 @@ from qlang.knowledge.index import Index
 from qlang.knowledge.relations import BY_NAME, SYMMETRIC
 from qlang.knowledge.triples import Triple
 
-T = TypeVar("T", Triple, "Step")
+T = TypeVar("T", Triple, "Hop")
 #: Partial paths `paths` looks at, at most: a bound on its work in the densest graph.
 MAX_EXPANSIONS = 200_000
 
 
 @dataclass(frozen=True, slots=True, order=True)
-class Step:
+class Hop:
     """An edge walked from head to tail, or `backward` from tail to head."""
 
     triple: Triple
@@ -47,7 +47,7 @@ class Step:
         return self.triple.head if self.backward else self.triple.tail
 
     def __str__(self) -> str:
-        """How the step reads after its start: ``-used_for-> drinking``; an edge walked against
+        """How the hop reads after its start: ``-used_for-> drinking``; an edge walked against
         its direction ``<-is_a- motorcycle`` (a symmetric one reads the same both ways)."""
         relation = self.triple.relation
         if self.backward and relation not in SYMMETRIC:
@@ -57,15 +57,15 @@ class Step:
 
 @dataclass(frozen=True, slots=True)
 class Path:
-    steps: tuple[Step, ...]
+    hops: tuple[Hop, ...]
 
     @property
     def weight(self) -> float:
-        return math.prod(step.weight for step in self.steps)
+        return math.prod(hop.weight for hop in self.hops)
 
     def __str__(self) -> str:
         """``cup -used_for-> drinking -related_to-> water``"""
-        return " ".join([self.steps[0].start, *map(str, self.steps)])
+        return " ".join([self.hops[0].start, *map(str, self.hops)])
 
 
 class Knowledge:
@@ -91,60 +91,60 @@ class Knowledge:
         """Whether some index has an edge with `word` at one of its ends."""
         return any(index.knows(word) for index in self.indexes)
 
-    def steps(self, words: Iterable[str], *, into: bool = False, relations: Collection[str] | None = None,
-              both_ways: bool = False, limit: int | None = None) -> list[Step]:
-        """Every step out of `words` (into them, with `into`), sorted; with `limit`, the
-        `limit` strongest (ties in step order)."""
+    def hops(self, words: Iterable[str], *, into: bool = False, relations: Collection[str] | None = None,
+             both_ways: bool = False, limit: int | None = None) -> list[Hop]:
+        """Every hop out of `words` (into them, with `into`), sorted; with `limit`, the
+        `limit` strongest (ties in hop order)."""
         wanted = set(words)
-        found = [Step(edge) for edge in self.edges(wanted, into=into, relations=relations, limit=limit)]
+        found = [Hop(edge) for edge in self.edges(wanted, into=into, relations=relations, limit=limit)]
         against = relations if both_ways else SYMMETRIC.intersection(BY_NAME if relations is None
                                                                       else relations)
         if against is None or against:
-            found += [Step(edge, backward=True)
+            found += [Hop(edge, backward=True)
                       for edge in self.edges(wanted, into=not into, relations=against, limit=limit)]
         return sorted(_strongest(found, limit))
 
     def reach(self, words: Iterable[str], hops: int, *, into: bool = False,
               relations: Collection[str] | None = None, both_ways: bool = False,
-              limit: int | None = None) -> set[Step]:
-        """Every step a walk of at most `hops` steps out of `words` takes (into them, with
+              limit: int | None = None) -> set[Hop]:
+        """Every hop a walk of at most `hops` hops out of `words` takes (into them, with
         `into`: the walks that end in `words`), breadth first, one query per level; with
         `limit`, at most that many, the strongest of each level first (as GATHER keeps the
         heaviest neighbours of a hub)."""
         seen = frontier = set(words)
-        taken: set[Step] = set()
+        taken: set[Hop] = set()
         for _ in range(hops):
             left = None if limit is None else limit - len(taken)
             if not frontier or left == 0:
                 break
-            steps = self.steps(frontier, into=into, relations=relations, both_ways=both_ways, limit=left)
-            taken.update(steps)
-            frontier = {step.start if into else step.end for step in steps} - seen
+            level = self.hops(frontier, into=into, relations=relations, both_ways=both_ways, limit=left)
+            taken.update(level)
+            frontier = {hop.start if into else hop.end for hop in level} - seen
             seen = seen | frontier
         return taken
 
     def neighbourhood(self, words: Iterable[str], hops: int, *, relations: Collection[str] | None = None,
                       both_ways: bool = False, limit: int | None = None) -> list[Triple]:
-        """Every edge a walk of at most `hops` steps out of `words` can take (at most `limit`,
+        """Every edge a walk of at most `hops` hops out of `words` can take (at most `limit`,
         as `reach` picks them), sorted: the knowledge a question about `words` needs grounded."""
-        return sorted({step.triple for step in self.reach(words, hops, relations=relations,
-                                                           both_ways=both_ways, limit=limit)})
+        return sorted({hop.triple for hop in self.reach(words, hops, relations=relations,
+                                                         both_ways=both_ways, limit=limit)})
 
     def paths(self, start: str, goal: str, max_hops: int = 3, *, relations: Collection[str] | None = None,
               both_ways: bool = False, limit: int = 10) -> list[Path]:
-        """The best `limit` simple paths of 1 to `max_hops` steps from `start` to `goal`, best
+        """The best `limit` simple paths of 1 to `max_hops` hops from `start` to `goal`, best
         first (ties: shorter first, then in word order)."""
-        steps = (self.reach([start], (max_hops + 1) // 2, relations=relations, both_ways=both_ways)
-                 | self.reach([goal], max_hops // 2, into=True, relations=relations, both_ways=both_ways))
-        shown: dict[tuple[str, str], Step] = {}  # one step of those that read the same, the heaviest
-        for step in sorted(steps, key=lambda step: (-step.weight, step)):
-            shown.setdefault((step.start, str(step)), step)
-        out: dict[str, list[Step]] = {}
-        for step in sorted(shown.values()):
-            out.setdefault(step.start, []).append(step)
-        left = _distances_to(goal, steps, max_hops)
+        hops = (self.reach([start], (max_hops + 1) // 2, relations=relations, both_ways=both_ways)
+                | self.reach([goal], max_hops // 2, into=True, relations=relations, both_ways=both_ways))
+        shown: dict[tuple[str, str], Hop] = {}  # one hop of those that read the same, the heaviest
+        for hop in sorted(hops, key=lambda hop: (-hop.weight, hop)):
+            shown.setdefault((hop.start, str(hop)), hop)
+        out: dict[str, list[Hop]] = {}
+        for hop in sorted(shown.values()):
+            out.setdefault(hop.start, []).append(hop)
+        left = _distances_to(goal, hops, max_hops)
         found: list[Path] = []
-        queue: list[tuple[float, int, tuple[str, ...], tuple[Step, ...]]] = [(-1.0, 0, (start,), ())]
+        queue: list[tuple[float, int, tuple[str, ...], tuple[Hop, ...]]] = [(-1.0, 0, (start,), ())]
         for _ in range(MAX_EXPANSIONS):
             if not queue or len(found) >= limit:
                 break
@@ -152,10 +152,10 @@ class Knowledge:
             if walked and words[-1] == goal:
                 found.append(Path(walked))
                 continue
-            for step in out.get(words[-1], ()):
-                if step.end not in words and step.end in left and length + 1 + left[step.end] <= max_hops:
-                    heapq.heappush(queue, (weight * step.weight, length + 1, (*words, step.end),
-                                           (*walked, step)))
+            for hop in out.get(words[-1], ()):
+                if hop.end not in words and hop.end in left and length + 1 + left[hop.end] <= max_hops:
+                    heapq.heappush(queue, (weight * hop.weight, length + 1, (*words, hop.end),
+                                           (*walked, hop)))
         return found
 
 
@@ -166,11 +166,12 @@ def _strongest(items: list[T], limit: int | None) -> list[T]:
     return sorted(items, key=lambda item: (-item.weight, item))[:limit]
 
 
-def _distances_to(goal: str, steps: Iterable[Step], most: int) -> dict[str, int]:
-    """How many of `steps` each word is from `goal`, up to `most` (walking them backwards)."""
+def _distances_to(goal: str, walked: Iterable[Hop], most: int) -> dict[str, int]:
+    """How many of the `walked` hops each word is from `goal`, up to `most` (walking them
+    backwards)."""
     into: dict[str, set[str]] = {}
-    for step in steps:
-        into.setdefault(step.end, set()).add(step.start)
+    for hop in walked:
+        into.setdefault(hop.end, set()).add(hop.start)
     distance, frontier = {goal: 0}, [goal]
     for hops in range(1, most + 1):
         frontier = list(dict.fromkeys(word for end in frontier for word in into.get(end, ())

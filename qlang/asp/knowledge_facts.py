@@ -47,20 +47,20 @@ LIMIT = 1000
 IS_A = "is_a"
 
 
-class Graph:
+class WalkedKnowledge:
     """The knowledge as the operations walk it (module docstring): edges as walked, the
     hierarchy's among them."""
 
     def __init__(self, knowledge: Knowledge) -> None:
         self.knowledge = knowledge
 
-    def steps(self, words: Collection[str], *, into: bool = False, relations: Collection[str] | None = None,
-              limit: int | None = None) -> list[Triple]:
+    def hops(self, words: Collection[str], *, into: bool = False, relations: Collection[str] | None = None,
+             limit: int | None = None) -> list[Triple]:
         """The edges out of `words` (into them, with `into`), each as walked: the knowledge's
-        steps (`Knowledge.steps`: a symmetric edge also from the end it was reached by, at most
+        hops (`Knowledge.hops`: a symmetric edge also from the end it was reached by, at most
         `limit`), from start to end, and the hierarchy's."""
-        found = [Triple(step.start, step.triple.relation, step.end, step.weight)
-                 for step in self.knowledge.steps(words, into=into, relations=relations, limit=limit)]
+        found = [Triple(hop.start, hop.triple.relation, hop.end, hop.weight)
+                 for hop in self.knowledge.hops(words, into=into, relations=relations, limit=limit)]
         if relations is None or IS_A in relations:
             found += self.hierarchy(words, into)
         return found
@@ -83,7 +83,7 @@ class Graph:
             left = limit - len(taken)
             if not frontier or left <= 0:
                 break
-            edges = self.steps(frontier, into=into, relations=relations, limit=left)
+            edges = self.hops(frontier, into=into, relations=relations, limit=left)
             taken += edges
             frontier = {e.head if into else e.tail for e in edges} - seen
             seen = seen | frontier
@@ -110,7 +110,7 @@ def _relation(fact: Fact) -> str:
     return _first_word(fact).replace(" ", "_")
 
 
-def _infer(graph: Graph, fact: Fact, classes: set[str], limit: int) -> list[Triple]:
+def _infer(graph: WalkedKnowledge, fact: Fact, classes: set[str], limit: int) -> list[Triple]:
     """What ``infer`` reads: the edges of the walks out of the classes that end in a word of
     the asked class, and the ``is_a`` chains that make those words its members (found walking
     up from the words reached, so a class of thousands of members costs no more than a small
@@ -141,9 +141,9 @@ def _distances(words: Iterable[str] | str, edges: list[Triple], *, into: bool = 
 
 
 #: What each operation reading knowledge grounds: (graph, its step, the scene's classes, limit).
-NEEDS: dict[str, Callable[[Graph, Fact, set[str], int], list[Triple]]] = {
-    "know": lambda g, f, classes, limit: g.steps(classes, relations={_relation(f)}, limit=limit),
-    "verify_know": lambda g, f, classes, limit: g.steps(classes, relations={_relation(f)}, limit=limit),
+NEEDS: dict[str, Callable[[WalkedKnowledge, Fact, set[str], int], list[Triple]]] = {
+    "know": lambda g, f, classes, limit: g.hops(classes, relations={_relation(f)}, limit=limit),
+    "verify_know": lambda g, f, classes, limit: g.hops(classes, relations={_relation(f)}, limit=limit),
     "infer": _infer,
 }
 
@@ -152,7 +152,7 @@ def edges(knowledge: Knowledge, question: Question, classes: Iterable[str], *,
           together: Mapping[str, Collection[str]] | None = None, limit: int = LIMIT) -> list[Triple]:
     """The edges (as walked) a question needs, each once with its greatest weight, sorted;
     `together`, where given, narrows where a step's walks start (`starts`)."""
-    graph = Graph(knowledge)
+    graph = WalkedKnowledge(knowledge)
     scene = set(classes)
     steps = {fact.args[0]: fact for fact in question if fact.name != END}
     found: list[Triple] = []
