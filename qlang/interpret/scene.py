@@ -18,14 +18,14 @@ SCENE_ATTRIBUTES = ("location", "weather")
 
 
 @dataclass(frozen=True, slots=True)
-class Relation:
+class SceneRelation:
     name: str
     #: the id of the object at the other end
     other: str
 
 
 @dataclass(frozen=True, slots=True)
-class Box:
+class SceneBox:
     x: float
     y: float
     w: float
@@ -38,10 +38,10 @@ class SceneObject:
     name: str
     attributes: tuple[str, ...]
     #: relations the object is the subject of
-    outgoing: tuple[Relation, ...]
+    outgoing: tuple[SceneRelation, ...]
     #: relations the object is the object of (`other` is their subject)
-    incoming: tuple[Relation, ...]
-    box: Box
+    incoming: tuple[SceneRelation, ...]
+    box: SceneBox
 
 
 @dataclass(frozen=True)
@@ -56,15 +56,16 @@ class Scene:
     def from_json(cls, graph: Mapping[str, Any]) -> Scene:
         """A scene from one graph of a GQA ``*_sceneGraphs.json`` file."""
         raw: Mapping[str, Any] = graph["objects"]
-        incoming: dict[str, list[Relation]] = {oid: [] for oid in raw}
+        incoming: dict[str, list[SceneRelation]] = {oid: [] for oid in raw}
         for oid, obj in raw.items():
             for rel in obj.get("relations", []):
-                incoming[str(rel["object"])].append(Relation(rel["name"], oid))
+                incoming[str(rel["object"])].append(SceneRelation(rel["name"], oid))
         objects = {
             oid: SceneObject(oid, obj["name"], tuple(obj.get("attributes", [])),
-                             tuple(Relation(r["name"], str(r["object"])) for r in obj.get("relations", [])),
+                             tuple(SceneRelation(r["name"], str(r["object"]))
+                                   for r in obj.get("relations", [])),
                              tuple(incoming[oid]),
-                             Box(*(float(obj[k]) for k in ("x", "y", "w", "h"))))
+                             SceneBox(*(float(obj[k]) for k in ("x", "y", "w", "h"))))
             for oid, obj in raw.items()
         }
         context = {key: graph[key] for key in SCENE_ATTRIBUTES if isinstance(graph.get(key), str)}
