@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 from qlang.errors import CheckError, Diagnostic, Source
 from qlang.ir import Node
 from qlang.ontology import Ontology
-from qlang.passes import check as _check
+from qlang.passes import typecheck as _check
 from qlang.passes.canonical import canonicalize
 from qlang.passes.lower import facts
 from qlang.syntax import SYNTAXES, detect

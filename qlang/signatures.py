@@ -61,7 +61,7 @@ class Signature:
     #: positions (among the literals) of alternatives that form a set: a choice's two options
     alternatives: tuple[int, ...] = ()
     #: it reads the knowledge in use, so its class and value literals may also be any word
-    #: the knowledge knows (`qlang.passes.check`)
+    #: the knowledge knows (`qlang.passes.typecheck`)
     knowledge: bool = False
     #: operands and literals together (set from them; every checked node reads it)
     arity: int = field(init=False)

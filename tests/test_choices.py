@@ -7,7 +7,7 @@ import pytest
 
 import qlang
 from qlang.passes.canonical import equivalent
-from qlang.passes.check import check as diagnostics
+from qlang.passes.typecheck import check as diagnostics
 from qlang.small.automaton import Automaton
 from qlang.small.parser import SmallParser
 from qlang.small.tokens import op_token, target_vocabulary

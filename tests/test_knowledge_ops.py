@@ -22,7 +22,7 @@ from qlang.knowledge.graph import Knowledge
 from qlang.knowledge.index import build
 from qlang.knowledge.triples import Triple
 from qlang.ontology import load
-from qlang.passes import check as checker
+from qlang.passes import typecheck as checker
 from qlang.passes.lower import facts
 from qlang.syntax import SYNTAXES
 from tests.conftest import graphs

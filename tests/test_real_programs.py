@@ -7,7 +7,7 @@ from collections import Counter
 import qlang
 from qlang.errors import QlangError
 from qlang.passes.canonical import canonicalize
-from qlang.passes.check import check
+from qlang.passes.typecheck import check
 from qlang.syntax import SYNTAXES, gqa
 from tests.conftest import all_questions, questions
 

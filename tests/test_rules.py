@@ -22,9 +22,9 @@ from qlang.errors import CheckError, ParseError, Source, Span
 from qlang.interpret.rules import Facts, derive
 from qlang.ontology import load
 from qlang.passes import lower as lower_program
-from qlang.passes.check import check as check_program
+from qlang.passes.typecheck import check as check_program
 from qlang.rules import Rules, read
-from qlang.rules.lower import add, lower
+from qlang.rules.statements import add, lower
 from qlang.rules.model import Atom, Different, Literal, Rule, Var, Word, show
 from qlang.rules.syntax import _Builder, parse
 from qlang.syntax import _lark
@@ -60,7 +60,7 @@ def as_facts(atoms: Iterable[tuple[str, Sequence[str]]],
 def solved(checked: Rules, scene: str, question: str = EXIST,
            known: frozenset[tuple[str, str, str]] = frozenset()) -> list[list[clingo.Symbol]]:
     """The optimal models of the theory, the scene, the knowledge's facts and the lowered rules:
-    what `solve` will ground once it takes rules (see qlang.rules.lower)."""
+    what `solve` will ground once it takes rules (see qlang.rules.statements)."""
     ctl = clingo.Control(["--opt-mode=optN", "--models=0"], logger=lambda code, message: None)
     ctl.add("base", [], program.program({f.name for f in read_question(question)}, scene))
     ctl.add("base", [], scene)
@@ -264,7 +264,7 @@ def test_declared_words_extend_the_ontology_for_programs_over_the_rules() -> Non
                "exist(relate_any(scene(), cheers, subject)))")
     root = qlang.parse(program)
     assert {d.kind for d in check_program(root)} == {"vocabulary"}
-    assert check_program(root, ontology=checked.vocabulary.extend(load())) == []
+    assert check_program(root, ontology=checked.declared.extend(load())) == []
 
 
 def test_a_derived_class_brings_its_ontology_ancestors() -> None:
@@ -358,7 +358,7 @@ def test_programs_use_derived_facts_as_the_scenes(question: str, answer: str) ->
     socks are no clothing in GQA's ontology), the shoes are sporty, and the man wears them."""
     checked = rules(EXAMPLE.read_text(), str(EXAMPLE))
     root = qlang.parse(question)
-    assert check_program(root, ontology=checked.vocabulary.extend(load())) == []
+    assert check_program(root, ontology=checked.declared.extend(load())) == []
     asked = "\n".join(str(f) for f in lower_program.facts(root))
     models = solved(checked, encode(graphs("emma")["2353884"], "emma"), asked)
     assert {from_term(str(a.arguments[0])) for m in models for a in m if a.name == "ans"} == {answer}

@@ -5,7 +5,7 @@ knowledge bases), travels to batch workers by pickle (the checked rules as they 
 knowledge as its indexes' paths) and becomes, for one question over one scene, what its clingo
 Control gets beside the theory, the scene and the question:
 
-- the rules' statements (`qlang.rules.lower`), lowered once per process;
+- the rules' statements (`qlang.rules.statements`), lowered once per process;
 - the knowledge facts the rules' ``know`` literals read (`rule_facts`): the edges of the
   relations they name that walks of as many steps as one rule has ``know`` literals take, out of
   the words a literal's head may be (a word of the rules, or the scene's where a scene literal
@@ -44,7 +44,7 @@ from qlang.ir import Node
 from qlang.knowledge.graph import Knowledge
 from qlang.ontology import Ontology, load
 from qlang.rules.check import Rules
-from qlang.rules.lower import add, lower
+from qlang.rules.statements import add, lower
 from qlang.rules.model import CLASS, Literal, Term, Var, Word
 
 #: The most knowledge edges a scene grounds for the rules (a hub of a large base has thousands).
@@ -81,7 +81,7 @@ class Background:
 
     def ontology(self) -> Ontology:
         """What programs over these rules are checked against: GQA's words and the rules' own."""
-        return load() if self.rules is None else self.rules.vocabulary.extend(load())
+        return load() if self.rules is None else self.rules.declared.extend(load())
 
     def check(self, root: Node, *, open_vocabulary: bool = False, source: Source | None = None
               ) -> list[Diagnostic]:

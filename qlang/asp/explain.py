@@ -24,7 +24,7 @@ from qlang.asp.question import Question
 from qlang.asp.solve import DEFAULT_LIMITS, Answer, Limits, Session
 from qlang.asp_names import from_term, to_symbol, to_term
 from qlang.rules.check import Rules
-from qlang.rules.lower import DERIVES
+from qlang.rules.statements import DERIVES
 from qlang.rules.model import Different, Rule, Term, Var, show
 from qlang.signatures import SIGNATURES, Type
 

@@ -35,7 +35,7 @@ from qlang.asp.program import SEMANTICS, theory
 from qlang.asp.question import Question
 from qlang.asp_names import from_term, to_symbol, to_term
 from qlang.errors import QlangError, error
-from qlang.rules.lower import add
+from qlang.rules.statements import add
 from qlang.signatures import SIGNATURES
 
 __all__ = ["DEFAULT_LIMITS", "SEMANTICS", "Answer", "Limits", "Result", "Scene", "Session",

@@ -1,7 +1,7 @@
 """Rules evaluated in Python: the facts a checked rules file derives from a scene's, stratum by
 stratum, each stratum to its fixpoint.
 
-This is the semantics the ASP lowering (`qlang.rules.lower`) is held to by the differential
+This is the semantics the ASP lowering (`qlang.rules.statements`) is held to by the differential
 tests: the checker's strata are stratified, so the rules have one model, the one computed here.
 The scene is read as the theory reads it: facts derived under a real attribute category are
 also facts of the category ``any`` (theory/qlang.lp's ``has_attr(O, any, V)``).

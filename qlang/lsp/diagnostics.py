@@ -16,7 +16,7 @@ from qlang.knowledge import tsv
 from qlang.knowledge.lines import Line
 from qlang.lsp.documents import Document
 from qlang.lsp.languages import KNOWLEDGE, RULES
-from qlang.passes.check import check
+from qlang.passes.typecheck import check
 
 
 def diagnostics(document: Document, *, open_vocabulary: bool, related: bool) -> list[types.Diagnostic]:

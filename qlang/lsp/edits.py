@@ -15,7 +15,7 @@ from qlang import api
 from qlang.errors import QlangError
 from qlang.lsp import languages
 from qlang.lsp.documents import Document
-from qlang.passes.check import check
+from qlang.passes.typecheck import check
 from qlang.syntax import SYNTAXES
 
 #: The code action kind of converting to syntax X is this, then ".X".

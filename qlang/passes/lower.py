@@ -32,7 +32,7 @@ class Fact(NamedTuple):
 
 
 def facts(root: Node, *, unfold: bool = False) -> list[Fact]:
-    """The flat facts of a program, without judging it (see `qlang.lower` for the checked path);
+    """The flat facts of a program, without judging it (`qlang.api.lower` checks it first);
     `unfold`: a step per occurrence of a node (module docstring)."""
     if unfold:
         return _unfolded(root)

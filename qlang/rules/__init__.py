@@ -22,10 +22,10 @@ each place it stands.
 
 `read` parses and checks a file (`qlang.rules.check`: vocabulary, sorts, safety and
 stratified negation, every problem located); the rules mean their stratified model
-(`qlang.interpret.rules` computes it in Python); `qlang.rules.lower` lowers them into clingo
-structures beside the theory, which stays as it is.
+(`qlang.interpret.rules` computes it in Python); `qlang.rules.statements` lowers them into
+clingo structures beside the theory, which stays as it is.
 """
 
-from qlang.rules.check import Rules, Vocabulary, read
+from qlang.rules.check import DeclaredWords, Rules, read
 
-__all__ = ["Rules", "Vocabulary", "read"]
+__all__ = ["DeclaredWords", "Rules", "read"]

@@ -2,7 +2,7 @@
 
 What is checked, per statement:
 - declarations: ``class`` and ``rel`` list words, ``attr`` one category and its values after
-  ``:``; the words declared join the ontology's (`Vocabulary.extend`), for the rules and for
+  ``:``; the words declared join the ontology's (`DeclaredWords.extend`), for the rules and for
   the programs that use what they derive;
 - predicates exist ("did you mean"), with their arity; only ``class``, ``attr`` and ``rel``
   may be derived (knowledge comes from knowledge bases);
@@ -60,7 +60,7 @@ _DECLARATIONS = {"class": Sort.CLASS, "attr": Sort.CATEGORY, "rel": Sort.RELATIO
 
 
 @dataclass(frozen=True, slots=True)
-class Vocabulary:
+class DeclaredWords:
     """The words a rules file declares."""
 
     classes: frozenset[str] = frozenset()
@@ -90,7 +90,7 @@ class Rules:
     order, and the order they are evaluated in."""
 
     rules: tuple[Rule, ...]
-    vocabulary: Vocabulary
+    declared: DeclaredWords
     #: the rules' indices, stratum by stratum: a stratum reads what earlier ones derive
     strata: tuple[tuple[int, ...], ...]
     source: Source
@@ -105,15 +105,15 @@ def check(parsed: Parsed, source: Source | None = None, ontology: Ontology | Non
     """The checked rules, or a `CheckError` with every problem, in file order."""
     source = source or Source("")
     checker = _Checker(ontology or load())
-    vocabulary = checker.declarations(parsed.declarations)
-    checker.ontology = vocabulary.extend(checker.ontology)
+    declared = checker.declarations(parsed.declarations)
+    checker.ontology = declared.extend(checker.ontology)
     rules = tuple(checker.rule(rule) for rule in parsed.rules)
     if not checker.diagnostics:
         order, cycles = strata.stratify(rules)
         checker.diagnostics += cycles
     if checker.diagnostics:
         raise CheckError(sorted(checker.diagnostics, key=lambda d: d.span or Span(0, 0, 0, 0)), source)
-    return Rules(rules, vocabulary, order, source)
+    return Rules(rules, declared, order, source)
 
 
 @dataclass
@@ -128,7 +128,7 @@ class _Checker:
 
     # --- declarations ----------------------------------------------------------------------
 
-    def declarations(self, declarations: tuple[Declaration, ...]) -> Vocabulary:
+    def declarations(self, declarations: tuple[Declaration, ...]) -> DeclaredWords:
         words: dict[Sort, set[str]] = {sort: set() for sort in _DECLARATIONS.values()}
         categories: dict[str, set[str]] = {}
         for declaration in declarations:
@@ -139,9 +139,9 @@ class _Checker:
             if sort is Sort.CATEGORY:
                 categories.setdefault(declaration.words[0].value, set()).update(
                     w.value for w in declaration.values or ())
-        return Vocabulary(frozenset(words[Sort.CLASS]),
-                          {c: frozenset(vs) for c, vs in categories.items()},
-                          frozenset(words[Sort.RELATION]))
+        return DeclaredWords(frozenset(words[Sort.CLASS]),
+                             {c: frozenset(vs) for c, vs in categories.items()},
+                             frozenset(words[Sort.RELATION]))
 
     def declaration(self, declaration: Declaration) -> Sort | None:
         """The sort of words it declares; None where it is wrong (reported)."""

@@ -52,7 +52,7 @@ def matches(literal: Key, head: Key) -> bool:
         and (second is None or head[2] is None or second == head[2])
 
 
-class Graph:
+class DependencyGraph:
     """Who depends on whom: the rules (nodes ``0..n-1``), each a node per distinct body literal
     (a query) that depends on the nodes of the head keys it matches, each of which depends on
     the rules with such a head.  Queries and keys are shared, so a long file's graph stays
@@ -149,7 +149,7 @@ def components(edges: list[dict[int, Literal | None]]) -> list[list[int]]:
 def stratify(rules: Sequence[Rule]) -> tuple[tuple[tuple[int, ...], ...], list[Diagnostic]]:
     """The rules' indices stratum by stratum, and a diagnostic for each component of the
     graph that negates its own derivations."""
-    graph = Graph(rules)
+    graph = DependencyGraph(rules)
     order = components(graph.edges)
     problems = []
     for component in order:
@@ -163,7 +163,8 @@ def stratify(rules: Sequence[Rule]) -> tuple[tuple[tuple[int, ...], ...], list[D
     return tuple(s for s in strata if s), problems
 
 
-def _cycle(graph: Graph, members: set[int], start: int, query: int, literal: Literal) -> Diagnostic:
+def _cycle(graph: DependencyGraph, members: set[int], start: int, query: int,
+           literal: Literal) -> Diagnostic:
     """The cycle from the rule `start` through its negated literal, and back to `start`."""
     rules = graph.rules
     path = [start, *_path(graph.edges, members, query, start)]

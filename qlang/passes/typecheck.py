@@ -31,7 +31,7 @@ _KNOWN = {Kind.CLASS: "class", Kind.ATTR: "attribute category", Kind.VALUE: "att
 
 
 @dataclass
-class _Checker:
+class _TypeChecker:
     ontology: Ontology
     open_vocabulary: bool
     given: Knowledge | None
@@ -139,7 +139,7 @@ def check(root: Node, *, open_vocabulary: bool = False, ontology: Ontology | Non
           knowledge: Knowledge | None = None) -> list[Diagnostic]:
     """All diagnostics of a program, errors and warnings, in source order of discovery;
     `knowledge`: the knowledge in use (the bundled base when not given; module docstring)."""
-    checker = _Checker(ontology or load(), open_vocabulary, knowledge)
+    checker = _TypeChecker(ontology or load(), open_vocabulary, knowledge)
     for node in postorder(root):
         checker.types[node] = checker.node(node)
     result = checker.types[root]
