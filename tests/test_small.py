@@ -22,7 +22,7 @@ from qlang.small import model as small_model
 from qlang.small.automaton import Automaton
 from qlang.small.calibrate import MARGIN, choose, curve
 from qlang.small.network import Config
-from qlang.small.parser import SMALL_MODEL, Parsed, SmallParser
+from qlang.small.parser import SMALL_MODEL, Decoded, SmallParser
 from qlang.small.search import beam_search
 from qlang.small.tokens import EOS, from_prefix, prefix, target_vocabulary
 from qlang.syntax import gqa
@@ -196,7 +196,7 @@ def test_batched_and_single_decoding_agree(trained, few) -> None:
 def test_calibration_picks_the_fastest_threshold_within_slack() -> None:
     golds = [qlang.parse(f"exist(select(scene(), {w}))") for w in ("car", "cat", "dog", "cup")]
     wrong = qlang.parse("exist(select(scene(), bus))")
-    parsed = [Parsed(golds[0], 0.9), Parsed(golds[1], 0.8), Parsed(wrong, 0.7), Parsed(golds[3], 0.6)]
+    parsed = [Decoded(golds[0], 0.9), Decoded(golds[1], 0.8), Decoded(wrong, 0.7), Decoded(golds[3], 0.6)]
     points = curve(parsed, golds, [True, True, True, False])
     assert [p.coverage for p in points] == [0.25, 0.5, 0.75, 1.0]
     assert [p.cascade_exact for p in points] == [0.75, 0.75, 0.5, 0.75]

@@ -48,7 +48,7 @@ class Derivation:
 
 
 @dataclass(frozen=True, slots=True)
-class Step:
+class ExplainedStep:
     step: int
     op: str
     operands: tuple[int, ...]
@@ -77,7 +77,7 @@ class Step:
 @dataclass(frozen=True, slots=True)
 class Explanation:
     answer: Answer
-    steps: tuple[Step, ...]
+    steps: tuple[ExplainedStep, ...]
     #: object -> its name, to show objects readably
     names: dict[str, str]
 
@@ -97,7 +97,7 @@ class Explanation:
             lines += [f"      {path}" for path in s.paths]
         return "\n".join(lines)
 
-    def bound(self) -> list[Step]:
+    def bound(self) -> list[ExplainedStep]:
         """The steps that yield objects: the objects each kept are the answer's bindings."""
         return [s for s in self.steps if SIGNATURES[s.op].result in (Type.OBJECTS, Type.OBJECT)]
 
@@ -111,7 +111,7 @@ class Explanation:
         """The bindings as text, a step a line: ``#1 select(#0, shorts) -> 2353891 (shorts)``."""
         return "\n".join(f"#{s.step} {s.call()} -> {self._objects(s) or '(none)'}" for s in self.bound())
 
-    def _objects(self, step: Step) -> str:
+    def _objects(self, step: ExplainedStep) -> str:
         return ", ".join(f"{o} ({self.names[o]})" if o in self.names else o for o in step.objects)
 
 
@@ -159,12 +159,12 @@ def trace(answer: Answer, atoms: tuple[clingo.Symbol, ...], rules: Rules | None 
         focus = set(kept.get(step.number) or [o for t in operands for o in kept.get(t, [])])
         words = {str(a) for a in args[width:]}
         supporting = [f for f in scene if _supports(f, focus, words)]
-        steps.append(Step(step.number, atom.name, operands,
-                          tuple(from_term(str(a)) for a in args[width:]),
-                          tuple(sorted(kept.get(step.number, []))), values.get(step.number),
-                          tuple(map(str, supporting)),
-                          tuple(d for f in supporting for d in derived.get(f, ())),
-                          tuple(behind.get(step.number, ()))))
+        steps.append(ExplainedStep(step.number, atom.name, operands,
+                                   tuple(from_term(str(a)) for a in args[width:]),
+                                   tuple(sorted(kept.get(step.number, []))), values.get(step.number),
+                                   tuple(map(str, supporting)),
+                                   tuple(d for f in supporting for d in derived.get(f, ())),
+                                   tuple(behind.get(step.number, ()))))
     return Explanation(answer, tuple(steps), names)
 
 

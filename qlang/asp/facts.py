@@ -54,7 +54,7 @@ INTEGER = re.compile(r"-?[0-9]+")
 
 
 @dataclass(frozen=True, slots=True)
-class Kind:
+class FactSchema:
     """What a text of ground facts may hold, and how an error names it."""
 
     #: "scene", "question"
@@ -65,7 +65,7 @@ class Kind:
     listed: str
 
 
-SCENE = Kind("scene", PREDICATES, ", ".join(f"{name}/{arity}" for name, arity in PREDICATES.items()))
+SCENE = FactSchema("scene", PREDICATES, ", ".join(f"{name}/{arity}" for name, arity in PREDICATES.items()))
 
 
 class Invalid(Exception):
@@ -77,7 +77,7 @@ class Invalid(Exception):
         self.position = position
 
 
-def read(text: str, kind: Kind) -> Iterator[tuple[str, list[str], int]]:
+def read(text: str, kind: FactSchema) -> Iterator[tuple[str, list[str], int]]:
     """Each fact of `text`: its predicate, its arguments as written and its offset; raises
     `Invalid` at the first thing that is not a ground fact of `kind`."""
     if (unreadable := _UNREADABLE.search(text)) is not None:
@@ -105,7 +105,7 @@ def _held(integer: str) -> bool:
     return len(integer) <= len(str(INT_RANGE.start)) and int(integer) in INT_RANGE
 
 
-def _not_a_fact(text: str, position: int, kind: Kind) -> Invalid:
+def _not_a_fact(text: str, position: int, kind: FactSchema) -> Invalid:
     """Why no ground fact starts at `position`: a space clingo does not read, where one is in
     the way (between facts, or between a fact's tokens), else what may be there."""
     spaced = _SPACED_FACT.match(text, position)

@@ -29,8 +29,8 @@ from qlang.signatures import END, SIGNATURES
 #: A lowered question: its steps' facts, then ``end``.
 Question = Sequence[Fact]
 
-QUESTION = facts.Kind("question", {op: sig.arity + 1 for op, sig in SIGNATURES.items()} | {END: 1},
-                      "the operations' steps and end/1")
+QUESTION = facts.FactSchema("question", {op: sig.arity + 1 for op, sig in SIGNATURES.items()} | {END: 1},
+                            "the operations' steps and end/1")
 
 
 def read(text: str, *, name: str = "<input>") -> list[Fact]:

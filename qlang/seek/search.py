@@ -37,7 +37,7 @@ class Bounds:
 
 
 @dataclass(frozen=True)
-class Step:
+class ToolCall:
     number: int
     state: str
     tool: str
@@ -61,7 +61,7 @@ class Sought:
     reason: str
     #: the program answered (the last kept)
     program: str | None
-    steps: tuple[Step, ...]
+    steps: tuple[ToolCall, ...]
     planner: str
     stages: Stages
 
@@ -112,7 +112,7 @@ def seek(question: str | None, context: Context, *, image: str | None = None,
         memory.add(Programmed("given", program))
         state = "translate"
     excluded: set[str] = set()
-    steps: list[Step] = []
+    steps: list[ToolCall] = []
     #: why no answer yet: how the last answer was judged (solve, explain), else the last failure
     doubts: dict[bool, str] = {}
     while True:
@@ -131,8 +131,8 @@ def seek(question: str | None, context: Context, *, image: str | None = None,
         began = time.perf_counter()
         output = tool.run(memory, context)
         verdict = judge(tool.name, output, memory, context)
-        steps.append(Step(len(steps) + 1, state, tool.name, output.brief(), verdict,
-                          (time.perf_counter() - began) * 1000))
+        steps.append(ToolCall(len(steps) + 1, state, tool.name, output.brief(), verdict,
+                              (time.perf_counter() - began) * 1000))
         if tool.name in ("solve", "explain") or verdict.kind == UNINFORMATIVE:
             doubts[tool.name in ("solve", "explain")] = verdict.why
         if verdict.kind == UNINFORMATIVE:
@@ -147,7 +147,7 @@ def seek(question: str | None, context: Context, *, image: str | None = None,
     return _sought(None, 0.0, reason, memory, steps, planner, context, loads_before)
 
 
-def _sought(answer: str | None, confidence: float, reason: str, memory: Memory, steps: list[Step],
+def _sought(answer: str | None, confidence: float, reason: str, memory: Memory, steps: list[ToolCall],
             planner: Planner, context: Context, loads_before: dict[str, float]) -> Sought:
     stages = Stages()
     for label, seconds in context.loaded.seconds.items():  # the models this search loaded

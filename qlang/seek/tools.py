@@ -32,7 +32,7 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from qlang.asp.background import Background
-from qlang.asp.explain import Step as ExplainedStep
+from qlang.asp.explain import ExplainedStep
 from qlang.asp.explain import explain as explain_answer
 from qlang.asp.scene import encode
 from qlang.asp.solve import DEFAULT_LIMITS, Limits, solve

@@ -17,7 +17,7 @@ from qlang.api import parse
 from qlang.errors import QlangError
 from qlang.ir import Node
 from qlang.passes.canonical import equivalent
-from qlang.small.parser import Parsed
+from qlang.small.parser import Decoded
 from qlang.syntax import detect
 
 #: How far below the lowest confidence it admits a threshold lies: ten times the 1e-7 or so by
@@ -45,7 +45,7 @@ def exact(program: str | None, gold: Node) -> bool:
         return False
 
 
-def curve(parsed: Sequence[Parsed], golds: Sequence[Node], fallback: Sequence[bool]) -> list[Point]:
+def curve(parsed: Sequence[Decoded], golds: Sequence[Node], fallback: Sequence[bool]) -> list[Point]:
     """The cascade at every threshold the dev confidences suggest, highest first.  A threshold
     lies `MARGIN` below the lowest confidence it admits (or halfway to the next lower one, if
     that is nearer), never on a confidence."""
@@ -64,7 +64,7 @@ def curve(parsed: Sequence[Parsed], golds: Sequence[Node], fallback: Sequence[bo
     return points
 
 
-def small_exact(parsed: Sequence[Parsed], golds: Sequence[Node]) -> list[bool]:
+def small_exact(parsed: Sequence[Decoded], golds: Sequence[Node]) -> list[bool]:
     """Whether the small parser's program for each question is exact."""
     return [p.root is not None and equivalent(p.root, g) for p, g in zip(parsed, golds, strict=True)]
 

@@ -23,7 +23,7 @@ SMALL_MODEL = package_data("models", "small-qlang")
 
 
 @dataclass(frozen=True, slots=True)
-class Parsed:
+class Decoded:
     root: Node | None
     #: the probability the constrained model gives the program (0 when there is none)
     probability: float
@@ -55,7 +55,7 @@ class SmallParser:
     def threshold(self) -> float | None:
         return self.network.config.threshold
 
-    def parse(self, questions: Sequence[str], knowledge: Knowledge | None = None) -> list[Parsed]:
+    def parse(self, questions: Sequence[str], knowledge: Knowledge | None = None) -> list[Decoded]:
         """The best program of each question, decoded together.  `knowledge`: the knowledge in
         use (None: the bundled base), whose words a knowledge operation may copy from the
         question, and which the checker reads: a word only it knows can be written, and no word
@@ -63,7 +63,7 @@ class SmallParser:
         return [self._best(candidates, knowledge) for candidates in beam_search(
             self.network, self.automaton, questions, self.beam, self._knows(knowledge))]
 
-    def programs(self, question: str, knowledge: Knowledge | None = None) -> list[Parsed]:
+    def programs(self, question: str, knowledge: Knowledge | None = None) -> list[Decoded]:
         """The k best programs of one question (k: the beam), most probable first, those that
         check (against `knowledge`, as `parse`): the alternatives to its best."""
         (candidates,) = beam_search(self.network, self.automaton, [question], self.beam,
@@ -75,7 +75,7 @@ class SmallParser:
         return self.knows if knowledge is None else knowledge.knows
 
     @classmethod
-    def _best(cls, candidates: Sequence[Candidate], knowledge: Knowledge | None) -> Parsed:
+    def _best(cls, candidates: Sequence[Candidate], knowledge: Knowledge | None) -> Decoded:
         """The most probable candidate that checks (the search admits only such: a candidate
         refused here would be a bug, reported rather than returned)."""
         problem: QlangError | None = None
@@ -84,17 +84,17 @@ class SmallParser:
             if parsed.root is not None:
                 return parsed
             problem = parsed.error
-        return Parsed(None, 0.0, error=problem or error(QlangError, "translate",
-                                                        "the small parser found no program"))
+        return Decoded(None, 0.0, error=problem or error(QlangError, "translate",
+                                                         "the small parser found no program"))
 
     @staticmethod
-    def _checked(candidate: Candidate, knowledge: Knowledge | None) -> Parsed:
+    def _checked(candidate: Candidate, knowledge: Knowledge | None) -> Decoded:
         """A candidate as a program, or the error that keeps it from being one."""
         try:
             root = from_prefix(candidate.tokens)
             errors = [d for d in check(root, knowledge=knowledge) if not d.warning]
         except QlangError as exc:
-            return Parsed(None, 0.0, candidate.tokens, exc)
+            return Decoded(None, 0.0, candidate.tokens, exc)
         if errors:
-            return Parsed(None, 0.0, candidate.tokens, QlangError(errors))
-        return Parsed(root, candidate.probability, candidate.tokens)
+            return Decoded(None, 0.0, candidate.tokens, QlangError(errors))
+        return Decoded(root, candidate.probability, candidate.tokens)

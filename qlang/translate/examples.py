@@ -39,13 +39,13 @@ class Example:
 
 
 @dataclass(frozen=True, slots=True)
-class Pool:
+class ExamplePool:
     examples: tuple[Example, ...]
     #: ids of the records whose gold program could not be read
     skipped: tuple[str, ...]
 
 
-def read_pool(path: str | Path = DEFAULT_POOL) -> Pool:
+def read_pool(path: str | Path = DEFAULT_POOL) -> ExamplePool:
     """The examples of a question file; raises QlangError if it cannot be read or holds none."""
     try:
         entries = read_questions(limits.read(path, limits.QUESTIONS), str(path))
@@ -62,7 +62,7 @@ def read_pool(path: str | Path = DEFAULT_POOL) -> Pool:
         why = next((entry.problem for entry in entries if entry.problem), None)
         raise error(QlangError, "input", "the example pool holds no question with a gold program qlang "
                     "reads", hint=why, path=path)
-    return Pool(tuple(examples), tuple(skipped))
+    return ExamplePool(tuple(examples), tuple(skipped))
 
 
 def load_pool(path: str | Path | None = None) -> list[Example]:

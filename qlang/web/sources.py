@@ -16,7 +16,7 @@ from qlang.paths import SHARED_DATA
 
 
 @dataclass(frozen=True, slots=True)
-class Example:
+class ExamplePhoto:
     """A bundled photo: its name on the page, what it shows, and how scikit-image gives it."""
 
     name: str
@@ -26,10 +26,10 @@ class Example:
 
 #: scikit-image's photographs (`skimage.data`), as tests/test_vision_photos.py uses them.
 EXAMPLES = (
-    Example("chelsea", "a cat (Chelsea)", lambda data: data.chelsea()),
-    Example("coffee", "a cup of coffee on a table", lambda data: data.coffee()),
-    Example("astronaut", "an astronaut (Eileen Collins)", lambda data: data.astronaut()),
-    Example("motorcycle", "a motorcycle", lambda data: data.stereo_motorcycle()[0]),
+    ExamplePhoto("chelsea", "a cat (Chelsea)", lambda data: data.chelsea()),
+    ExamplePhoto("coffee", "a cup of coffee on a table", lambda data: data.coffee()),
+    ExamplePhoto("astronaut", "an astronaut (Eileen Collins)", lambda data: data.astronaut()),
+    ExamplePhoto("motorcycle", "a motorcycle", lambda data: data.stereo_motorcycle()[0]),
 )
 
 
