@@ -18,8 +18,8 @@ from unittest import mock
 
 import qlang
 from qlang.passes.canonical import canonicalize
-from qlang.passes.typecheck import check
 from qlang.passes.lower import facts
+from qlang.passes.typecheck import check
 from qlang.paths import GQA_QUESTIONS
 from qlang.syntax import SYNTAXES, _lark, gqa
 

@@ -24,8 +24,8 @@ from qlang.asp.question import Question
 from qlang.asp.solve import DEFAULT_LIMITS, Answer, Limits, Session
 from qlang.asp_names import from_term, to_symbol, to_term
 from qlang.rules.check import Rules
-from qlang.rules.statements import DERIVES
 from qlang.rules.model import Different, Rule, Term, Var, show
+from qlang.rules.statements import DERIVES
 from qlang.signatures import SIGNATURES, Type
 
 _VALUES = ("bool", "attr_value", "attr", "rel")
