@@ -61,12 +61,12 @@ def warm(rounds: int) -> dict[tuple[str, bool], list[float]]:
     from qlang.seek import Context, seek
     from qlang.translate.factory import Loaded, make
     from qlang.translate.translator import Settings
-    from qlang.vision.pipeline import Options, perceiver
+    from qlang.vision.pipeline import Options, make_perceiver
 
     context = Context()
     translator = make(Settings(translator="cascade"), context.models, Loaded())
-    looker = perceiver(Options())
-    context.looker = looker
+    perceiver = make_perceiver(Options())
+    context.perceiver = perceiver
     scenes = {}
     for _, flag, path in questions():
         if flag == "--scene":
@@ -84,7 +84,7 @@ def warm(rounds: int) -> dict[tuple[str, bool], list[float]]:
                     if len(sought.steps) != 3 or sought.answer is None:
                         raise SystemExit(f"{question!r} is not answered on the first try:\n{sought.render()}")
                 else:
-                    pipeline.ask(question, translator, scene=facts, image=image, looker=looker)
+                    pipeline.ask(question, translator, scene=facts, image=image, perceiver=perceiver)
                 if round_:
                     times.setdefault((question, seeking), []).append(time.perf_counter() - start)
     return times

@@ -38,7 +38,7 @@ def main() -> None:
 
     options = pipeline.Options(refine=args.refine)
     start = time.perf_counter()
-    looker = pipeline.perceiver(options)
+    perceiver = pipeline.make_perceiver(options)
     print(f"load detector: {1000 * (time.perf_counter() - start):.0f} ms; {os.cpu_count()} CPUs "
           f"({platform.machine()}), refine={args.refine}")
     print(f"{'photo':16} {'read':>6} {'perceive':>9} {'scene':>6} {'solve':>6} {'total':>6}  answer")
@@ -48,7 +48,7 @@ def main() -> None:
         runs: dict[str, list[float]] = {}
         for _ in range(args.repeat):
             stages = Stages()
-            seen = pipeline.perceive(path, pipeline.from_program(root), looker, options.thresholds, stages)
+            seen = pipeline.perceive(path, pipeline.from_program(root), perceiver, options.thresholds, stages)
             answer = solve_program(root, seen.facts, stages=stages).answers
             for stage, seconds in stages.seconds.items():
                 runs.setdefault(stage, []).append(1000 * seconds)

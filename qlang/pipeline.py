@@ -73,7 +73,7 @@ def load_perceiver(options: Options) -> Future[tuple[Perceiver, float]]:
         from qlang.vision import pipeline
 
         start = time.perf_counter()
-        return pipeline.perceiver(options), time.perf_counter() - start
+        return pipeline.make_perceiver(options), time.perf_counter() - start
 
     pool = ThreadPoolExecutor(1, thread_name_prefix="qlang-perceiver")
     loading = pool.submit(load)
@@ -84,15 +84,15 @@ def load_perceiver(options: Options) -> Future[tuple[Perceiver, float]]:
 def ask(question: str, translator: Translates, *, scene: str | None = None, image: str | None = None,
         vision: Options | None = None, loaded: Loaded | None = None, top_k: int = 3,
         limits: Limits = DEFAULT_LIMITS, stages: Stages | None = None,
-        looker: Perceiver | None = None, background: Background | None = None) -> Answered:
+        perceiver: Perceiver | None = None, background: Background | None = None) -> Answered:
     """Translate `question`, then answer it (its k best distinct answers, as `answer`) over
     `scene` (facts) or the photo `image`, perceived for what the program needs; every model
     `loaded` on the way is a stage of its own, and the perceiver loads beside translating
-    unless `looker` is one already loaded (a server's).
+    unless `perceiver` is one already loaded (a server's).
     Raises `Untranslated` when no program came out, QlangError when no answer could be computed."""
     stages = stages or Stages()
     options = vision or Options()
-    looking = load_perceiver(options) if image is not None and looker is None else None
+    looking = load_perceiver(options) if image is not None and perceiver is None else None
     translation = translator.translate(question)
     for label, seconds in (loaded.seconds if loaded else {}).items():
         stages.add(label, seconds)
@@ -103,41 +103,41 @@ def ask(question: str, translator: Translates, *, scene: str | None = None, imag
         untranslated.translation = translation
         raise untranslated
     if looking is not None:
-        looker, seconds = looking.result()
+        perceiver, seconds = looking.result()
         stages.add("load detector (beside translating)", seconds)
-    answered = answer(translation.root, scene=scene, image=image, looker=looker,
+    answered = answer(translation.root, scene=scene, image=image, perceiver=perceiver,
                       thresholds=options.thresholds, top_k=top_k, limits=limits, stages=stages,
                       background=background)
     return replace(answered, translation=translation)
 
 
 def answer(root: Node, *, scene: str | None = None, image: str | None = None,
-           looker: Perceiver | None = None, thresholds: Thresholds | None = None, top_k: int = 3,
+           perceiver: Perceiver | None = None, thresholds: Thresholds | None = None, top_k: int = 3,
            limits: Limits = DEFAULT_LIMITS, stages: Stages | None = None,
            background: Background | None = None) -> Answered:
     """A checked program's k best distinct answers (a person asking wants no answer twice; each
-    with its best cost) over `scene` (facts) or the photo `image`, which `looker` perceives for
+    with its best cost) over `scene` (facts) or the photo `image`, which `perceiver` perceives for
     what the program needs, with the `background`'s knowledge and rules: `ask`'s second half,
     and the whole of answering a program edited by hand (`qlang.web`)."""
     stages = stages or Stages()
     perceived = None
     if image is not None:
-        if looker is None:
+        if perceiver is None:
             raise ValueError("answering about a photo needs a perceiver")
         from qlang.vision import pipeline
 
         with stages.time("extract"):
             concepts = pipeline.from_program(root)
-        perceived = pipeline.perceive(image, concepts, looker, thresholds or Thresholds(), stages)
+        perceived = pipeline.perceive(image, concepts, perceiver, thresholds or Thresholds(), stages)
         scene = perceived.facts
     if scene is None:
         raise ValueError("answering needs a scene or an image")
     answered = solve_program(root, scene, top_k=top_k, distinct=True, limits=limits, stages=stages,
                              background=background)
-    if perceived is not None and looker is not None and answered.answers:
+    if perceived is not None and perceiver is not None and answered.answers:
         from qlang.vision.sight import SIGHTS, blind_no
 
-        unseen = blind_no(SIGHTS[looker.name], root, answered.answers[0].value)
+        unseen = blind_no(SIGHTS[perceiver.name], root, answered.answers[0].value)
         if unseen:  # a "no" about what the perceiver cannot see is no answer
             return replace(answered, answers=(), perceived=perceived, unseen=unseen)
     return replace(answered, perceived=perceived)

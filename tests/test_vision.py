@@ -15,7 +15,7 @@ from qlang.vision import geometry, weighted
 from qlang.vision.colour import colours
 from qlang.vision.concepts import expand, extract, mentioned
 from qlang.vision.labels import COCO, COCO_RENAMED, gqa_class
-from qlang.vision.perception import Box, Detection, Perception, Relation
+from qlang.vision.perception import Detection, Perception, SeenBox, SeenRelation
 from qlang.vision.scoring import target_vs_neutral, target_vs_neutral_array
 
 
@@ -27,14 +27,14 @@ def test_eq8_is_a_softmax_of_target_against_neutral() -> None:
     assert target_vs_neutral_array([0.31, 0.25], 0.25, scale=100.0).tolist() == pytest.approx([p, 0.5])
 
 
-def _scene(*objects: Detection, relations: tuple[Relation, ...] = ()) -> dict[str, object]:
+def _scene(*objects: Detection, relations: tuple[SeenRelation, ...] = ()) -> dict[str, object]:
     return weighted.scene(Perception(300, 300, "test", list(objects), list(relations)))
 
 
 @pytest.mark.parametrize(("box", "h", "v"), [
-    (Box(0, 0, 50, 50), "left", "top"), (Box(120, 120, 180, 180), "middle", "middle"),
-    (Box(250, 200, 300, 300), "right", "bottom")])
-def test_a_box_gives_the_position(box: Box, h: str, v: str) -> None:
+    (SeenBox(0, 0, 50, 50), "left", "top"), (SeenBox(120, 120, 180, 180), "middle", "middle"),
+    (SeenBox(250, 200, 300, 300), "right", "bottom")])
+def test_a_box_gives_the_position(box: SeenBox, h: str, v: str) -> None:
     facts = weighted.facts(_scene(Detection("cup", 0.9, box, "cup")))
     assert f"has_attr(o0, hposition, {h})." in facts and f"has_attr(o0, vposition, {v})." in facts
 
@@ -56,19 +56,19 @@ def test_the_dominant_colour_wins_over_a_border_of_background() -> None:
     assert max(scores, key=scores.__getitem__) == "red" and scores["red"] > 0.6
 
 
-LEFT, RIGHT = Box(0, 40, 20, 60), Box(80, 40, 100, 60)
-TOP, BOTTOM = Box(40, 0, 60, 20), Box(40, 80, 60, 100)
-CUP, TABLE = Box(40, 10, 60, 32), Box(0, 30, 100, 80)
-PERSON, CAR = Box(30, 20, 50, 95), Box(0, 30, 100, 70)
-SPOON, BOWL = Box(45, 45, 55, 55), Box(30, 30, 70, 70)
+LEFT, RIGHT = SeenBox(0, 40, 20, 60), SeenBox(80, 40, 100, 60)
+TOP, BOTTOM = SeenBox(40, 0, 60, 20), SeenBox(40, 80, 60, 100)
+CUP, TABLE = SeenBox(40, 10, 60, 32), SeenBox(0, 30, 100, 80)
+PERSON, CAR = SeenBox(30, 20, 50, 95), SeenBox(0, 30, 100, 70)
+SPOON, BOWL = SeenBox(45, 45, 55, 55), SeenBox(30, 30, 70, 70)
 
 
 @pytest.mark.parametrize(("a", "relation", "b"), [
     (LEFT, "to the left of", RIGHT), (RIGHT, "to the right of", LEFT), (TOP, "above", BOTTOM),
     (BOTTOM, "below", TOP), (CUP, "on", TABLE), (CUP, "on top of", TABLE), (TABLE, "under", CUP),
     (SPOON, "in", BOWL), (SPOON, "inside", BOWL), (CUP, "near", TABLE), (PERSON, "in front of", CAR),
-    (CAR, "behind", PERSON), (LEFT, "next to", Box(22, 40, 42, 60))])
-def test_each_geometric_relation_holds_and_not_reversed(a: Box, relation: str, b: Box) -> None:
+    (CAR, "behind", PERSON), (LEFT, "next to", SeenBox(22, 40, 42, 60))])
+def test_each_geometric_relation_holds_and_not_reversed(a: SeenBox, relation: str, b: SeenBox) -> None:
     assert geometry.relations(a, b)[relation] > 0.7
     assert geometry.relations(b, a)[relation] < 0.3 or relation in ("near", "next to")
 
@@ -79,8 +79,8 @@ def test_far_apart_boxes_are_not_near_and_side_by_side_ones_are_neither_above_no
 
 
 def test_size_follows_the_share_of_the_image() -> None:
-    assert geometry.size(Box(0, 0, 250, 250), 300, 300)["large"] > 0.9
-    assert geometry.size(Box(0, 0, 20, 20), 300, 300)["small"] > 0.9
+    assert geometry.size(SeenBox(0, 0, 250, 250), 300, 300)["large"] > 0.9
+    assert geometry.size(SeenBox(0, 0, 20, 20), 300, 300)["small"] > 0.9
 
 
 @pytest.mark.parametrize(("label", "name"), [
@@ -117,7 +117,7 @@ def test_the_extractor_reads_plurals_as_the_plural_rules_make_them() -> None:
 def test_a_perception_is_a_weighted_scene_that_solves() -> None:
     cup = Detection("cup", 0.9, CUP, "cup", {"red": 0.8, "white": 0.3})
     table = Detection("table", 0.7, TABLE, "dining table", {"brown": 0.6})
-    graph = _scene(cup, table, relations=(Relation(0, "on", 1, 0.94),))
+    graph = _scene(cup, table, relations=(SeenRelation(0, "on", 1, 0.94),))
     json.dumps(graph)
     facts = weighted.facts(graph)
 

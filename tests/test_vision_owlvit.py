@@ -89,9 +89,9 @@ def test_relations_are_scored_on_union_boxes(weights: tuple[Path, Path], photo: 
     from qlang.vision.perception import Thresholds
 
     owl, clip = weights
-    looker = OwlViT(str(owl), str(clip), "cpu")
+    perceiver = OwlViT(str(owl), str(clip), "cpu")
     concepts = Concepts(classes=frozenset({"cup", "table"}), relations=frozenset({"on", "near"}))
-    perception = looker.perceive(read(photo), concepts, Thresholds(detection=0, relation=0, objects=2))
+    perception = perceiver.perceive(read(photo), concepts, Thresholds(detection=0, relation=0, objects=2))
     assert len(perception.objects) == 2
     assert {(r.subject, r.object) for r in perception.relations} == {(0, 1), (1, 0)}
     assert {r.name for r in perception.relations} == {"on", "near"}

@@ -41,7 +41,7 @@ def serve(host: str, port: int, scene_files: tuple[str, ...], timeout: float, kb
     files are gone when it ends."""
     import uvicorn
 
-    from qlang.vision.pipeline import perceiver
+    from qlang.vision.pipeline import make_perceiver
     from qlang.web.app import make_app
     from qlang.web.service import Service
     from qlang.web.sources import Scenes, default_scene_files, example_photos
@@ -58,14 +58,14 @@ def serve(host: str, port: int, scene_files: tuple[str, ...], timeout: float, kb
             scenes = Scenes(read_source(file, limits.SCENE) for file in files)
         translator = make(settings, models, loaded)
         with stages.time("load detector"):
-            looker = perceiver(vision)
+            perceiver = make_perceiver(vision)
         with stages.time("example photos"):
             photos = example_photos()
     except QlangError as exc:
         fail(exc)
     for label, seconds in loaded.seconds.items():
         stages.add(label, seconds)
-    service = Service(translator, looker, scenes, photos, vision, Limits(timeout=timeout), background)
+    service = Service(translator, perceiver, scenes, photos, vision, Limits(timeout=timeout), background)
     click.echo(f"loaded:  {stages.line()}", err=True)
     where = f"[{host}]" if ":" in host else host
     click.echo(f"serving http://{where}:{listening.getsockname()[1]}/ (Ctrl-C to stop)")

@@ -102,8 +102,8 @@ def perceive(image: str, question: str | None, program: str | None, concepts_fil
     try:
         stages = Stages()
         with stages.time("load detector"):
-            looker = pipeline.perceiver(options)
-        seen = pipeline.perceive(image, concepts, looker, options.thresholds, stages)
+            perceiver = pipeline.make_perceiver(options)
+        seen = pipeline.perceive(image, concepts, perceiver, options.thresholds, stages)
         pixels, perception, graph = seen.pixels, seen.perception, seen.graph
     except QlangError as exc:
         fail(exc)

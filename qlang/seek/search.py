@@ -102,10 +102,10 @@ def seek(question: str | None, context: Context, *, image: str | None = None,
     start = time.perf_counter()
     loads_before = dict(context.loaded.seconds)
     context.stages = Stages()
-    if image is not None and context.looker is None:
+    if image is not None and context.perceiver is None:
         from qlang.pipeline import load_perceiver
 
-        context.looker = load_perceiver(context.vision)  # loads beside translating
+        context.perceiver = load_perceiver(context.vision)  # loads beside translating
     memory = Memory(question, image, scene, scene_facts)
     state = START
     if program is not None:

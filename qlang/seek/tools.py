@@ -78,7 +78,7 @@ class Context:
     closer: float = CLOSER
     stages: Stages = field(default_factory=Stages)
     #: the perceiver, loaded or loading (`qlang.pipeline.load_perceiver`)
-    looker: Perceiver | Future[tuple[Perceiver, float]] | None = None
+    perceiver: Perceiver | Future[tuple[Perceiver, float]] | None = None
     _translators: dict[str, Translates] = field(default_factory=dict)
     _refining: Perceiver | None = None
     _knowledge: Knowledge | None = None
@@ -99,22 +99,22 @@ class Context:
         assert isinstance(translator, SmallTranslator)
         return translator.parser
 
-    def perceiver(self, refine: bool = False) -> Perceiver:
+    def loaded_perceiver(self, refine: bool = False) -> Perceiver:
         """The configured perceiver (with crop refinement: the SSD's classifier too)."""
-        if isinstance(self.looker, Future):
-            self.looker, seconds = self.looker.result()
+        if isinstance(self.perceiver, Future):
+            self.perceiver, seconds = self.perceiver.result()
             self.stages.add("load detector (beside translating)", seconds)
-        if self.looker is None:
+        if self.perceiver is None:
             from qlang.vision import pipeline
 
             with self.stages.time("load detector"):
-                self.looker = pipeline.perceiver(self.vision)
+                self.perceiver = pipeline.make_perceiver(self.vision)
         if not refine:
-            return self.looker
+            return self.perceiver
         if self._refining is None:
             from qlang.vision import pipeline
 
-            self._refining = pipeline.perceiver(replace(self.vision, refine=True))
+            self._refining = pipeline.make_perceiver(replace(self.vision, refine=True))
         return self._refining
 
     def knowledge(self) -> Knowledge:
@@ -194,7 +194,7 @@ def _look_at(memory: Memory, context: Context, threshold: float, refine: bool = 
 
     concepts = memory.concepts()
     thresholds = replace(context.vision.thresholds, detection=threshold)
-    perceived = pipeline.perceive(memory.image, concepts, context.perceiver(refine), thresholds,
+    perceived = pipeline.perceive(memory.image, concepts, context.loaded_perceiver(refine), thresholds,
                                   context.stages)
     renamed = sum(" / " in d.label for d in perceived.perception.objects)
     return Looked(perceived.graph, perceived.facts, threshold, concepts, renamed)

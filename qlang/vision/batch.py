@@ -32,18 +32,18 @@ class Perceiving:
     concepts: Concepts | None = None
 
     def setup(self) -> Callable[[list[Path]], list[dict[str, Any]]]:
-        looker = pipeline.perceiver(self.options)
-        return lambda paths: [self.perceive(looker, path) for path in paths]
+        perceiver = pipeline.make_perceiver(self.options)
+        return lambda paths: [self.perceive(perceiver, path) for path in paths]
 
-    def perceive(self, looker: Perceiver, path: Path) -> dict[str, Any]:
+    def perceive(self, perceiver: Perceiver, path: Path) -> dict[str, Any]:
         """A photo's result: its scene and the seconds each stage took, or why it has none."""
 
         def seen() -> dict[str, Any]:
             if not path.is_file():  # a pipe or a device, which opening could block on forever
                 raise error(VisionError, "image", "not a regular file", path=path)
             stages = Stages()
-            graph = pipeline.perceive(str(path), self.concepts, looker, self.options.thresholds, stages).graph
-            return {"id": path.name, "scene": graph, "seconds": stages.seconds}
+            seen = pipeline.perceive(str(path), self.concepts, perceiver, self.options.thresholds, stages)
+            return {"id": path.name, "scene": seen.graph, "seconds": stages.seconds}
 
         return attempt(seen, lambda exc: {"id": path.name, "error": exc.diagnostics[0].to_json()})
 

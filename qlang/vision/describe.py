@@ -9,7 +9,7 @@ from __future__ import annotations
 from qlang.ontology import load
 from qlang.vision import colour, geometry
 from qlang.vision.concepts import Concepts
-from qlang.vision.perception import Detection, Image, Perception, Relation, Thresholds
+from qlang.vision.perception import Detection, Image, Perception, SeenRelation, Thresholds
 
 
 def wanted(category: str, concepts: Concepts | None) -> bool:
@@ -41,7 +41,7 @@ def describe(image: Image, perception: Perception, concepts: Concepts | None,
             if i != j:
                 for name, p in geometry.relations(a.box, b.box, names).items():
                     if p >= thresholds.relation:
-                        perception.relations.append(Relation(i, name, j, p))
+                        perception.relations.append(SeenRelation(i, name, j, p))
 
 
 def keep(detection: Detection, values: dict[str, float], thresholds: Thresholds) -> None:

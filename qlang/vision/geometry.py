@@ -4,7 +4,7 @@ Each relation is a smooth score in [0, 1] of the two boxes (the subject's first)
 clear case is near certain and a borderline one near even, and the solver weighs it as such.
 Image coordinates: y grows downwards.
 
->>> cup, table = Box(40, 10, 60, 32), Box(0, 30, 100, 80)
+>>> cup, table = SeenBox(40, 10, 60, 32), SeenBox(0, 30, 100, 80)
 >>> round(relations(cup, table)["on"], 2), round(relations(table, cup)["on"], 2)
 (0.94, 0.0)
 """
@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 
-from qlang.vision.perception import Box
+from qlang.vision.perception import SeenBox
 
 #: Area fraction of the image at which an object is as likely large as small.
 HALF_SIZE = 0.1
@@ -24,29 +24,29 @@ def _sigmoid(x: float) -> float:
     return 1.0 / (1.0 + math.exp(-x))
 
 
-def size(box: Box, width: int, height: int) -> dict[str, float]:
+def size(box: SeenBox, width: int, height: int) -> dict[str, float]:
     """`large` / `small` by the share of the image the box covers (on a log scale)."""
     share = max(box.area / (width * height), 1e-6)
     large = _sigmoid(2.0 * math.log(share / HALF_SIZE))
     return {"large": large, "small": 1.0 - large}
 
 
-def _horizontal(a: Box, b: Box) -> float:
+def _horizontal(a: SeenBox, b: SeenBox) -> float:
     """How far a's centre lies left of b's, in their mean half-widths (positive: left)."""
     return (b.centre[0] - a.centre[0]) / max((a.width + b.width) / 4, 1.0)
 
 
-def _vertical(a: Box, b: Box) -> float:
+def _vertical(a: SeenBox, b: SeenBox) -> float:
     """How far a's centre lies above b's, in their mean half-heights (positive: above)."""
     return (b.centre[1] - a.centre[1]) / max((a.height + b.height) / 4, 1.0)
 
 
-def _overlap_x(a: Box, b: Box) -> float:
+def _overlap_x(a: SeenBox, b: SeenBox) -> float:
     """The share of a's width over b."""
     return max(0.0, min(a.x1, b.x1) - max(a.x0, b.x0)) / max(a.width, 1.0)
 
 
-def _gap(a: Box, b: Box) -> float:
+def _gap(a: SeenBox, b: SeenBox) -> float:
     """The distance between the boxes (0 when they touch), in their mean diagonals."""
     dx = max(0.0, max(a.x0, b.x0) - min(a.x1, b.x1))
     dy = max(0.0, max(a.y0, b.y0) - min(a.y1, b.y1))
@@ -54,7 +54,7 @@ def _gap(a: Box, b: Box) -> float:
     return math.hypot(dx, dy) / max(diagonal, 1.0)
 
 
-def _on(a: Box, b: Box) -> float:
+def _on(a: SeenBox, b: SeenBox) -> float:
     """a rests on b: a is over b, its bottom within b's upper part, and a is the smaller."""
     if a.area >= b.area:
         return 0.0
@@ -64,13 +64,13 @@ def _on(a: Box, b: Box) -> float:
     return _overlap_x(a, b) * rests * above
 
 
-def _inside(a: Box, b: Box) -> float:
+def _inside(a: SeenBox, b: SeenBox) -> float:
     """Whether a lies (almost) wholly within b, and is the smaller."""
     share = a.intersection(b) / max(a.area, 1.0)
     return _sigmoid(10.0 * (share - 0.8)) if a.area < b.area else 0.0
 
 
-def _in_front(a: Box, b: Box) -> float:
+def _in_front(a: SeenBox, b: SeenBox) -> float:
     """a hides part of b: they overlap, a reaches lower in the picture (nearer the camera), and
     a is no background that b lies within."""
     covered = a.intersection(b) / max(min(a.area, b.area), 1.0)
@@ -79,7 +79,7 @@ def _in_front(a: Box, b: Box) -> float:
 
 
 #: Each relation GQA has that boxes can tell, scored for (subject, object).
-RELATIONS: dict[str, Callable[[Box, Box], float]] = {
+RELATIONS: dict[str, Callable[[SeenBox, SeenBox], float]] = {
     "to the left of": lambda a, b: _sigmoid(3.0 * (_horizontal(a, b) - 0.5)),
     "to the right of": lambda a, b: _sigmoid(3.0 * (_horizontal(b, a) - 0.5)),
     "above": lambda a, b: _sigmoid(3.0 * (_vertical(a, b) - 0.5)),
@@ -96,6 +96,6 @@ RELATIONS: dict[str, Callable[[Box, Box], float]] = {
 }
 
 
-def relations(a: Box, b: Box, names: frozenset[str] | None = None) -> dict[str, float]:
+def relations(a: SeenBox, b: SeenBox, names: frozenset[str] | None = None) -> dict[str, float]:
     """The likelihood of each geometric relation (of `names`, if given) from a to b."""
     return {name: score(a, b) for name, score in RELATIONS.items() if names is None or name in names}

@@ -4,7 +4,7 @@ of a class (`kind_of`), and which class a perceiver names nearest above one it d
 
 Loading WordNet takes seconds (nltk, then its index), while the words widening asks about are
 few: GQA's classes and the perceivers' class names.  So what each of them needs from WordNet,
-an `Entry`, is computed once into a small table in the project's cache (`make install` builds
+an `WordSenses`, is computed once into a small table in the project's cache (`make install` builds
 it; a checkout without it, or with a table of another `RECIPE` or other sense inputs, builds it
 on first use, in about seven seconds, mostly loading WordNet).  A word outside the table (no
 GQA class) is asked of WordNet itself, so the answers are WordNet's either way.
@@ -43,7 +43,7 @@ DEPTH = 6
 
 
 @dataclass(frozen=True)
-class Entry:
+class WordSenses:
     """What widening needs of WordNet about one word, by synset name (``person.n.01``)."""
 
     #: its sense as a class (`qlang.wordnet.sense`), None where WordNet has none
@@ -56,13 +56,13 @@ class Entry:
     above: tuple[str, ...]
 
 
-def entry(word: str) -> Entry:
+def entry(word: str) -> WordSenses:
     """A word's entry, read from WordNet (seconds the first time: it loads WordNet)."""
     found = senses(word)
     thing = next((s for s in found if s.lexname() in PHYSICAL), None)
     levels = islice(levels_above(found[:1], instances=False), DEPTH)
     general = sense(word)
-    return Entry(general.name() if general is not None else None,
+    return WordSenses(general.name() if general is not None else None,
                  frozenset(s.name() for s in hypernyms(thing)) if thing is not None else frozenset(),
                  tuple(dict.fromkeys(name for level in levels for s in sorted(level, key=_name)
                                      for name in names(s))))
@@ -82,7 +82,7 @@ def _about() -> dict[str, Any]:
     return {"recipe": RECIPE, "physical": sorted(PHYSICAL), "depth": DEPTH, "exceptions": wordnet.EXCEPTIONS}
 
 
-def build(path: Path = TABLE) -> dict[str, Entry]:
+def build(path: Path = TABLE) -> dict[str, WordSenses]:
     """The vocabulary's entries, written to `path` (atomically: another process may read it);
     a cache that cannot be written is no error, the entries are only not kept."""
     entries = {word: entry(word) for word in sorted(vocabulary())}
@@ -95,32 +95,32 @@ def build(path: Path = TABLE) -> dict[str, Entry]:
     return entries
 
 
-def read(path: Path = TABLE) -> dict[str, Entry] | None:
+def read(path: Path = TABLE) -> dict[str, WordSenses] | None:
     """The table at `path`; None where it is missing, unreadable or stale."""
     try:
         table = json.loads(path.read_text())
         if table["about"] != _about():
             return None
-        return {word: Entry(general, frozenset(thing), tuple(above))
+        return {word: WordSenses(general, frozenset(thing), tuple(above))
                 for word, (general, thing, above) in table["words"].items()}
     except (OSError, ValueError, KeyError, TypeError):
         return None
 
 
-def table(path: Path = TABLE) -> dict[str, Entry]:
+def table(path: Path = TABLE) -> dict[str, WordSenses]:
     """The table at `path`, built first where it is missing, unreadable or stale."""
     found = read(path)
     return found if found is not None else build(path)
 
 
 @cache
-def installed() -> dict[str, Entry]:
+def installed() -> dict[str, WordSenses]:
     """The table in the project's cache, read once a process."""
     return table()
 
 
 @cache
-def known(word: str) -> Entry:
+def known(word: str) -> WordSenses:
     """A word's entry: from the table, else from WordNet."""
     found = installed().get(word)
     return found if found is not None else entry(word)

@@ -20,11 +20,11 @@ from qlang.vision import geometry
 from qlang.vision.concepts import Concepts
 from qlang.vision.describe import keep, wanted
 from qlang.vision.perception import (
-    Box,
     Detection,
     Image,
     Perception,
-    Relation,
+    SeenBox,
+    SeenRelation,
     Thresholds,
     VisionError,
     require,
@@ -107,7 +107,7 @@ class OwlViT:
             for box, score, label in zip(result["boxes"].tolist(), result["scores"].tolist(),
                                          result["labels"].tolist(), strict=True):
                 name = queries[int(label)]
-                found.append(Detection(name, float(score), Box(*box).clipped(width, height), name))
+                found.append(Detection(name, float(score), SeenBox(*box).clipped(width, height), name))
         return _suppress(sorted(found, key=lambda d: -d.confidence))[:thresholds.objects]
 
     def attributes(self, image: Image, objects: list[Detection], values: list[str],
@@ -139,7 +139,7 @@ class OwlViT:
             for name, p in zip(names, target_vs_neutral_array(similarity[:-1], similarity[-1], self.scale),
                                strict=True):
                 if p >= thresholds.relation:
-                    perception.relations.append(Relation(i, name, j, float(p)))
+                    perception.relations.append(SeenRelation(i, name, j, float(p)))
 
     def image_embeddings(self, crops: list[Image]) -> np.ndarray[Any, np.dtype[np.float64]]:
         """Unit CLIP embeddings of image crops."""
@@ -173,7 +173,7 @@ def _unit(features: Any) -> np.ndarray[Any, np.dtype[np.float64]]:
     return np.asarray(rows / np.maximum(np.linalg.norm(rows, axis=1, keepdims=True), 1e-12))
 
 
-def _crop(image: Image, box: Box) -> Image:
+def _crop(image: Image, box: SeenBox) -> Image:
     """The box's pixels, at least `_LEAST` a side (a degenerate box still has a crop)."""
     height, width = image.shape[:2]
     x0 = min(max(int(box.x0), 0), max(width - _LEAST, 0))
@@ -181,7 +181,7 @@ def _crop(image: Image, box: Box) -> Image:
     return image[y0:max(int(box.y1), y0 + _LEAST), x0:max(int(box.x1), x0 + _LEAST)]
 
 
-def _iou(a: Box, b: Box) -> float:
+def _iou(a: SeenBox, b: SeenBox) -> float:
     inter = a.intersection(b)
     return inter / max(a.area + b.area - inter, 1e-9)
 

@@ -32,7 +32,7 @@ def require(module: str, package: str) -> None:
 
 
 @dataclass(frozen=True)
-class Box:
+class SeenBox:
     """A box in pixels, corners (x0, y0) top left and (x1, y1) bottom right."""
 
     x0: float
@@ -56,17 +56,17 @@ class Box:
     def centre(self) -> tuple[float, float]:
         return (self.x0 + self.x1) / 2, (self.y0 + self.y1) / 2
 
-    def intersection(self, other: Box) -> float:
-        return Box(max(self.x0, other.x0), max(self.y0, other.y0),
+    def intersection(self, other: SeenBox) -> float:
+        return SeenBox(max(self.x0, other.x0), max(self.y0, other.y0),
                    min(self.x1, other.x1), min(self.y1, other.y1)).area
 
-    def union(self, other: Box) -> Box:
+    def union(self, other: SeenBox) -> SeenBox:
         """The smallest box holding both (where CLIP looks for a relation)."""
-        return Box(min(self.x0, other.x0), min(self.y0, other.y0),
+        return SeenBox(min(self.x0, other.x0), min(self.y0, other.y0),
                    max(self.x1, other.x1), max(self.y1, other.y1))
 
-    def clipped(self, width: int, height: int) -> Box:
-        return Box(min(max(self.x0, 0), width), min(max(self.y0, 0), height),
+    def clipped(self, width: int, height: int) -> SeenBox:
+        return SeenBox(min(max(self.x0, 0), width), min(max(self.y0, 0), height),
                    min(max(self.x1, 0), width), min(max(self.y1, 0), height))
 
 
@@ -77,13 +77,13 @@ class Detection:
 
     name: str
     confidence: float
-    box: Box
+    box: SeenBox
     label: str
     attributes: dict[str, float] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
-class Relation:
+class SeenRelation:
     """`subject` and `object` index `Perception.objects`."""
 
     subject: int
@@ -98,7 +98,7 @@ class Perception:
     height: int
     backend: str
     objects: list[Detection] = field(default_factory=list)
-    relations: list[Relation] = field(default_factory=list)
+    relations: list[SeenRelation] = field(default_factory=list)
 
 
 @dataclass(frozen=True)

@@ -46,7 +46,7 @@ def _owlvit(options: Options) -> Perceiver:
 PERCEIVERS: dict[str, Callable[[Options], Perceiver]] = {"ssd": _ssd, "owlvit": _owlvit}
 
 
-def perceiver(options: Options) -> Perceiver:
+def make_perceiver(options: Options) -> Perceiver:
     """The perceiver the options name, with its models loaded."""
     return PERCEIVERS[options.backend](options)
 
@@ -81,7 +81,7 @@ class Perceived:
     facts: str
 
 
-def perceive(path: str, concepts: Concepts | None, looker: Perceiver, thresholds: Thresholds,
+def perceive(path: str, concepts: Concepts | None, perceiver: Perceiver, thresholds: Thresholds,
              stages: Stages) -> Perceived:
     """Image → perception → validated weighted scene and its facts."""
     from qlang.vision.image import read  # numpy and the image readers: only when perceiving
@@ -89,7 +89,7 @@ def perceive(path: str, concepts: Concepts | None, looker: Perceiver, thresholds
     with stages.time("read image"):
         image = read(path)
     with stages.time("perceive"):
-        perception = looker.perceive(image, concepts, thresholds)
+        perception = perceiver.perceive(image, concepts, thresholds)
     with stages.time("build scene"):
         graph = weighted.scene(perception, Path(path).name)
         facts = weighted.facts(graph)

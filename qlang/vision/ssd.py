@@ -14,7 +14,7 @@ from qlang.vision import models
 from qlang.vision.concepts import Concepts
 from qlang.vision.describe import describe
 from qlang.vision.labels import COCO, COCO_RENAMED
-from qlang.vision.perception import Box, Detection, Image, Perception, Thresholds, require
+from qlang.vision.perception import Detection, Image, Perception, SeenBox, Thresholds, require
 
 #: The detector's input side; SSD-MobileNet-v2 was trained at 300×300.
 SIDE = 300
@@ -64,7 +64,7 @@ class SSD:
             name = COCO_RENAMED.get(label, label) or None
             if score < thresholds.detection or name is None or not relevant(name, concepts):
                 continue
-            box = Box(corners[0] * width, corners[1] * height, corners[2] * width, corners[3] * height)
+            box = SeenBox(corners[0] * width, corners[1] * height, corners[2] * width, corners[3] * height)
             detection = Detection(name, float(score), box.clipped(width, height), label)
             if self.refine:
                 from qlang.vision.classifier import refine

@@ -43,10 +43,10 @@ Run = Callable[[str | None, str | None, Stages], pipeline.Answered]
 class Service:
     """The models and scenes of one server, and the two things the page asks of them."""
 
-    def __init__(self, translator: Translates, looker: Perceiver, scenes: Scenes, photos: dict[str, bytes],
+    def __init__(self, translator: Translates, perceiver: Perceiver, scenes: Scenes, photos: dict[str, bytes],
                  vision: Options, limits: Limits, background: Background) -> None:
         self.translator = translator
-        self.looker = looker
+        self.perceiver = perceiver
         self.scenes = scenes
         #: the example photos, PNG bytes by name
         self.photos = photos
@@ -67,7 +67,7 @@ class Service:
 
         def run(scene: str | None, image: str | None, stages: Stages) -> pipeline.Answered:
             return pipeline.ask(question, self.translator, scene=scene, image=image, vision=self.vision,
-                                looker=self.looker, top_k=top_k, limits=self.limits, stages=stages,
+                                perceiver=self.perceiver, top_k=top_k, limits=self.limits, stages=stages,
                                 background=self.background)
 
         return self._answer(about, run, self.translator.description)
@@ -77,7 +77,7 @@ class Service:
         root = self.background.compile(program, name="program")  # the rules' words are words too
 
         def run(scene: str | None, image: str | None, stages: Stages) -> pipeline.Answered:
-            return pipeline.answer(root, scene=scene, image=image, looker=self.looker,
+            return pipeline.answer(root, scene=scene, image=image, perceiver=self.perceiver,
                                    thresholds=self.vision.thresholds, top_k=top_k, limits=self.limits,
                                    stages=stages, background=self.background)
 
