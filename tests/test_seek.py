@@ -106,10 +106,17 @@ def test_a_class_the_perceiver_sees_only_above_is_no_answer_where_that_is_seen(c
 
 
 def test_a_best_answer_below_the_margin_is_uninformative(context: Context) -> None:
-    sought = ask(context, "What color is the motorcycle?", "motorcycle_left.png")
+    """The cup holds coffee: its pixels are the crema's orange, its glaze's white and its red."""
+    sought = ask(context, "What color is the cup?", "coffee.png")
     kind, why = verdicts(sought, "solve")[0]
     assert kind == UNINFORMATIVE and "likely against the others" in why
     assert sought.answer is None
+
+
+def test_a_colour_is_read_off_the_object_not_its_box(context: Context) -> None:
+    """The motorcycle's box is mostly the garage behind it; its own pixels are red."""
+    sought = ask(context, "What color is the motorcycle?", "motorcycle_left.png")
+    assert sought.answer == "red" and sought.steps[-1].verdict.kind == FINAL
 
 
 def test_a_tie_is_ambiguous_and_a_missing_relation_a_missing_edge(context: Context) -> None:

@@ -1,4 +1,5 @@
-"""Attributes and relations without CLIP: colour from the pixels, size and relations from boxes.
+"""Attributes and relations without CLIP: colour from the object's pixels (cut from its box's
+background, `segment`), size and relations from boxes.
 
 What is scored follows the concepts: colour when the question needs a colour, the relations
 it names (every relation the boxes can tell when there is no question).
@@ -10,6 +11,7 @@ from qlang.ontology import load
 from qlang.vision import colour, geometry
 from qlang.vision.concepts import Concepts
 from qlang.vision.perception import Detection, Image, Perception, SeenRelation, Thresholds
+from qlang.vision.segment import segment
 
 
 def wanted(category: str, concepts: Concepts | None) -> bool:
@@ -27,8 +29,9 @@ def describe(image: Image, perception: Perception, concepts: Concepts | None,
     for detection in perception.objects:
         scores: dict[str, dict[str, float]] = {}
         if wanted("color", concepts):
-            box = detection.box
-            scores["color"] = colour.colours(image[int(box.y0):int(box.y1), int(box.x0):int(box.x1)])
+            with perception.stages.time("segment"):
+                pixels = segment(image, detection.box).pixels
+            scores["color"] = colour.colours(pixels)
         if wanted("size", concepts):
             scores["size"] = geometry.size(detection.box, width, height)
         for values in scores.values():

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol, TypeAlias
 
 from qlang.errors import QlangError, error
+from qlang.timing import Stages
 from qlang.vision.concepts import Concepts
 
 if TYPE_CHECKING:  # numpy costs every qlangc command 0.15 s to import; only perceivers need it
@@ -99,6 +100,9 @@ class Perception:
     backend: str
     objects: list[Detection] = field(default_factory=list)
     relations: list[SeenRelation] = field(default_factory=list)
+    #: the perceiver's own stages beyond detecting (segmenting, classifying regions), for the
+    #: timing line
+    stages: Stages = field(default_factory=Stages)
 
 
 @dataclass(frozen=True)

@@ -3,6 +3,7 @@ long each stage takes (the figure a user of `ask --image` sees)."""
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -88,8 +89,12 @@ def perceive(path: str, concepts: Concepts | None, perceiver: Perceiver, thresho
 
     with stages.time("read image"):
         image = read(path)
-    with stages.time("perceive"):
-        perception = perceiver.perceive(image, concepts, thresholds)
+    start = time.perf_counter()
+    perception = perceiver.perceive(image, concepts, thresholds)
+    inner = perception.stages.seconds
+    stages.add("perceive", time.perf_counter() - start - sum(inner.values()))
+    for stage, seconds in inner.items():
+        stages.add(stage, seconds)
     with stages.time("build scene"):
         graph = weighted.scene(perception, Path(path).name)
         facts = weighted.facts(graph)
