@@ -65,6 +65,26 @@ def test_no_answer_is_a_clear_message(tmp_path: Path) -> None:
     assert err == f"{program}: error: the question has no answer in this scene\n"
 
 
+@pytest.mark.parametrize(("program", "why"), [
+    ("query(unique(select(scene(), giraffe)), name)", "step #1 select(#0, giraffe) kept no object"),
+    ("query(unique(filter(select(scene(), man), color, purple)), name)",
+     "step #2 filter(#1, color, purple) kept no object"),
+    ("query(unique(select(scene(), frisbee)), material)", "step #3 query(#2, material) found no value"),
+])
+def test_explain_names_the_first_step_that_kept_nothing(tmp_path: Path, program: str, why: str) -> None:
+    """With no answer, explain shows the steps up to the first that kept nothing, and says which."""
+    path = write(tmp_path / "q.nested", program)
+    code, out, err = run("explain", "--program", path, "--scene", EMMA, "--image-id", "2353884")
+    assert code == 1
+    assert err == f"{path}: error: the question has no answer in this scene: {why}\n"
+    assert out.splitlines()[0] == f"no answer: {why}"
+    assert out.splitlines()[-1].endswith("-> {}" if "object" in why else "-> (no value)")
+    code, out, _ = run("explain", "--json", "--program", path, "--scene", EMMA, "--image-id", "2353884")
+    shown = json.loads(out)
+    assert code == 1 and f"step #{shown['step']} {shown['call']} {shown['what']}" == why
+    assert [s["step"] for s in shown["steps"]][-1] == shown["step"]
+
+
 def test_malformed_scene_json_is_located(tmp_path: Path) -> None:
     text = '{"width": 10, "height": 10,\n "objects": {"1": {"name": "cup", "x": }}}'
     scene = write(tmp_path / "s.json", text)

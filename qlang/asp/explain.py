@@ -13,7 +13,7 @@ the theory leaves as ``knowledge_path`` atoms.
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
 import clingo
@@ -23,10 +23,11 @@ from qlang.asp.background import Background
 from qlang.asp.question import Question
 from qlang.asp.solve import DEFAULT_LIMITS, Answer, Limits, Session
 from qlang.asp_names import from_term, to_symbol, to_term
+from qlang.passes.lower import Fact
 from qlang.rules.check import Rules
 from qlang.rules.model import Different, Rule, Term, Var, show
 from qlang.rules.statements import DERIVES
-from qlang.signatures import SIGNATURES, Type
+from qlang.signatures import END, SIGNATURES, Type
 
 _VALUES = ("bool", "attr_value", "attr", "rel")
 
@@ -88,14 +89,7 @@ class Explanation:
     def render(self) -> str:
         lines = [f"answer: {self.answer.value}" + (f"  (cost {list(self.answer.cost)})"
                                                      if any(self.answer.cost) else "")]
-        for s in self.steps:
-            result = s.value if s.value is not None else f"{{{self._objects(s)}}}"
-            lines.append(f"  #{s.step} {s.call()} -> {result}")
-            for fact in s.facts:
-                lines.append(f"      {fact}")
-                lines += [f"        {d.render()}" for d in s.derivations if d.fact == fact]
-            lines += [f"      {path}" for path in s.paths]
-        return "\n".join(lines)
+        return "\n".join(lines + _lines(self.steps, self.names))
 
     def bound(self) -> list[ExplainedStep]:
         """The steps that yield objects: the objects each kept are the answer's bindings."""
@@ -112,7 +106,55 @@ class Explanation:
         return "\n".join(f"#{s.step} {s.call()} -> {self._objects(s) or '(none)'}" for s in self.bound())
 
     def _objects(self, step: ExplainedStep) -> str:
-        return ", ".join(f"{o} ({self.names[o]})" if o in self.names else o for o in step.objects)
+        return _objects(step, self.names)
+
+
+@dataclass(frozen=True, slots=True)
+class Empty:
+    """Why a question has no answer: the first step that keeps nothing (no object, or no value)
+    whatever the scene's uncertain facts are taken to be, after the steps that feed it, with
+    the objects each of those keeps."""
+
+    step: ExplainedStep
+    #: the steps it reads, directly or not, in order
+    before: tuple[ExplainedStep, ...]
+    names: dict[str, str]
+
+    @property
+    def what(self) -> str:
+        """What the step failed to keep, in words."""
+        return "kept no object" if SIGNATURES[self.step.op].result in _OBJECTS else "found no value"
+
+    def message(self) -> str:
+        return f"step #{self.step.step} {self.step.call()} {self.what}"
+
+    def to_json(self) -> dict[str, object]:
+        return {"step": self.step.step, "call": self.step.call(), "what": self.what,
+                "steps": [s.to_json() for s in (*self.before, self.step)], "names": self.names}
+
+    def render(self) -> str:
+        return "\n".join([f"no answer: {self.message()}", *_lines((*self.before, self.step), self.names)])
+
+
+_OBJECTS = (Type.OBJECTS, Type.OBJECT)
+
+
+def _lines(steps: Sequence[ExplainedStep], names: dict[str, str]) -> list[str]:
+    """The steps a line each, with the facts (and the rules and knowledge paths) behind them."""
+    lines = []
+    for s in steps:
+        result = s.value if s.value is not None else f"{{{_objects(s, names)}}}" \
+            if SIGNATURES[s.op].result in _OBJECTS else "(no value)"
+        lines.append(f"  #{s.step} {s.call()} -> {result}")
+        for fact in s.facts:
+            lines.append(f"      {fact}")
+            lines += [f"        {d.render()}" for d in s.derivations if d.fact == fact]
+        lines += [f"      {path}" for path in s.paths]
+    return lines
+
+
+def _objects(step: ExplainedStep, names: dict[str, str]) -> str:
+    return ", ".join(f"{o} ({names[o]})" if o in names else o for o in step.objects)
 
 
 def explain(question: Question, scene: str, *, answer: str | None = None,
@@ -129,6 +171,46 @@ def explain(question: Question, scene: str, *, answer: str | None = None,
         return None
     rules = background.rules if background is not None else None
     return trace(Answer(found.answer, found.cost), found.atoms, rules, _stated(scene) if rules else ())
+
+
+def empty(question: Question, scene: str, *, limits: Limits = DEFAULT_LIMITS, semantics: str = "qlang",
+          background: Background | None = None) -> Empty | None:
+    """The first step, in the program's order, that keeps no object (or yields no value) in any
+    model of the steps it reads: where a question with no answer comes to nothing.  Each step is
+    tried alone with what feeds it: an objects step as `exist` of it answering "yes", a value
+    step as the answer.  None when every step keeps something (the steps together keep
+    nothing: an object no later step can agree on)."""
+    steps = {int(f.args[0]): f for f in question if f.name != END}
+    probe = max(steps, default=0) + 1
+    traced: dict[int, Explanation] = {}
+    for number, fact in steps.items():
+        feeding = [steps[n] for n in sorted(_feeding(number, steps))]
+        objects = SIGNATURES[fact.name].result in _OBJECTS
+        asked = [*feeding, Fact("exist", (probe, number)), Fact(END, (probe,))] if objects \
+            else [*feeding, Fact(END, (number,))]
+        found = explain(asked, scene, answer="yes" if objects else None, limits=limits,
+                        semantics=semantics, background=background)
+        if found is None:
+            width = len(SIGNATURES[fact.name].operands)
+            step = ExplainedStep(number, fact.name, tuple(int(a) for a in fact.args[1:1 + width]),
+                        tuple(str(a) for a in fact.args[1 + width:]), (), None, ())
+            before = {s.step: s for o in step.operands for s in traced[o].steps if s.step != probe}
+            names = {k: v for o in step.operands for k, v in traced[o].names.items()}
+            return Empty(step, tuple(before[n] for n in sorted(before)), names)
+        traced[number] = found
+    return None
+
+
+def _feeding(number: int, steps: dict[int, Fact]) -> set[int]:
+    """The step and every step it reads, directly or not."""
+    found, todo = set(), [number]
+    while todo:
+        step = todo.pop()
+        if step not in found:
+            found.add(step)
+            fact = steps[step]
+            todo += [int(a) for a in fact.args[1:1 + len(SIGNATURES[fact.name].operands)]]
+    return found
 
 
 def trace(answer: Answer, atoms: tuple[clingo.Symbol, ...], rules: Rules | None = None,

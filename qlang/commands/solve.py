@@ -16,8 +16,8 @@ import click
 from qlang import executors
 from qlang.asp import batch
 from qlang.asp.background import Background
+from qlang.asp.explain import empty, trace
 from qlang.asp.explain import explain as explain_answer
-from qlang.asp.explain import trace
 from qlang.asp.question import Question
 from qlang.asp.scene import SceneLibrary
 from qlang.asp.solve import DEFAULT_LIMITS, SEMANTICS, Limits, SolveError
@@ -139,15 +139,20 @@ def explain(program: str, scene: str, image_id: str | None, from_: str | None, t
     scenes = _scenes(scene)
     background = background_from(kb, rules)
     question, source = _question(program, from_, background)
+    scene, limits = scenes.facts(image_id), Limits(timeout, max_ground)
     try:
-        result = explain_answer(question, scenes.facts(image_id), answer=answer,
-                                limits=Limits(timeout, max_ground), semantics=semantics,
+        result = explain_answer(question, scene, answer=answer, limits=limits, semantics=semantics,
                                 background=background)
+        nothing = None if result is not None or answer is not None else \
+            empty(question, scene, limits=limits, semantics=semantics, background=background)
     except QlangError as exc:
         fail(exc, source)
     if result is None:
         what = f"{answer!r} is not a possible answer" if answer else "the question has no answer"
-        fail(error(SolveError, "no-answer", f"{what} in this scene"), source)
+        if nothing is not None:  # the steps up to the first that kept nothing, then why
+            click.echo(json.dumps(nothing.to_json(), indent=2) if as_json else nothing.render())
+        where = f": {nothing.message()}" if nothing is not None else ""
+        fail(error(SolveError, "no-answer", f"{what} in this scene{where}"), source)
     click.echo(json.dumps(result.to_json(), indent=2) if as_json else result.render())
 
 
