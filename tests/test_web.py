@@ -16,6 +16,7 @@ import zlib
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from itertools import combinations
 from pathlib import Path
 from typing import Any
 
@@ -126,6 +127,10 @@ def test_a_no_about_what_no_perceiver_sees_is_cannot_tell(server: Server, photos
     fields = {"source": "photo", "question": "Is there a flag?", "top_k": "1"}
     status, report = server.post("/api/ask", fields, photos / "coffee.png")
     assert (status, report["answers"], report["cannot_tell"]) == (200, [], ["flag"])
+    # nothing at all seen (the detector looked for flags alone), or no flag among what was seen
+    assert report["empty"]["call"] in ("scene()", "select(#0, flag)")
+    assert report["empty"]["what"] == "kept no object"
+    assert report["steps"][-1]["call"] == report["empty"]["call"]
 
 
 def test_eight_requests_at_once_are_each_answered_as_alone(server: Server, photos: Path) -> None:
@@ -277,6 +282,44 @@ def test_the_page_answers_about_an_uploaded_photo(page: Page, photos: Path, tmp_
     assert _press(page, "#solve") == "error"
     assert page.inner_text("#error").startswith("program:1:23: error: 'cta' is not a known class")
     assert page.is_hidden("#result")
+
+
+_LABELS = """() => [...document.querySelectorAll('#labels rect')].map((rect) => {
+  const box = rect.getBBox(), text = rect.nextElementSibling.getBBox(), shown = rect.getBoundingClientRect();
+  const top = document.elementFromPoint(shown.x + shown.width / 2, shown.y + shown.height / 2);
+  return { box: [box.x, box.y, box.x + box.width, box.y + box.height],
+           text: [text.x, text.y, text.x + text.width, text.y + text.height],
+           seen: top === rect || top === rect.nextElementSibling };
+})"""
+
+
+def test_the_pages_labels_are_readable_on_a_crowded_scene(page: Page) -> None:
+    """Scene 2353884's eighteen labels as the browser lays them out: none overlaps another or
+    leaves the picture, each text stays in its label, and the highlight hides none."""
+    page.check("input[name=source][value=scene]")
+    page.select_option("#scene", "emma_sceneGraphs.json/2353884")
+    page.fill("#question", "Who wears shorts?")
+    assert _press(page, "#ask") == "done"
+    labels = page.evaluate(_LABELS)
+    assert len(labels) == 18 and page.query_selector_all("#kept rect.kept")
+    for a, b in combinations([label["box"] for label in labels], 2):
+        assert not (a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]), (a, b)
+    for label in labels:
+        (x0, y0, x1, y1), (t0, u0, t1, u1) = label["box"], label["text"]
+        assert x0 >= 0 and x1 <= 500 and y0 >= 0 and y1 <= 281
+        assert x0 <= t0 and t1 <= x1 + 0.5 and y0 <= u0 + 0.5 and u1 <= y1 + 1, label
+        assert label["seen"], label
+
+
+def test_the_page_says_which_step_kept_nothing(page: Page) -> None:
+    page.check("input[name=source][value=scene]")
+    page.select_option("#scene", "emma_sceneGraphs.json/2353884")
+    page.fill("#question", "What color is the giraffe?")
+    assert _press(page, "#ask") == "done"
+    assert page.inner_text("#answers li") == "(no answer)"
+    assert page.inner_text("#why-none") == "No answer: step #1 select(#0, giraffe) kept no object."
+    assert page.inner_text("#steps li.selected").startswith("#1 select(#0, giraffe) → {}")
+    assert not page.query_selector_all("#kept rect")  # it kept nothing, and nothing is highlighted
 
 
 def test_the_page_shows_what_is_wrong_with_a_bad_upload_and_goes_on(page: Page, photos: Path) -> None:

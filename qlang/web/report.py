@@ -8,7 +8,7 @@ import math
 from typing import Any
 
 from qlang.asp.background import Background
-from qlang.asp.explain import Explanation
+from qlang.asp.explain import Empty, Explanation
 from qlang.asp.scene import SCALE
 from qlang.asp_names import from_term
 from qlang.errors import QlangError
@@ -17,12 +17,15 @@ from qlang.pipeline import Answered
 from qlang.syntax import SYNTAXES
 from qlang.timing import Stages
 from qlang.translate.translator import Translation
+from qlang.vision.draw import PADDING, labels
+from qlang.vision.perception import Box
+from qlang.vision.placement import Placed, place
 
 #: The syntaxes the page shows a program in, the editor's first.
 SHOWN = ("nested", "code", "flat")
 
 
-def answered(result: Answered, explanation: Explanation | None, picture: dict[str, Any] | None,
+def answered(result: Answered, explanation: Explanation | Empty | None, picture: dict[str, Any] | None,
              translator: str | None) -> dict[str, Any]:
     """The page's report of an answer; `translator` describes the translator (None: the
     program was given)."""
@@ -34,6 +37,7 @@ def answered(result: Answered, explanation: Explanation | None, picture: dict[st
         "translation": None if result.translation is None else translation(result.translation, translator),
         "programs": programs(result.root),
         "steps": steps(explanation),
+        "empty": empty(explanation),
         "picture": picture,
         "timings": timings(result.stages),
         "seek": None,
@@ -65,23 +69,54 @@ def programs(root: Node) -> dict[str, str]:
     return printed
 
 
-def steps(explanation: Explanation | None) -> list[dict[str, Any]]:
-    """Each step of the best answer's trace, its objects by their ids in the scene."""
+def steps(explanation: Explanation | Empty | None) -> list[dict[str, Any]]:
+    """Each step of the best answer's trace, its objects by their ids in the scene; with no
+    answer, the steps up to the first that kept nothing."""
     if explanation is None:
         return []
+    trace = explanation.steps if isinstance(explanation, Explanation) \
+        else (*explanation.before, explanation.step)
     return [{**step.to_json(), "call": step.call(), "objects": [from_term(o) for o in step.objects]}
-            for step in explanation.steps]
+            for step in trace]
+
+
+def empty(explanation: Explanation | Empty | None) -> dict[str, Any] | None:
+    """With no answer, the first step that kept nothing: its number, call and what it lacked."""
+    if not isinstance(explanation, Empty):
+        return None
+    return {"step": explanation.step.step, "call": explanation.step.call(), "what": explanation.what}
 
 
 def objects(graph: Any) -> dict[str, Any] | None:
-    """A scene graph's size and boxes, what the page draws and highlights (None: nothing to draw,
-    a scene given as ASP facts)."""
+    """A scene graph's size and boxes, what the page draws and highlights, each box's label
+    placed where no other is (None: nothing to draw, a scene given as ASP facts)."""
     if not isinstance(graph, dict):
         return None
-    boxes = [{"id": oid, "name": o["name"], "confidence": o.get("confidence"),
-              "x": o["x"], "y": o["y"], "w": o["w"], "h": o["h"]}
-             for oid, o in graph["objects"].items()]
-    return {"width": graph["width"], "height": graph["height"], "objects": boxes, "drawing": None}
+    width, height = graph["width"], graph["height"]
+    found = list(graph["objects"].items())
+    boxes = [Box(o["x"], o["y"], o["x"] + o["w"], o["y"] + o["h"]) for _, o in found]
+    size = max(LABEL_SIZE, min(width, height) // 30)
+    placed = place(boxes, [labels(o["name"], o.get("confidence"), {}) for _, o in found], width, height,
+                   lambda text: (LABEL_WIDTH * size * len(text) + 2 * PADDING,
+                                 LABEL_HEIGHT * size + 2 * PADDING))
+    shown = [{"id": oid, "name": o["name"], "confidence": o.get("confidence"),
+              "x": o["x"], "y": o["y"], "w": o["w"], "h": o["h"], "label": _label(at, size)}
+             for (oid, o), at in zip(found, placed, strict=True)]
+    return {"width": width, "height": height, "objects": shown, "drawing": None}
+
+
+#: The labels' font size in the picture's units, at least (a thirtieth of its smaller side, as
+#: `perceive --draw` writes them); a character's width and a line's height in font sizes, which
+#: the page holds the text to (SVG's textLength), so the placement is what it shows.
+LABEL_SIZE, LABEL_WIDTH, LABEL_HEIGHT = 11, 0.6, 1.25
+
+
+def _label(placed: Placed | None, size: int) -> dict[str, Any] | None:
+    if placed is None:
+        return None
+    at = placed.box
+    return {"text": placed.text, "x": at.x0, "y": at.y0, "w": at.width, "h": at.height, "size": size,
+            "padding": PADDING, "leader": None if placed.leader is None else [list(p) for p in placed.leader]}
 
 
 def background(used: Background) -> str:

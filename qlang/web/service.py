@@ -18,7 +18,7 @@ from typing import Any
 
 from qlang import pipeline
 from qlang.asp.background import Background
-from qlang.asp.explain import Explanation, explain
+from qlang.asp.explain import Empty, Explanation, empty, explain
 from qlang.asp.solve import Limits
 from qlang.errors import QlangError, error
 from qlang.passes.lower import facts
@@ -102,11 +102,12 @@ class Service:
                 picture = _drawn(answered.perceived, path.with_name(".drawn.png"))
         return report.answered(answered, explanation, picture, translator)
 
-    def _explain(self, answered: pipeline.Answered, scene: str) -> Explanation | None:
-        """The trace of the best answer: which objects each step kept."""
-        if not answered.answers:
-            return None
+    def _explain(self, answered: pipeline.Answered, scene: str) -> Explanation | Empty | None:
+        """The trace of the best answer: which objects each step kept; with no answer, the
+        steps up to the first that kept nothing."""
         with answered.stages.time("explain"):
+            if not answered.answers:
+                return empty(facts(answered.root), scene, limits=self.limits, background=self.background)
             return explain(facts(answered.root), scene, answer=answered.answers[0].value, limits=self.limits,
                            background=self.background)
 
@@ -126,7 +127,7 @@ def _drawn(perceived: Perceived, path: Path) -> dict[str, Any] | None:
     the boxes themselves."""
     from qlang.vision.draw import draw
 
-    draw(perceived.pixels, perceived.perception, path)
+    draw(perceived.pixels, perceived.perception, path, labelled=False)  # the page labels the boxes
     picture = report.objects(perceived.graph)
     if picture is not None:
         picture["drawing"] = "data:image/png;base64," + base64.b64encode(path.read_bytes()).decode()
