@@ -15,7 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from qlang.vision.draw import draw
-from qlang.vision.perception import Box, Detection, Perception, Thresholds
+from qlang.vision.perception import Detection, Perception, SeenBox, Thresholds
 from qlang.vision.placement import Placed, place
 from qlang.web import report
 
@@ -31,7 +31,7 @@ def _readable(placed: list[Placed | None], width: float, height: float) -> None:
         assert 0 <= box.x0 <= box.x1 <= width and 0 <= box.y0 <= box.y1 <= height, box
 
 
-def _on_outline(point: tuple[float, float], box: Box) -> bool:
+def _on_outline(point: tuple[float, float], box: SeenBox) -> bool:
     x, y = point
     inside = box.x0 - 1e-6 <= x <= box.x1 + 1e-6 and box.y0 - 1e-6 <= y <= box.y1 + 1e-6
     return inside and min(abs(x - box.x0), abs(x - box.x1), abs(y - box.y0), abs(y - box.y1)) < 1e-6
@@ -47,18 +47,19 @@ def test_the_pages_labels_on_the_crowded_scene(scene: dict) -> None:
     assert shown is not None
     labels = [o["label"] for o in shown["objects"]]
     assert all(labels) and len(labels) == len(scene["objects"]) == 18
-    placed = [Placed(t["text"], Box(t["x"], t["y"], t["x"] + t["w"], t["y"] + t["h"]), None) for t in labels]
+    placed = [Placed(t["text"], SeenBox(t["x"], t["y"], t["x"] + t["w"], t["y"] + t["h"]), None)
+              for t in labels]
     _readable(placed, scene["width"], scene["height"])
     assert {t["text"] for t in labels} >= {"tent", "roof", "air", "nose", "eyes", "foot", "shoe", "audience"}
     for o in shown["objects"]:  # a leader line runs from its label to its own box
         if o["label"]["leader"] is not None:
-            box = Box(o["x"], o["y"], o["x"] + o["w"], o["y"] + o["h"])
+            box = SeenBox(o["x"], o["y"], o["x"] + o["w"], o["y"] + o["h"])
             assert _on_outline(tuple(o["label"]["leader"][1]), box)
 
 
 def test_perceive_draws_the_crowded_scene_readably(scene: dict, tmp_path: Path) -> None:
     width, height = scene["width"], scene["height"]
-    objects = [Detection(o["name"], 0.9, Box(o["x"], o["y"], o["x"] + o["w"], o["y"] + o["h"]), o["name"],
+    objects = [Detection(o["name"], 0.9, SeenBox(o["x"], o["y"], o["x"] + o["w"], o["y"] + o["h"]), o["name"],
                          {"white": 0.5, "large": 0.3}) for o in scene["objects"].values()]
     placed = draw(np.full((height, width, 3), 200, np.uint8), Perception(width, height, "test", objects),
                   tmp_path / "scene.png")
@@ -84,24 +85,25 @@ def test_perceive_draws_a_photo_readably(tmp_path: Path) -> None:
 
 
 def test_a_label_wider_than_the_picture_is_cut_to_fit() -> None:
-    [placed] = place([Box(0, 0, 10, 10)], [["a rather long label"]], 60, 40, lambda t: (6.0 * len(t), 10.0))
+    [placed] = place([SeenBox(0, 0, 10, 10)], [["a rather long label"]], 60, 40,
+                     lambda t: (6.0 * len(t), 10.0))
     assert placed is not None and placed.text.endswith("…") and placed.box.width <= 60
 
 
 def test_where_no_room_is_left_a_label_is_left_out() -> None:
-    placed = place([Box(0, 0, 20, 20)] * 12, [["label"]] * 12, 60, 30, lambda t: (30.0, 10.0))
+    placed = place([SeenBox(0, 0, 20, 20)] * 12, [["label"]] * 12, 60, 30, lambda t: (30.0, 10.0))
     assert 6 <= placed.count(None) < 12  # six labels of 30 x 10 at most tile 60 x 30
     _readable(placed, 60, 30)
 
 
-boxes = st.builds(lambda x, y, w, h: Box(x, y, x + w, y + h), st.integers(-20, 300), st.integers(-20, 200),
-                  st.integers(1, 200), st.integers(1, 150))
+boxes = st.builds(lambda x, y, w, h: SeenBox(x, y, x + w, y + h), st.integers(-20, 300),
+                  st.integers(-20, 200), st.integers(1, 200), st.integers(1, 150))
 
 
 @settings(max_examples=60, deadline=None)
 @given(st.lists(boxes, min_size=1, max_size=25), st.lists(st.text("abcdefgh ", min_size=1, max_size=30),
                                                           min_size=25, max_size=25))
-def test_labels_never_overlap_nor_leave_the_picture(found: list[Box], texts: list[str]) -> None:
+def test_labels_never_overlap_nor_leave_the_picture(found: list[SeenBox], texts: list[str]) -> None:
     placed = place(found, [[t, t[:3]] for t in texts[:len(found)]], 320, 240,
                    lambda t: (6.5 * len(t) + 4, 15.0))
     _readable(placed, 320, 240)

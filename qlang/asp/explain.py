@@ -110,7 +110,7 @@ class Explanation:
 
 
 @dataclass(frozen=True, slots=True)
-class Empty:
+class EmptyStep:
     """Why a question has no answer: the first step that keeps nothing (no object, or no value)
     whatever the scene's uncertain facts are taken to be, after the steps that feed it, with
     the objects each of those keeps."""
@@ -173,8 +173,8 @@ def explain(question: Question, scene: str, *, answer: str | None = None,
     return trace(Answer(found.answer, found.cost), found.atoms, rules, _stated(scene) if rules else ())
 
 
-def empty(question: Question, scene: str, *, limits: Limits = DEFAULT_LIMITS, semantics: str = "qlang",
-          background: Background | None = None) -> Empty | None:
+def first_empty(question: Question, scene: str, *, limits: Limits = DEFAULT_LIMITS,
+                semantics: str = "qlang", background: Background | None = None) -> EmptyStep | None:
     """The first step, in the program's order, that keeps no object (or yields no value) in any
     model of the steps it reads: where a question with no answer comes to nothing.  Each step is
     tried alone with what feeds it: an objects step as `exist` of it answering "yes", a value
@@ -196,7 +196,7 @@ def empty(question: Question, scene: str, *, limits: Limits = DEFAULT_LIMITS, se
                         tuple(str(a) for a in fact.args[1 + width:]), (), None, ())
             before = {s.step: s for o in step.operands for s in traced[o].steps if s.step != probe}
             names = {k: v for o in step.operands for k, v in traced[o].names.items()}
-            return Empty(step, tuple(before[n] for n in sorted(before)), names)
+            return EmptyStep(step, tuple(before[n] for n in sorted(before)), names)
         traced[number] = found
     return None
 

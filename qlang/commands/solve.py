@@ -16,8 +16,8 @@ import click
 from qlang import executors
 from qlang.asp import batch
 from qlang.asp.background import Background
-from qlang.asp.explain import empty, trace
 from qlang.asp.explain import explain as explain_answer
+from qlang.asp.explain import first_empty, trace
 from qlang.asp.question import Question
 from qlang.asp.scene import SceneLibrary
 from qlang.asp.solve import DEFAULT_LIMITS, SEMANTICS, Limits, SolveError
@@ -144,7 +144,7 @@ def explain(program: str, scene: str, image_id: str | None, from_: str | None, t
         result = explain_answer(question, scene, answer=answer, limits=limits, semantics=semantics,
                                 background=background)
         nothing = None if result is not None or answer is not None else \
-            empty(question, scene, limits=limits, semantics=semantics, background=background)
+            first_empty(question, scene, limits=limits, semantics=semantics, background=background)
     except QlangError as exc:
         fail(exc, source)
     if result is None:

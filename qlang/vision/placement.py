@@ -10,7 +10,7 @@ one that hides fewer other small objects wins.  A label may say less where it la
 texts are alternatives, the fullest first).  A label wider than the image is cut to fit; one
 that finds no free place at all is left out (None), never drawn over another.
 
->>> boxes = [Box(10, 10, 40, 40), Box(12, 12, 38, 38)]
+>>> boxes = [SeenBox(10, 10, 40, 40), SeenBox(12, 12, 38, 38)]
 >>> placed = place(boxes, [["cat"], ["dog"]], 100, 60, lambda text: (6.0 * len(text), 10.0))
 >>> [(p.text, p.box.x0, p.box.y0, p.leader) for p in placed if p is not None]
 [('cat', 10.0, 40.0, None), ('dog', 12.0, 2.0, None)]
@@ -22,7 +22,7 @@ import math
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
-from qlang.vision.perception import Box
+from qlang.vision.perception import SeenBox
 
 #: text -> its label's width and height, in the picture's pixels
 Measure = Callable[[str], tuple[float, float]]
@@ -40,17 +40,17 @@ class Placed:
     (from the label to its box) where it does not touch its box."""
 
     text: str
-    box: Box
+    box: SeenBox
     leader: tuple[tuple[float, float], tuple[float, float]] | None
 
 
-def place(boxes: Sequence[Box], texts: Sequence[Sequence[str]], width: float, height: float,
+def place(boxes: Sequence[SeenBox], texts: Sequence[Sequence[str]], width: float, height: float,
           measure: Measure) -> list[Placed | None]:
     """A place for each box's label, in the boxes' order (None: no room left for it).  Each
     label's texts are alternatives, the fullest first: at each distance from the box, the
     fullest that finds room there is taken, so a label is shortened before it is moved away."""
     placed: list[Placed | None] = [None] * len(boxes)
-    taken: list[Box] = []
+    taken: list[SeenBox] = []
     inside = [box.clipped(math.ceil(width), math.ceil(height)) for box in boxes]
     for index in sorted(range(len(boxes)), key=lambda i: (inside[i].area, i)):
         sizes = [fitted for fitted in (_fitted(text, width, measure) for text in texts[index])
@@ -73,8 +73,8 @@ def _fitted(text: str, width: float, measure: Measure) -> tuple[str, tuple[float
     return text, size
 
 
-def _best(box: Box, sizes: list[tuple[str, tuple[float, float]]], width: float, height: float,
-          taken: list[Box], others: list[Box]) -> tuple[str, Box] | None:
+def _best(box: SeenBox, sizes: list[tuple[str, tuple[float, float]]], width: float, height: float,
+          taken: list[SeenBox], others: list[SeenBox]) -> tuple[str, SeenBox] | None:
     """The nearest level of candidates with a free place for one of the texts (the fullest
     first), and in it the place hiding fewest small objects (the earlier candidate on a tie)."""
     for level in range(RINGS + 2):
@@ -87,12 +87,12 @@ def _best(box: Box, sizes: list[tuple[str, tuple[float, float]]], width: float, 
     return None
 
 
-def _level(box: Box, w: float, h: float, width: float, height: float, level: int) -> list[Box]:
+def _level(box: SeenBox, w: float, h: float, width: float, height: float, level: int) -> list[SeenBox]:
     """Candidate places at a level of nearness, each moved into the image: 0, touching the box;
     up to `RINGS`, in that ring around it; then anywhere in the image by distance."""
-    def clamp(x: float, y: float) -> Box:
+    def clamp(x: float, y: float) -> SeenBox:
         x, y = float(min(max(x, 0.0), width - w)), float(min(max(y, 0.0), height - h))
-        return Box(x, y, x + w, y + h)
+        return SeenBox(x, y, x + w, y + h)
 
     if level == 0:
         return [clamp(x, y) for x, y in _touching(box, w, h)]
@@ -103,7 +103,7 @@ def _level(box: Box, w: float, h: float, width: float, height: float, level: int
     return sorted(grid, key=lambda c: math.hypot(c.centre[0] - cx, c.centre[1] - cy))
 
 
-def _touching(box: Box, w: float, h: float) -> Iterator[tuple[float, float]]:
+def _touching(box: SeenBox, w: float, h: float) -> Iterator[tuple[float, float]]:
     """Places on the box's outline: the corners in order of preference, then sliding along the
     top and bottom (outside and inside) and down the sides."""
     x0, y0, x1, y1 = box.x0, box.y0, box.x1, box.y1
@@ -115,7 +115,7 @@ def _touching(box: Box, w: float, h: float) -> Iterator[tuple[float, float]]:
         yield from ((x1, y), (x0 - w, y), (x0, y), (x1 - w, y))
 
 
-def _ring(box: Box, w: float, h: float, d: float) -> Iterator[tuple[float, float]]:
+def _ring(box: SeenBox, w: float, h: float, d: float) -> Iterator[tuple[float, float]]:
     """Places at distance d outside the box: along its top and bottom, then down its sides."""
     for x in _steps(box.x0 - d - w, box.x1 + d, max(w / 2, h)):
         yield from ((x, box.y0 - d - h), (x, box.y1 + d))
@@ -131,12 +131,12 @@ def _steps(start: float, stop: float, step: float) -> list[float]:
     return [start + i * step for i in range(count + 1)] + ([stop] if start + count * step < stop else [])
 
 
-def _overlap(a: Box, b: Box) -> bool:
+def _overlap(a: SeenBox, b: SeenBox) -> bool:
     """Whether two rectangles share area (touching edges do not)."""
     return a.x0 < b.x1 and b.x0 < a.x1 and a.y0 < b.y1 and b.y0 < a.y1
 
 
-def _leader(label: Box, box: Box) -> tuple[tuple[float, float], tuple[float, float]] | None:
+def _leader(label: SeenBox, box: SeenBox) -> tuple[tuple[float, float], tuple[float, float]] | None:
     """A line from the label to the nearest point of its box's outline; None where the label
     touches or straddles the outline."""
     cx, cy = label.centre

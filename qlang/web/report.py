@@ -8,7 +8,7 @@ import math
 from typing import Any
 
 from qlang.asp.background import Background
-from qlang.asp.explain import Empty, Explanation
+from qlang.asp.explain import EmptyStep, Explanation
 from qlang.asp.scene import SCALE
 from qlang.asp_names import from_term
 from qlang.errors import QlangError
@@ -18,15 +18,15 @@ from qlang.syntax import SYNTAXES
 from qlang.timing import Stages
 from qlang.translate.translator import Translation
 from qlang.vision.draw import PADDING, labels
-from qlang.vision.perception import Box
+from qlang.vision.perception import SeenBox
 from qlang.vision.placement import Placed, place
 
 #: The syntaxes the page shows a program in, the editor's first.
 SHOWN = ("nested", "code", "flat")
 
 
-def answered(result: Answered, explanation: Explanation | Empty | None, picture: dict[str, Any] | None,
-             translator: str | None) -> dict[str, Any]:
+def answered(result: Answered, explanation: Explanation | EmptyStep | None,
+             picture: dict[str, Any] | None, translator: str | None) -> dict[str, Any]:
     """The page's report of an answer; `translator` describes the translator (None: the
     program was given)."""
     return {
@@ -37,7 +37,7 @@ def answered(result: Answered, explanation: Explanation | Empty | None, picture:
         "translation": None if result.translation is None else translation(result.translation, translator),
         "programs": programs(result.root),
         "steps": steps(explanation),
-        "empty": empty(explanation),
+        "empty": why_none(explanation),
         "picture": picture,
         "timings": timings(result.stages),
         "seek": None,
@@ -69,7 +69,7 @@ def programs(root: Node) -> dict[str, str]:
     return printed
 
 
-def steps(explanation: Explanation | Empty | None) -> list[dict[str, Any]]:
+def steps(explanation: Explanation | EmptyStep | None) -> list[dict[str, Any]]:
     """Each step of the best answer's trace, its objects by their ids in the scene; with no
     answer, the steps up to the first that kept nothing."""
     if explanation is None:
@@ -80,9 +80,9 @@ def steps(explanation: Explanation | Empty | None) -> list[dict[str, Any]]:
             for step in trace]
 
 
-def empty(explanation: Explanation | Empty | None) -> dict[str, Any] | None:
+def why_none(explanation: Explanation | EmptyStep | None) -> dict[str, Any] | None:
     """With no answer, the first step that kept nothing: its number, call and what it lacked."""
-    if not isinstance(explanation, Empty):
+    if not isinstance(explanation, EmptyStep):
         return None
     return {"step": explanation.step.step, "call": explanation.step.call(), "what": explanation.what}
 
@@ -94,7 +94,7 @@ def objects(graph: Any) -> dict[str, Any] | None:
         return None
     width, height = graph["width"], graph["height"]
     found = list(graph["objects"].items())
-    boxes = [Box(o["x"], o["y"], o["x"] + o["w"], o["y"] + o["h"]) for _, o in found]
+    boxes = [SeenBox(o["x"], o["y"], o["x"] + o["w"], o["y"] + o["h"]) for _, o in found]
     size = max(LABEL_SIZE, min(width, height) // 30)
     placed = place(boxes, [labels(o["name"], o.get("confidence"), {}) for _, o in found], width, height,
                    lambda text: (LABEL_WIDTH * size * len(text) + 2 * PADDING,

@@ -18,7 +18,7 @@ from typing import Any
 
 from qlang import pipeline
 from qlang.asp.background import Background
-from qlang.asp.explain import Empty, Explanation, empty, explain
+from qlang.asp.explain import EmptyStep, Explanation, explain, first_empty
 from qlang.asp.solve import Limits
 from qlang.errors import QlangError, error
 from qlang.passes.lower import facts
@@ -102,12 +102,13 @@ class Service:
                 picture = _drawn(answered.perceived, path.with_name(".drawn.png"))
         return report.answered(answered, explanation, picture, translator)
 
-    def _explain(self, answered: pipeline.Answered, scene: str) -> Explanation | Empty | None:
+    def _explain(self, answered: pipeline.Answered, scene: str) -> Explanation | EmptyStep | None:
         """The trace of the best answer: which objects each step kept; with no answer, the
         steps up to the first that kept nothing."""
         with answered.stages.time("explain"):
             if not answered.answers:
-                return empty(facts(answered.root), scene, limits=self.limits, background=self.background)
+                return first_empty(facts(answered.root), scene, limits=self.limits,
+                                   background=self.background)
             return explain(facts(answered.root), scene, answer=answered.answers[0].value, limits=self.limits,
                            background=self.background)
 
