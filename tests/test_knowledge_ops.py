@@ -22,7 +22,6 @@ from qlang.knowledge.graph import Knowledge
 from qlang.knowledge.index import build
 from qlang.knowledge.triples import Triple
 from qlang.ontology import load
-from qlang.passes import typecheck as checker
 from qlang.passes.lower import facts
 from qlang.syntax import SYNTAXES
 from tests.conftest import graphs
@@ -96,7 +95,7 @@ def test_the_knowledge_is_opened_only_for_a_word_outside_the_ontology(
         opened.append(specs)
         return small
 
-    monkeypatch.setattr(checker.sources, "knowledge", opening)
+    monkeypatch.setattr(sources, "knowledge", opening)
     api.compile("exist(select(scene(), cup))")
     api.compile("verify_know(unique(select(scene(), cup)), made_of, metal)")
     api.compile("infer(select(scene(), cup), vehicle)")
