@@ -88,7 +88,7 @@ def asp_answers(root: Node, graph: dict[str, Any], semantics: str = "qlang",
 def agree(graph: dict[str, Any], root: Node, semantics: str = "qlang",
           knowledge: knowledge_graph.Knowledge = NO_KNOWLEDGE) -> None:
     """Both back ends give the same answers, outside the excluded cases (module docstring)."""
-    outcome = evaluate(root, Scene.from_json(graph), Membership(wordnet=False), facts=knowledge)
+    outcome = evaluate(root, Scene.from_json(graph), Membership(wordnet=False), knowledge=knowledge)
     assume(not any(isinstance(f, KNOWLEDGE_ERRORS) for f in outcome.failures))
     assert asp_answers(root, graph, semantics, knowledge) == outcome.answers, \
         (str(root), graph, outcome.failures)
@@ -122,11 +122,11 @@ def test_the_thesis_semantics_departs_from_asp_only_by_its_two_rules(
         case: tuple[dict[str, Any], Node]) -> None:
     graph, root = case
     scene = Scene.from_json(graph)
-    thesis = evaluate(root, scene, Membership(wordnet=False), semantics="thesis", facts=NO_KNOWLEDGE)
+    thesis = evaluate(root, scene, Membership(wordnet=False), semantics="thesis", knowledge=NO_KNOWLEDGE)
     assume(not any(isinstance(f, KNOWLEDGE_ERRORS) for f in thesis.failures))
     chooses = any(n.op in ("choose_attr", "choose_rel") for n in postorder(root))
     if any(isinstance(f, MissingEdge) for f in thesis.failures) or chooses:
-        qlang_answers = evaluate(root, scene, Membership(wordnet=False), facts=NO_KNOWLEDGE).answers
+        qlang_answers = evaluate(root, scene, Membership(wordnet=False), knowledge=NO_KNOWLEDGE).answers
         assert thesis.answers <= qlang_answers, (str(root), graph)  # it only refuses or picks
         return
     assert asp_answers(root, graph) == thesis.answers, (str(root), graph, thesis.failures)
@@ -137,7 +137,7 @@ def finds_one(node: Node, graph: dict[str, Any]) -> bool:
     each object its input may be."""
     scene, membership = Scene.from_json(graph), Membership(wordnet=False)
     if node.op != "choose_rel":
-        outcome = evaluate(node, scene, membership, facts=NO_KNOWLEDGE)
+        outcome = evaluate(node, scene, membership, knowledge=NO_KNOWLEDGE)
         return len(outcome.answers) == 1 and not outcome.failures
     cls, rel0, rel1, direction = node.literals
     picked = evaluate(node.operands[0], scene, membership)

@@ -165,7 +165,7 @@ def test_the_interpreter_agrees_on_the_small_graph(small: Knowledge) -> None:
     for text in ("know(unique(select(scene(), cup)), used_for)", "infer(select(scene(), cup), refreshment)",
                  "verify_know(unique(select(scene(), cup)), used_for, water)"):
         root = api.compile(text, knowledge=small)
-        outcome = evaluate(root, Scene.from_json(graph), Ontological(wordnet=False), facts=small)
+        outcome = evaluate(root, Scene.from_json(graph), Ontological(wordnet=False), knowledge=small)
         assert outcome.answers == {a for a, _ in answers(text, graph, small)}, text
 
 
@@ -192,5 +192,5 @@ def test_real_answers_over_a_real_scene_with_the_bundled_base(bundled: Knowledge
     assert sorted(found) == sorted(expected) if text.startswith("know(unique(select(scene(), trees))") \
         else found == expected
     root: Node = api.compile(text, knowledge=bundled)
-    outcome = evaluate(root, Scene.from_json(graph), Ontological(wordnet=False), facts=bundled)
+    outcome = evaluate(root, Scene.from_json(graph), Ontological(wordnet=False), knowledge=bundled)
     assert set(expected) <= outcome.answers

@@ -81,18 +81,19 @@ def sanitize(answer: object) -> str:
 
 
 def evaluate(root: Node, scene: Scene, membership: Membership | None = None,
-             semantics: str = "qlang", facts: graph.Knowledge | None = None) -> Outcome:
-    """Every answer the program can give over the scene (`membership`: ontology and WordNet; `facts`:
-    the knowledge graph the knowledge operations read, the bundled base when not given)."""
-    run = _Run(scene, membership or Membership(), semantics == "thesis", facts)
+             semantics: str = "qlang", knowledge: graph.Knowledge | None = None) -> Outcome:
+    """Every answer the program can give over the scene (`membership`: ontology and WordNet;
+    `knowledge`: the knowledge base the knowledge operations read, the bundled one when not
+    given)."""
+    run = _Run(scene, membership or Membership(), semantics == "thesis", knowledge)
     answers = frozenset(sanitize(a) for a in run.branches(postorder(root), 0, {}))
     return Outcome(answers, tuple(run.failures))
 
 
 def interpret(root: Node, scene: Scene, membership: Membership | None = None,
-              semantics: str = "qlang", facts: graph.Knowledge | None = None) -> str:
+              semantics: str = "qlang", knowledge: graph.Knowledge | None = None) -> str:
     """The program's one answer over the scene, or the `InterpretError` saying why there is none."""
-    return evaluate(root, scene, membership, semantics, facts).answer
+    return evaluate(root, scene, membership, semantics, knowledge).answer
 
 
 def answerable(question: Mapping[str, Any], scene: Scene, membership: Membership | None = None,
@@ -108,12 +109,12 @@ def answerable(question: Mapping[str, Any], scene: Scene, membership: Membership
 
 class _Run:
     def __init__(self, scene: Scene, membership: Membership, thesis: bool,
-                 facts: graph.Knowledge | None = None) -> None:
+                 knowledge: graph.Knowledge | None = None) -> None:
         self.scene = scene
         self.k = membership
         self.thesis = thesis
         self.failures: list[InterpretError] = []
-        self._facts = facts
+        self._knowledge = knowledge
         self._graph: KnowledgeOperations | None = None
 
     def branches(self, order: list[Node], index: int, values: dict[Node, Any]) -> Iterator[Any]:
@@ -154,8 +155,8 @@ class _Run:
     def graph(self) -> KnowledgeOperations:
         """The knowledge graph, opened on first use (the bundled base unless one was given)."""
         if self._graph is None:
-            facts = self._facts if self._facts is not None else sources.knowledge([])
-            self._graph = KnowledgeOperations(facts)
+            knowledge = self._knowledge if self._knowledge is not None else sources.knowledge([])
+            self._graph = KnowledgeOperations(knowledge)
         return self._graph
 
     def keep(self, xs: Objects, test: Callable[[str], bool]) -> list[Objects]:
