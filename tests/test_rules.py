@@ -24,7 +24,7 @@ from qlang.ontology import load
 from qlang.passes import lower as lower_program
 from qlang.passes.typecheck import check as check_program
 from qlang.rules import Rules, read
-from qlang.rules.model import Atom, Different, Literal, Rule, Var, Word, show
+from qlang.rules.language import Atom, Different, Literal, Rule, Var, Word, show
 from qlang.rules.statements import add, lower
 from qlang.rules.syntax import _Builder, parse
 from qlang.syntax import _lark

@@ -44,7 +44,7 @@ from qlang.ir import Node
 from qlang.knowledge.graph import Knowledge
 from qlang.ontology import Ontology, load
 from qlang.rules.check import Rules
-from qlang.rules.model import CLASS, Literal, Term, Var, Word
+from qlang.rules.language import CLASS, Literal, Term, Var, Word
 from qlang.rules.statements import add, lower
 
 #: The most knowledge edges a scene grounds for the rules (a hub of a large base has thousands).

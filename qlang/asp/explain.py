@@ -25,7 +25,7 @@ from qlang.asp.solve import DEFAULT_LIMITS, Answer, Limits, Session
 from qlang.asp_names import from_term, to_symbol, to_term
 from qlang.passes.lower import Fact
 from qlang.rules.check import Rules
-from qlang.rules.model import Different, Rule, Term, Var, show
+from qlang.rules.language import Different, Rule, Term, Var, show
 from qlang.rules.statements import DERIVES
 from qlang.signatures import END, SIGNATURES, Type
 

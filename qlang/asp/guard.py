@@ -13,7 +13,7 @@ import math
 from collections.abc import Callable
 
 from qlang.rules.check import Rules
-from qlang.rules.model import PREDICATES, Literal, Sort, Var, Word
+from qlang.rules.language import PREDICATES, Literal, Sort, Var, Word
 
 #: Operations whose rules join two objects of the scene (see theory/qlang.lp).
 PAIRWISE = frozenset({"relate_attr", "compare", "all_same", "all_different", "two_same",

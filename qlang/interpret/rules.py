@@ -20,7 +20,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from qlang.rules import Rules
-from qlang.rules.model import Atom, Condition, Different, Literal, Term, Var
+from qlang.rules.language import Atom, Condition, Different, Literal, Term, Var
 
 #: (object, category, value), (subject, relation, object) or (head, relation, tail)
 Triple = tuple[str, str, str]

@@ -14,7 +14,7 @@ What is checked, per statement:
   positive literal of the body; ``_`` may stand only in the body's literals;
 - stratification (`qlang.rules.strata`), once the rest is sound.
 
->>> from qlang.rules.model import show
+>>> from qlang.rules.language import show
 >>> rules = read(Source("class big_cup.\\nclass(X, big_cup) :- class(X, cup), attr(X, size, large)."))
 >>> [show(h) for h in rules.rules[0].heads]
 ['class(X, big_cup)']
@@ -33,7 +33,7 @@ from qlang.errors import SHOWN, CheckError, Diagnostic, Source, Span, shown
 from qlang.knowledge.relations import BY_NAME
 from qlang.ontology import Ontology, load, suggestions
 from qlang.rules import strata
-from qlang.rules.model import (
+from qlang.rules.language import (
     CLASS,
     DERIVABLE,
     PREDICATES,

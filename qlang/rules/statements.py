@@ -40,7 +40,7 @@ from clingo import ast
 from qlang.asp_names import relation_symbol, to_symbol
 from qlang.errors import Span
 from qlang.rules.check import Rules
-from qlang.rules.model import PREDICATES, Atom, Condition, Different, Sort, Term, Var, Word
+from qlang.rules.language import PREDICATES, Atom, Condition, Different, Sort, Term, Var, Word
 
 #: The scene's predicate each predicate of the rules reads, and the knowledge triples'.
 READS = {"attr": "has_attr", "rel": "has_rel", "know": "knowledge"}

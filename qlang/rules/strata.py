@@ -29,7 +29,7 @@ from collections.abc import Iterable, Sequence
 from itertools import pairwise
 
 from qlang.errors import Diagnostic
-from qlang.rules.model import Atom, Literal, Rule, Word, show
+from qlang.rules.language import Atom, Literal, Rule, Word, show
 
 #: Categories the theory's ``any`` does not collect (theory/qlang.lp).
 _NOT_ANY = frozenset({"any", "class", "name"})

@@ -1,4 +1,4 @@
-"""Reading a rules file (grammars/rules.lark) into the structures of `qlang.rules.model`.
+"""Reading a rules file (grammars/rules.lark) into the structures of `qlang.rules.language`.
 
 The parser only builds: which predicates and declarations exist, and what their words may be,
 is the checker's to say, so that a misspelt predicate gets a "did you mean" rather than a
@@ -16,7 +16,7 @@ from typing import Any
 from lark import Token
 
 from qlang.errors import Source, Span
-from qlang.rules.model import Atom, Declaration, Different, Literal, Parsed, Rule, Var, Word
+from qlang.rules.language import Atom, Declaration, Different, Literal, Parsed, Rule, Var, Word
 from qlang.syntax import _lark
 
 
