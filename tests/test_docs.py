@@ -13,6 +13,11 @@ import yaml
 ROOT = Path(__file__).parents[1]
 
 
+def _pages() -> dict[str, str]:
+    return {page.name: page.read_text(encoding="utf-8")
+            for page in [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]}
+
+
 def _nav_pages(nav: list[object]) -> list[str]:
     pages: list[str] = []
     for entry in nav:
@@ -68,7 +73,14 @@ def _resolves(name: str) -> bool:
 
 def test_every_python_name_the_docs_cite_exists() -> None:
     """A rename that forgets the docs fails here rather than misleading a reader."""
-    pages = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
-    cited = {(page.name, name) for page in pages
-             for name in re.findall(r"(?<![\w/])qlang(?:\.[A-Za-z_]\w*)+", page.read_text(encoding="utf-8"))}
+    cited = {(page, name) for page, text in _pages().items()
+             for name in re.findall(r"(?<![\w/])qlang(?:\.[A-Za-z_]\w*)+", text)}
     assert [cite for cite in sorted(cited) if cite[1] not in SETTINGS and not _resolves(cite[1])] == []
+
+
+def test_every_repository_path_the_docs_cite_exists() -> None:
+    """A module split or a moved file that forgets the docs fails here (globs aside)."""
+    folders = "qlang|tests|bench|scripts|theory|grammars|examples|editors|reports|docs"
+    cited = {(name, path.rstrip(".,:;)")) for name, text in _pages().items()
+             for path in re.findall(rf"(?<![\w./-])((?:{folders})/[\w./*-]*)", text)}
+    assert [cite for cite in sorted(cited) if "*" not in cite[1] and not (ROOT / cite[1]).exists()] == []
