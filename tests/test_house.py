@@ -44,9 +44,6 @@ ALLOWED_TWICE = {
     "Rule": "syntax: translate/grammar.py (rules/language.py keeps it)",
     "Word": "syntax: lsp/calls.py (rules/language.py keeps it)",
     "_Builder": "syntax: rules/syntax.py, syntax/*.py, translate/grammar.py",
-    "Answer": "text: text/extract.py (asp/solve.py keeps it)",
-    "Span": "text: text/extract.py (errors.py keeps it)",
-    "Document": "text: text/documents.py or lsp/documents.py",
 }
 
 

@@ -8,14 +8,14 @@ import pytest
 
 from qlang.errors import QlangError
 from qlang.text import glosses, sources
-from qlang.text.documents import Document, Documents, DocumentsError, about_key, dumps, parse, read
+from qlang.text.documents import Documents, DocumentsError, Passage, about_key, dumps, parse, read
 
 
 def test_a_documents_file_reads_about_text_and_source() -> None:
     data = (b'{"about": "Cup", "text": "A cup holds tea.", "source": "notes"}\n\n'
             b'{"about": 2449847, "text": "The man is the captain."}\n')
-    assert parse(data, "d.jsonl") == [Document("Cup", "A cup holds tea.", "notes"),
-                                      Document("2449847", "The man is the captain.", "d.jsonl")]
+    assert parse(data, "d.jsonl") == [Passage("Cup", "A cup holds tea.", "notes"),
+                                      Passage("2449847", "The man is the captain.", "d.jsonl")]
 
 
 @pytest.mark.parametrize(("line", "column", "message"), [
@@ -53,15 +53,15 @@ def test_a_file_too_large_or_unreadable_is_an_error(tmp_path: Path, monkeypatch:
 
 
 def test_documents_are_found_by_id_or_class_as_programs_spell_it() -> None:
-    docs = Documents([Document("Ice_Cream", "cold", "s"), Document("7", "seven", "s"),
-                      Document("ice cream", "sweet", "s")])
+    docs = Documents([Passage("Ice_Cream", "cold", "s"), Passage("7", "seven", "s"),
+                      Passage("ice cream", "sweet", "s")])
     assert docs.about(["ice cream"]) == [0, 2]
     assert docs.about(["7", "dog"]) == [1]
     assert about_key("  Ice  CREAM ") == "ice cream"
 
 
 def test_written_documents_read_back() -> None:
-    docs = [Document("cup", 'a "cup"\nof tea', "me"), Document("42", "ünïcode ☕", "you")]
+    docs = [Passage("cup", 'a "cup"\nof tea', "me"), Passage("42", "ünïcode ☕", "you")]
     assert parse(dumps(docs).encode(), "x") == docs
 
 

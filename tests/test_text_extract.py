@@ -11,12 +11,12 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from qlang.text import sources
-from qlang.text.documents import Document, Documents
+from qlang.text.documents import Documents, Passage
 from qlang.text.extract import NO_ANSWER, Constrained, Lexical, sentences
 
 REVIEWS = Documents([
-    Document("p1", "The bass is amazing. The treble is crisp, and the case feels cheap.", "r"),
-    Document("p2", "Battery life: about twenty hours; it charges over USB.", "r"),
+    Passage("p1", "The bass is amazing. The treble is crisp, and the case feels cheap.", "r"),
+    Passage("p2", "Battery life: about twenty hours; it charges over USB.", "r"),
 ])
 
 
@@ -85,7 +85,7 @@ texts = st.lists(words, min_size=1, max_size=12).map(" ".join).flatmap(
        st.integers(0, 2**32 - 1))
 def test_the_constrained_extractor_never_answers_what_is_not_a_span(
         bodies: list[str], question: str, seed: int) -> None:
-    documents = Documents(Document(f"d{i}", body, "s") for i, body in enumerate(bodies))
+    documents = Documents(Passage(f"d{i}", body, "s") for i, body in enumerate(bodies))
     numbers = list(range(len(bodies)))
     extractor = Constrained(RandomModel(seed), sentences=2, longest=4)
     answer = extractor(documents, numbers, question)

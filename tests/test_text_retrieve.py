@@ -9,15 +9,15 @@ import pytest
 
 from qlang.errors import QlangError
 from qlang.text import embedding
-from qlang.text.documents import Document, Documents
+from qlang.text.documents import Documents, Passage
 from qlang.text.retrieve import BM25, FLOOR, RETRIEVERS, Dense, match, retriever
 
 REVIEWS = Documents([
-    Document("p1", "The bass is amazing and the treble is crisp.", "r"),
-    Document("p1", "Very comfortable for long flights.", "r"),
-    Document("p2", "Bass is weak, as expected at this price.", "r"),
-    Document("p3", "The cable broke after a week.", "r"),
-    Document("p4", "A small open container usually used for drinking.", "r"),
+    Passage("p1", "The bass is amazing and the treble is crisp.", "r"),
+    Passage("p1", "Very comfortable for long flights.", "r"),
+    Passage("p2", "Bass is weak, as expected at this price.", "r"),
+    Passage("p3", "The cable broke after a week.", "r"),
+    Passage("p4", "A small open container usually used for drinking.", "r"),
 ])
 BY_PRODUCT = {key: REVIEWS.about([key]) for key in ("p1", "p2", "p3", "p4")}
 

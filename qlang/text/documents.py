@@ -46,8 +46,9 @@ class DocumentsError(QlangError):
 
 
 @dataclass(frozen=True, slots=True)
-class Document:
-    """A text about an object (by id) or a class (by word)."""
+class Passage:
+    """A document: a text about an object (by id) or a class (by word), a passage as retrievers
+    call what they retrieve."""
 
     about: str
     text: str
@@ -71,8 +72,8 @@ def about_key(about: str) -> str:
 class Documents:
     """Documents, looked up by what they are about."""
 
-    def __init__(self, documents: Iterable[Document] = ()) -> None:
-        self.documents: tuple[Document, ...] = tuple(documents)
+    def __init__(self, documents: Iterable[Passage] = ()) -> None:
+        self.documents: tuple[Passage, ...] = tuple(documents)
 
     def __len__(self) -> int:
         return len(self.documents)
@@ -93,7 +94,7 @@ class Documents:
         return sorted(numbers)
 
 
-def read(path: str | os.PathLike[str]) -> list[Document]:
+def read(path: str | os.PathLike[str]) -> list[Passage]:
     """The documents of the file `path`; raises `DocumentsError` at its first bad line, where it
     cannot be read or is larger than `limits.DOCUMENTS`."""
     try:
@@ -104,7 +105,7 @@ def read(path: str | os.PathLike[str]) -> list[Document]:
     return parse(data, os.fspath(path))
 
 
-def parse(data: bytes, name: str) -> list[Document]:
+def parse(data: bytes, name: str) -> list[Passage]:
     """The documents of documents-file `data` read from `name` (which a line without a source
     gets as its source); raises `DocumentsError` at the first bad line."""
     found = []
@@ -114,7 +115,7 @@ def parse(data: bytes, name: str) -> list[Document]:
     return found
 
 
-def _document(raw: bytes, number: int, name: str) -> Document:
+def _document(raw: bytes, number: int, name: str) -> Passage:
     if len(raw) > limits.LINE.bytes:
         raise _error(f"a line longer than {limits.LINE.bound()}", "", number, name)
     try:
@@ -137,7 +138,7 @@ def _document(raw: bytes, number: int, name: str) -> Document:
     about = _field(value, "about", text, number, name, MAX_ABOUT)
     body = _field(value, "text", text, number, name, MAX_TEXT)
     source = _field(value, "source", text, number, name, MAX_ABOUT) if "source" in value else name
-    return Document(about.strip(), body, source)
+    return Passage(about.strip(), body, source)
 
 
 def _field(value: dict[str, object], key: str, text: str, number: int, name: str, most: int) -> str:
@@ -169,7 +170,7 @@ def _error(message: str, text: str, number: int, name: str, column: int = 1, wid
     return DocumentsError([Diagnostic("documents", message, span, hint)], Source(text, name, number))
 
 
-def dumps(documents: Sequence[Document]) -> str:
+def dumps(documents: Sequence[Passage]) -> str:
     """Documents as a documents file's text (what `parse` reads back)."""
     return "".join(json.dumps({"about": d.about, "text": d.text, "source": d.source}, ensure_ascii=False)
                    + "\n" for d in documents)

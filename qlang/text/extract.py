@@ -16,7 +16,7 @@ Two extractors behind one setting:
   shortest run of words outside the question next to the words it shares (after them first:
   "used for *drinking*").
 
-Both answer with a `Span`: the document's number and the answer's character offsets in it,
+Both answer with a `Quote`: the document's number and the answer's character offsets in it,
 which `explain` quotes.  Words are compared as the bm25 retriever compares them: lower case,
 English stop words dropped, stemmed.
 """
@@ -44,7 +44,7 @@ _BREAK = re.compile(r"[,;:()\[\]\"“”.!?]")
 
 
 @dataclass(frozen=True, slots=True)
-class Span:
+class Quote:
     """An answer: characters `start` to `end` of document `document`, and that text."""
 
     document: int
@@ -54,10 +54,10 @@ class Span:
 
 
 @dataclass(frozen=True, slots=True)
-class Answer:
+class Extraction:
     """An extractor's answer: its span (None: the documents do not answer) and a weight in (0, 1]."""
 
-    span: Span | None
+    span: Quote | None
     weight: float
 
 
@@ -68,10 +68,10 @@ class Sentence:
     document: int
     words: tuple[tuple[int, int], ...]
 
-    def span(self, documents: Documents, first: int, last: int) -> Span:
+    def span(self, documents: Documents, first: int, last: int) -> Quote:
         """The span of words `first` to `last` (inclusive)."""
         start, end = self.words[first][0], self.words[last][1]
-        return Span(self.document, start, end, documents.documents[self.document].text[start:end])
+        return Quote(self.document, start, end, documents.documents[self.document].text[start:end])
 
 
 def sentences(documents: Documents, numbers: Sequence[int]) -> list[Sentence]:
@@ -133,7 +133,7 @@ def ranked(documents: Documents, found: list[Sentence], asked: frozenset[str]) -
 class Extractor(Protocol):
     name: str
 
-    def __call__(self, documents: Documents, numbers: Sequence[int], question: str) -> Answer:
+    def __call__(self, documents: Documents, numbers: Sequence[int], question: str) -> Extraction:
         ...  # pragma: no cover - a protocol
 
 
@@ -142,16 +142,16 @@ class Lexical:
 
     name = "lexical"
 
-    def __call__(self, documents: Documents, numbers: Sequence[int], question: str) -> Answer:
+    def __call__(self, documents: Documents, numbers: Sequence[int], question: str) -> Extraction:
         asked = question_words(question)
         best = ranked(documents, sentences(documents, numbers), asked)
         if not best or best[0][0] == 0:
-            return Answer(None, 1.0)
+            return Extraction(None, 1.0)
         overlap, sentence = best[0]
         run = _answering_run(documents, sentence, _shared(documents, sentence, asked))
         if run is None:
-            return Answer(None, 1.0)
-        return Answer(sentence.span(documents, *run), overlap / len(asked))
+            return Extraction(None, 1.0)
+        return Extraction(sentence.span(documents, *run), overlap / len(asked))
 
 
 def _answering_run(documents: Documents, sentence: Sentence, shared: list[bool]) -> tuple[int, int] | None:
@@ -253,14 +253,14 @@ class Constrained:
         self.longest = longest
 
     def candidates(self, documents: Documents, numbers: Sequence[int], question: str
-                   ) -> tuple[list[Sentence], dict[str, Span | None]]:
+                   ) -> tuple[list[Sentence], dict[str, Quote | None]]:
         """The sentences shown to the model, and every answer it may write: each span of at
         most `longest` words of them (its first occurrence), and no answer."""
         asked = question_words(question)
         best = ranked(documents, sentences(documents, numbers), asked)
         sharing = [s for overlap, s in best if overlap]
         shown = (sharing or [s for _, s in best])[:self.sentences]
-        found: dict[str, Span | None] = {NO_ANSWER: None}
+        found: dict[str, Quote | None] = {NO_ANSWER: None}
         for sentence in shown:
             text = documents.documents[sentence.document].text
             stems = [content(text[a:b]) for a, b in sentence.words]
@@ -275,10 +275,10 @@ class Constrained:
                         found.setdefault(span.text, span)
         return shown, found
 
-    def __call__(self, documents: Documents, numbers: Sequence[int], question: str) -> Answer:
+    def __call__(self, documents: Documents, numbers: Sequence[int], question: str) -> Extraction:
         shown, found = self.candidates(documents, numbers, question)
         if not shown:
-            return Answer(None, 1.0)
+            return Extraction(None, 1.0)
         context = " ".join(documents.documents[s.document].text[s.words[0][0]:s.words[-1][1]] for s in shown)
         prompt = self.model.prompt(chat(context, question))
         node, written, log_weight = trie(found, self.model.tokenize), list[int](), 0.0
@@ -297,6 +297,6 @@ class Constrained:
             node = node.children[chosen]
             if not node.children:
                 break
-        span: Span | None = node.ends[0]
-        return Answer(span, math.exp(log_weight))
+        span: Quote | None = node.ends[0]
+        return Extraction(span, math.exp(log_weight))
 

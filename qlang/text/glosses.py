@@ -16,7 +16,7 @@ from functools import cache
 from qlang.knowledge.wordnet_base import own_sense
 from qlang.ontology import load
 from qlang.paths import cache_dir
-from qlang.text.documents import Document, DocumentsError, dumps, read
+from qlang.text.documents import DocumentsError, Passage, dumps, read
 
 #: The version of how the glosses are made: a cached file of another recipe is built again.
 RECIPE = "1"
@@ -24,19 +24,19 @@ TABLE = cache_dir("text") / f"glosses-{RECIPE}.jsonl"
 SOURCE = "WordNet 3.0"
 
 
-def build() -> list[Document]:
+def build() -> list[Passage]:
     """Every GQA class's gloss, from WordNet (seconds: it loads WordNet); a class WordNet has no
     noun sense for has none.  Its source names the sense (``WordNet 3.0 cup.n.01``)."""
     found = []
     for word in sorted(load().classes):
         sense = own_sense(word)
         if sense is not None:
-            found.append(Document(word, sense.definition(), f"{SOURCE} {sense.name()}"))
+            found.append(Passage(word, sense.definition(), f"{SOURCE} {sense.name()}"))
     return found
 
 
 @cache
-def glosses() -> tuple[Document, ...]:
+def glosses() -> tuple[Passage, ...]:
     """The glosses, from the cache where they were built before."""
     if TABLE.is_file():
         try:

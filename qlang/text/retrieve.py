@@ -122,8 +122,8 @@ def match(retriever: Retriever, text: str, candidates: Mapping[str, Sequence[int
     """The `k` candidates (keys, each with the numbers of its documents) whose best document
     matches `text` best, best first (ties by key); a candidate without documents is none.
 
-    >>> from qlang.text.documents import Document
-    >>> docs = Documents([Document("a", "the bass is amazing", "r"), Document("b", "it is too heavy", "r")])
+    >>> from qlang.text.documents import Passage
+    >>> docs = Documents([Passage("a", "the bass is amazing", "r"), Passage("b", "it is too heavy", "r")])
     >>> [(m.key, m.weight) for m in match(BM25(docs), "how is the bass?", {"x": [0], "y": [1]}, 2)]
     [('x', 1.0), ('y', 0.001)]
     """
