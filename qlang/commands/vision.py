@@ -19,7 +19,7 @@ from qlang.vision.concepts import Concepts
 from qlang.vision.perception import Thresholds
 
 _KEYS = ("vision", "detector", "clip", "device", "refine", "threshold", "attribute_threshold",
-         "relation_threshold", "top_n")
+         "relation_threshold", "top_n", "text")
 
 
 def vision_options(backend_flag: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
@@ -45,6 +45,8 @@ def vision_options(backend_flag: str) -> Callable[[Callable[..., Any]], Callable
                      show_default=True, help="Least relation likelihood kept."),
         click.option("--top-n", type=click.IntRange(min=1, max=1000), default=defaults.objects,
                      show_default=True, help="Most objects kept per image."),
+        click.option("--text/--no-text", default=True, show_default=True,
+                     help="Read the photo's text too (OCR): each region an object of class words or number."),
     )
 
     def attach(command: Callable[..., Any]) -> Callable[..., Any]:
@@ -61,7 +63,7 @@ def take_options(kwargs: dict[str, Any]) -> Any:
 
     v = {key: kwargs.pop(key) for key in _KEYS}
     thresholds = Thresholds(v["threshold"], v["attribute_threshold"], v["relation_threshold"], v["top_n"])
-    return Options(v["vision"], v["detector"], v["clip"], v["device"], v["refine"], thresholds)
+    return Options(v["vision"], v["detector"], v["clip"], v["device"], v["refine"], thresholds, v["text"])
 
 
 @click.command()

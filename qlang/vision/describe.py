@@ -36,12 +36,18 @@ def describe(image: Image, perception: Perception, concepts: Concepts | None,
             scores["size"] = geometry.size(detection.box, width, height)
         for values in scores.values():
             keep(detection, values, thresholds)
+    relate(perception, concepts, thresholds)
+
+
+def relate(perception: Perception, concepts: Concepts | None, thresholds: Thresholds, new: int = 0) -> None:
+    """Score the relations between the detections, in place: every pair with one of the
+    detections from number `new` on (those added since the others were related)."""
     names = None if concepts is None else concepts.relations & set(geometry.RELATIONS)
     if names is not None and not names:
         return
     for i, a in enumerate(perception.objects):
         for j, b in enumerate(perception.objects):
-            if i != j:
+            if i != j and max(i, j) >= new:
                 for name, p in geometry.relations(a.box, b.box, names).items():
                     if p >= thresholds.relation:
                         perception.relations.append(SeenRelation(i, name, j, p))

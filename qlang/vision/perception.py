@@ -81,6 +81,8 @@ class Detection:
     box: SeenBox
     label: str
     attributes: dict[str, float] = field(default_factory=dict)
+    #: the text it shows, where it is a region of text (`qlang.vision.reading`)
+    text: str | None = None
 
 
 @dataclass(frozen=True)

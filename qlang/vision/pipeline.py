@@ -26,6 +26,8 @@ class Options:
     device: str | None = None
     refine: bool = False
     thresholds: Thresholds = field(default_factory=Thresholds)
+    #: also read the photo's text, each region an object (`qlang.vision.reading`)
+    text: bool = True
 
 
 def _ssd(options: Options) -> Perceiver:
@@ -48,8 +50,14 @@ PERCEIVERS: dict[str, Callable[[Options], Perceiver]] = {"ssd": _ssd, "owlvit": 
 
 
 def make_perceiver(options: Options) -> Perceiver:
-    """The perceiver the options name, with its models loaded."""
-    return PERCEIVERS[options.backend](options)
+    """The perceiver the options name, with its models loaded (and the text reader's, unless
+    `options.text` is off)."""
+    looker = PERCEIVERS[options.backend](options)
+    if not options.text:
+        return looker
+    from qlang.vision.reading import Reading
+
+    return Reading(looker)
 
 
 def from_program(root: Node) -> Concepts:

@@ -31,6 +31,7 @@ def scene(perception: Perception, image: str | None = None) -> dict[str, Any]:
             "x": round(box.x0), "y": round(box.y0), "w": round(box.width), "h": round(box.height),
             "attributes": [{"value": v, "confidence": _p(p)} for v, p in d.attributes.items()],
             "relations": [],
+            **({"text": d.text} if d.text is not None else {}),
         }
     for r in perception.relations:
         objects[object_id(r.subject)]["relations"].append(
