@@ -1,0 +1,180 @@
+"""The small parser's batched beam search on a GPU: questions/s and exact match at scale.
+
+    python bench/gpu_small.py [--device cuda|cpu|numpy] [--total 100000] [--batch 1024] [--workers N]
+
+The 3,091 shared GQA questions (both files under ``$QLANG_DATA/gqa/questions``), repeated to
+`--total`, decoded by the shipped small parser (beam 4, under the automaton, every candidate
+checked), end to end: tokenise, encode, search, check, compare with the gold program
+(order-insensitive exact).  `--device numpy` is the CPU network answering uses; `cpu`/`cuda`
+the torch module the parser trains with, its tensors kept on the device between steps (only
+the next-token scores come back, for the automaton).  The search's per-row work is Python, so
+`--workers N` runs N processes that share the device, each its own copy of the model; they
+load, wait for each other, then decode their share: the figure is all questions over the
+slowest worker's time.  Before timing, the first `--check` distinct questions are decoded by
+the numpy network too and the programs compared (the two networks differ only in float
+rounding: a differing program is printed).
+
+The shared questions include the small parser's training questions: the exact-match figure says
+the GPU path reproduces the CPU's, not how well the parser generalises (``bench/small.py``'s dev
+split does that).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import multiprocessing as mp
+import os
+import platform
+import time
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from qlang.errors import QlangError
+from qlang.ir import Node
+from qlang.passes.canonical import equivalent
+from qlang.paths import GQA_QUESTIONS
+from qlang.small import files
+from qlang.small.parser import SMALL_MODEL, SmallParser
+from qlang.syntax import gqa
+
+
+def shared_questions() -> list[tuple[str, Node]]:
+    """Every shared question whose gold program GQA's syntax reads, with that program."""
+    pairs = []
+    for path in sorted(GQA_QUESTIONS.glob("*.json")):
+        for record in json.loads(path.read_text()).values():
+            try:
+                pairs.append((record["question"], gqa.to_ir(gqa.steps_from_json(record["semantic"]))))
+            except QlangError:
+                continue  # GQA's few unreadable programs
+    return pairs
+
+
+class DeviceSteps:
+    """The torch module behind the search's `Decodes` interface with its tensors on `device`:
+    memory, mask and LSTM state stay there (the search only indexes them by beam parents);
+    each step sends the last tokens and brings back the next-token scores."""
+
+    def __init__(self, device: str) -> None:
+        import torch
+
+        from qlang.small import model
+
+        self.torch, self.device = torch, torch.device(device)
+        self.model = model.load(SMALL_MODEL).to(self.device)
+        self.vocabularies, self.config = self.model.vocabularies, self.model.config
+
+    def encode(self, source: np.ndarray, lengths: np.ndarray) -> tuple[Any, Any, tuple[Any, Any]]:
+        torch = self.torch
+        with torch.inference_mode():
+            memory, mask, state = self.model.encode(torch.from_numpy(source).to(self.device),
+                                                    torch.from_numpy(lengths).to(self.device))
+        return _Rows(memory), _Rows(mask), (_Rows(state[0], 1), _Rows(state[1], 1))
+
+    def step(self, tokens: np.ndarray, memory: Any, mask: Any, copy: np.ndarray,
+             state: tuple[Any, Any]) -> tuple[np.ndarray, tuple[Any, Any]]:
+        torch = self.torch
+        with torch.inference_mode():
+            logprobs, (h, c) = self.model.decode(
+                torch.from_numpy(tokens).to(self.device)[:, None], memory.tensor, mask.tensor,
+                torch.from_numpy(copy).to(self.device), (state[0].tensor, state[1].tensor))
+        return logprobs[:, 0].float().cpu().numpy(), (_Rows(h, 1), _Rows(c, 1))
+
+
+class _Rows:
+    """A device tensor the search indexes with numpy row indices (`x[rows]`, `h[:, rows]`)."""
+
+    def __init__(self, tensor: Any, axis: int = 0) -> None:
+        self.tensor, self.axis = tensor, axis
+
+    def __getitem__(self, index: Any) -> _Rows:
+        rows = index[self.axis] if isinstance(index, tuple) else index
+        picked = self.tensor.index_select(self.axis, _indices(rows, self.tensor.device))
+        return _Rows(picked, self.axis)
+
+
+def _indices(rows: np.ndarray, device: Any) -> Any:
+    import torch
+
+    return torch.from_numpy(np.ascontiguousarray(rows, dtype=np.int64)).to(device)
+
+
+def parser_for(device: str) -> SmallParser:
+    if device == "numpy":
+        return SmallParser(files.load(SMALL_MODEL))
+    return SmallParser(DeviceSteps(device))  # type: ignore[arg-type]  # duck-typed Decodes
+
+
+def decode(parser: SmallParser, questions: Sequence[str], batch: int) -> list[Node | None]:
+    roots: list[Node | None] = []
+    for start in range(0, len(questions), batch):
+        roots.extend(d.root for d in parser.parse(questions[start:start + batch]))
+    return roots
+
+
+def _worker(device: str, questions: list[str], golds: list[Node], batch: int,
+            barrier: Any, results: Any) -> None:
+    os.environ.setdefault("OMP_NUM_THREADS", "1")
+    parser = parser_for(device)
+    decode(parser, questions[:8], batch)  # warm-up: kernels, caches
+    barrier.wait()
+    start = time.perf_counter()
+    roots = decode(parser, questions, batch)
+    seconds = time.perf_counter() - start
+    exact = sum(r is not None and equivalent(r, g) for r, g in zip(roots, golds, strict=True))
+    results.put((len(questions), exact, sum(r is not None for r in roots), seconds))
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    options = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    options.add_argument("--device", default="cuda")
+    options.add_argument("--total", type=int, default=100_000)
+    options.add_argument("--batch", type=int, default=1024)
+    options.add_argument("--workers", type=int, default=1)
+    options.add_argument("--check", type=int, default=512)
+    args = options.parse_args(argv)
+
+    pairs = shared_questions()
+    repeated = [pairs[i % len(pairs)] for i in range(args.total)]
+    print(f"{len(pairs)} shared questions, repeated to {len(repeated)}; device {args.device}; "
+          f"batch {args.batch}; workers {args.workers}; {platform.processor() or platform.machine()}")
+    if args.device == "cuda":
+        import torch
+
+        print(f"GPU: {torch.cuda.get_device_name(0)}, torch {torch.__version__}")
+    if args.check and args.device != "numpy":
+        agree(pairs[:args.check], args.device, args.batch)
+
+    context = mp.get_context("spawn")
+    barrier, results = context.Barrier(args.workers), context.Queue()
+    shares = [repeated[w::args.workers] for w in range(args.workers)]
+    workers = [context.Process(target=_worker, args=(args.device, [q for q, _ in share],
+                                                      [g for _, g in share], args.batch, barrier, results))
+               for share in shares]
+    for worker in workers:
+        worker.start()
+    done = [results.get() for _ in workers]
+    for worker in workers:
+        worker.join()
+    total, exact, valid = (sum(d[i] for d in done) for i in range(3))
+    slowest = max(d[3] for d in done)
+    print(f"{total} questions in {slowest:.2f} s: {total / slowest:,.0f} questions/s; "
+          f"exact {exact / total:.1%}, a program {valid / total:.1%}")
+
+
+def agree(pairs: Sequence[tuple[str, Node]], device: str, batch: int) -> None:
+    """The device's programs against the numpy network's, question by question."""
+    questions = [q for q, _ in pairs]
+    ours, theirs = decode(parser_for(device), questions, batch), decode(parser_for("numpy"), questions, batch)
+    differ = [(q, a, b) for q, a, b in zip(questions, ours, theirs, strict=True)
+              if (a is None) != (b is None) or (a is not None and b is not None and not equivalent(a, b))]
+    print(f"same program as the numpy network: {len(questions) - len(differ)}/{len(questions)}")
+    for question, a, b in differ[:5]:
+        print(f"  differs: {question!r}: {a} / {b}")
+
+
+if __name__ == "__main__":
+    main()
