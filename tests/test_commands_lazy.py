@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
 import click
@@ -15,6 +16,7 @@ import pytest
 
 from qlang.commands import lazy
 from qlang.commands.main import COMMANDS, cli, main
+from qlang.paths import PACKAGE
 from tests.conftest import FORMS
 
 #: What compiling or checking a program must not import.
@@ -82,3 +84,10 @@ def test_a_missing_extra_names_its_pip_install(monkeypatch: pytest.MonkeyPatch,
     monkeypatch.setitem(cli.lazy, "translate", lazy.Lazy(target, "Translate."))
     code, err = _main(monkeypatch, capsys, "translate")
     assert code == 3 and "internal error: ModuleNotFoundError" in err and "Traceback" not in err
+
+
+def test_every_command_s_extra_is_one_of_pyproject_s() -> None:
+    project = tomllib.loads((PACKAGE.parent / "pyproject.toml").read_text())["project"]
+    extras = project["optional-dependencies"]
+    named = {e for entry in COMMANDS.values() if entry.extra for e in entry.extra.split(",")}
+    assert named and named <= set(extras)

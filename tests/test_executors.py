@@ -388,7 +388,7 @@ def test_ray_actors_ask_for_the_gpus_their_job_needs() -> None:
 def test_a_missing_ray_is_a_usage_error(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sys.modules, "ray", None)  # import ray fails
     code, _, err = run("solve", "--jsonl", "--scene", EMMA, "--executor", "ray", "--program", "-")
-    assert code == 2 and "pip install 'qlang[distributed]'" in err
+    assert code == 2 and "pip install 'qlang[ray]'" in err
 
 
 def test_ray_failures_are_batch_errors() -> None:

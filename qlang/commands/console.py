@@ -169,7 +169,7 @@ def executor_options(workers: str, *, default: int | None = 1, jobs: bool = Fals
                      show_default=default is not None, help=workers),
         click.option("--executor", type=click.Choice(executors.EXECUTORS), default="local", show_default=True,
                      help="Batch: where the work runs: this machine (local), or the actors of a "
-                     "Ray cluster, --workers of them (ray; pip install 'qlang[distributed]')."),
+                     "Ray cluster, --workers of them (ray; pip install 'qlang[ray]')."),
         click.option("--address", help="Batch, --executor ray: the cluster, as ray.init takes it "
                      "(host:port of `ray start --head`, or 'auto'); default: $RAY_ADDRESS, else a "
                      "Ray instance on this machine."),

@@ -48,8 +48,7 @@ COMMANDS = {
     "translate": Lazy("qlang.commands.translate:translate",
                       "Translate a natural-language QUESTION into a program.", "translate"),
     "grammar": Lazy("qlang.commands.translate:grammar",
-                    "Print the decoding grammar of a syntax, typed and with the ontology's vocabulary.",
-                    "translate"),
+                    "Print the decoding grammar of a syntax, typed and with the ontology's vocabulary."),
     "ask": Lazy("qlang.commands.ask:ask",
                 "Answer QUESTION about a scene (or a photo): translate, check, solve; print answers, "
                 "program, timings (every model load among them).", "translate,vision"),
@@ -61,7 +60,7 @@ COMMANDS = {
                   "the program can be edited and solved again.", "web"),
     "data": Lazy("qlang.commands.train:data",
                  "(question, program) pairs from GQA question FILES (default: the shared ones), split by "
-                 "image id into train and dev, deduplicated, as JSON lines.", "train"),
+                 "image id into train and dev, deduplicated, as JSON lines."),
     "train": Lazy("qlang.commands.train:train",
                   "Train a translator on question -> program pairs; run again to resume after a kill.",
                   "train"),
@@ -70,16 +69,15 @@ COMMANDS = {
                    "train"),
     "calibrate": Lazy("qlang.commands.train:calibrate",
                       "Calibrate the cascade's threshold for a small-parser MODEL folder on dev questions "
-                      "and write it into the model's config.", "train"),
+                      "and write it into the model's config.", "translate"),
     "eval": Lazy("qlang.commands.evaluate:evaluate",
-                 'Evaluate JSON-lines TRANSLATIONS ({"id", "program"}) against gold programs and answers.',
-                 "train"),
+                 'Evaluate JSON-lines TRANSLATIONS ({"id", "program"}) against gold programs and answers.'),
     "experiment": Lazy("qlang.commands.evaluate:experiment",
                        "Run one of the seed thesis's experiments (or the constrained-decoding one).",
-                       "train"),
+                       "train,vision"),
     "oracle": Lazy("qlang.commands.evaluate:oracle",
                    "Run every gold program of QUESTIONS over its scene graph: the failure classes of both "
-                   "modes (thesis Table 11) and the answerable questions of --mode.", "train"),
+                   "modes (thesis Table 11) and the answerable questions of --mode."),
 }
 
 
