@@ -14,9 +14,11 @@ from pathlib import Path
 import click
 import pytest
 
+import qlang
 from qlang.commands import lazy
 from qlang.commands.main import COMMANDS, cli, main
 from qlang.paths import PACKAGE
+from qlang.syntax import _lark, nested
 from tests.conftest import FORMS
 
 #: What compiling or checking a program must not import.
@@ -91,3 +93,16 @@ def test_every_command_s_extra_is_one_of_pyproject_s() -> None:
     extras = project["optional-dependencies"]
     named = {e for entry in COMMANDS.values() if entry.extra for e in entry.extra.split(",")}
     assert named and named <= set(extras)
+
+
+def test_a_damaged_parser_cache_is_built_again(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`compile` loads the grammar's tables from the cache; a file there that is not what Lark
+    wrote is ignored and written again."""
+    damaged = tmp_path / "nested-fast.pickle"
+    damaged.write_bytes(b"not a parser\n")
+    monkeypatch.setattr(_lark, "_cached", lambda name: str(damaged))
+    built = _lark.parser.__wrapped__("nested", nested._Builder, True)
+    assert built.parse(FORMS["nested"]) == qlang.parse(FORMS["nested"])
+    assert damaged.read_bytes() != b"not a parser\n"
+    loaded = _lark.parser.__wrapped__("nested", nested._Builder, True)
+    assert loaded.parse(FORMS["nested"]) == qlang.parse(FORMS["nested"])

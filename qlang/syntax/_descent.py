@@ -60,7 +60,7 @@ class _Lexer:
         assert pattern.groups == 0, "findall gives whole tokens only without groups"
         self.findall = pattern.findall
         self.terminals = [(t.name, re.compile(r).fullmatch) for t, r in zip(terminals, regexps, strict=True)]
-        self.skipped = frozenset([*lark.ignore_tokens, STRAY])
+        self.skipped = frozenset([*lark.lexer_conf.ignore, STRAY])
         self.literals = {t.pattern.value: t.name for t in terminals if isinstance(t.pattern, PatternStr)}
         self.kinds: dict[str, str] = {}
 
