@@ -135,7 +135,8 @@ def answer(root: Node, *, scene: str | None = None, image: str | None = None,
     answered = solve_program(root, scene, top_k=top_k, distinct=True, limits=limits, stages=stages,
                              background=background)
     if perceived is not None and perceiver is not None and answered.answers:
-        from qlang.vision.sight import SIGHTS, blind_no
+        from qlang.vision.recall import blind_no
+        from qlang.vision.sight import SIGHTS
 
         unseen = blind_no(SIGHTS[perceiver.name], root, answered.answers[0].value)
         if unseen:  # a "no" about what the perceiver cannot see is no answer

@@ -19,6 +19,7 @@ from qlang.seek.memory import Memory, Programmed
 from qlang.seek.planner import LlmPlanner, grammar, load_planner
 from qlang.seek.reasoner import FINAL, INFORMATIVE, UNINFORMATIVE, judge
 from qlang.seek.tools import CLOSER
+from qlang.vision.recall import sureness
 
 skimage_data = pytest.importorskip("skimage.data")
 PHOTOS = Path(skimage_data.__file__).parent
@@ -81,7 +82,24 @@ def test_a_no_is_final_only_after_looking_closer(context: Context) -> None:
     tools = [s.tool for s in sought.steps]
     assert tools == ["translate", "look", "solve", "look_closer", "solve"]
     assert sought.steps[2].verdict.kind == INFORMATIVE
-    assert sought.answer == "no" and sought.confidence == pytest.approx(1 - CLOSER)
+    assert sought.answer == "no"
+    assert sought.confidence == pytest.approx(min(1 - CLOSER, sureness(context.sight, "dog")))
+
+
+def test_a_no_needs_a_perceiver_whose_labels_cover_the_class(context: Context,
+                                                            tmp_path: Path) -> None:
+    """Trees above a lake, where only COCO's detector looks: its one plant is a potted plant,
+    so seeing none says nothing of trees, and no step answers "no"."""
+    from PIL import Image
+    from sklearn.datasets import load_sample_image
+
+    china = tmp_path / "china.png"
+    Image.fromarray(load_sample_image("china.jpg")).save(china)
+    sought = seek("Is there a tree?", context, image=str(china))
+    assert sought.answer is None
+    assert sought.reason == ("the ssd detector's 'plant' is a potted plant only: "
+                             "not seeing one says nothing of a tree")
+    assert all(s.verdict.answer != "no" for s in sought.steps)
 
 
 def test_what_only_a_closer_look_finds_is_explained_and_not_trusted(context: Context) -> None:

@@ -48,7 +48,7 @@ from qlang.seek import GRAPHS, TOOLS, Bounds, Context, load_planner, seek
 from qlang.seek.memory import Memory, Programmed
 from qlang.signatures import END, SIGNATURES
 from qlang.syntax import gqa
-from qlang.vision.sight import blind_no
+from qlang.vision.recall import blind_no
 
 PHOTOS = package_data("seek", "photos.json")
 #: the confidence a lowered object gets: below the detection threshold, above `look_closer`'s

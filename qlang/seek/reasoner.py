@@ -29,6 +29,7 @@ from qlang.seek.memory import Explained, Looked, Memory, Output, Programmed, Sol
 from qlang.seek.tools import TOOLS, Context
 from qlang.signatures import Kind
 from qlang.vision.concepts import mentioned
+from qlang.vision.recall import doubt, sureness
 from qlang.vision.sight import words
 from qlang.words import article
 
@@ -133,16 +134,33 @@ def _solved(solved: Solved, memory: Memory, context: Context) -> Verdict:
         return Verdict(UNINFORMATIVE, f"'{best.value}' is only {p:.2f} likely against the others")
     looked = memory.looked
     assert looked is not None
+    missing = [cls for cls in memory.classes() if not memory.seen(cls)] if no and memory.image else []
+    uncovered = [why for cls in missing if (why := _uncovered(cls, memory, context))]
+    if uncovered:  # no closer look finds what the perceiver has no label for
+        return Verdict(UNINFORMATIVE, uncovered[0])
     if no and _can(memory, context, "look_closer"):
         return Verdict(INFORMATIVE, f"'no' from what was seen at >= {looked.threshold:g}: "
                        "not seeing is no evidence of absence yet")
     if not no and looked.threshold < context.vision.thresholds.detection and looked.uncertain:
         return Verdict(INFORMATIVE, f"'{best.value}' rests on what was seen below "
                        f"{context.vision.thresholds.detection:g}")
+    doubted = [why for cls in missing if (why := doubt(context.sight, cls))]
+    if doubted:
+        return Verdict(UNINFORMATIVE, doubted[0])
     if no and memory.image is not None:
         return Verdict(FINAL, f"nothing of it is seen at >= {looked.threshold:g}", "no",
-                       min(p, 1.0 - looked.threshold))
+                       min(p, 1.0 - looked.threshold, *(sureness(context.sight, cls) for cls in missing)))
     return Verdict(FINAL, "a clear answer", best.value, p)
+
+
+def _uncovered(cls: str, memory: Memory, context: Context) -> str | None:
+    """Why the perceiver's labels do not cover a class it sees (None: they do, or the class was
+    widened to kinds it names, each of which it covers)."""
+    sight = context.sight
+    kinds = memory.kinds.get(cls, frozenset())
+    if sight.covers(cls) or not sight.sees(Kind.CLASS, cls) or (kinds and all(map(sight.covers, kinds))):
+        return None
+    return doubt(sight, cls)
 
 
 def _can(memory: Memory, context: Context, tool: str) -> bool:
@@ -162,13 +180,17 @@ def _unseen_no(unseen: list[str], memory: Memory, context: Context, p: float) ->
         if memory.seen(above):
             return Verdict(UNINFORMATIVE, f"{article(above)} {above} is seen, but no perceiver tells "
                            f"whether it is {article(word)} {word}")
+        doubted = doubt(context.sight, above)
+        if doubted is not None:
+            return Verdict(UNINFORMATIVE, f"{doubted}: not seeing one says nothing of {article(word)} {word}")
         absent.append((above, word))
     reason = "; ".join(f"no {above} is seen, so no {word}" for above, word in absent)
     if _can(memory, context, "look_closer"):
         at = f" at >= {memory.looked.threshold:g}" if memory.looked is not None else ""
         return Verdict(INFORMATIVE, reason + at)
     threshold = memory.looked.threshold if memory.looked is not None else 0.0
-    return Verdict(FINAL, reason, "no", min(p, 1.0 - threshold))
+    return Verdict(FINAL, reason, "no",
+                   min(p, 1.0 - threshold, *(sureness(context.sight, above) for above, _ in absent)))
 
 
 def _no_answer(memory: Memory, context: Context) -> Verdict:

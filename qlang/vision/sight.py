@@ -9,6 +9,12 @@ sees vehicles by seeing cars and buses); `qlang.vision.kinds.coarse` is the near
 an unseen one that it does see (it sees a person, not whether the person is a man).  OWL-ViT
 with CLIP is open vocabulary: it is asked for every word, so it sees them all.
 
+Seeing a class is not covering it: a "no" needs a perceiver that would have found any object of
+the class.  The SSD names a `plant` where COCO says "potted plant", so it finds no tree, and it
+sees animals only as the ten COCO has; a class is covered when the perceiver names it and its
+label is no narrower (`Sight.covers`), and how often it finds one that is there is measured
+(`qlang.vision.recall`).
+
 >>> from qlang import parse
 >>> [word for _, word in unseen(SIGHTS["ssd"], parse("exist(select(scene(), flag))"))]
 ['flag']
@@ -23,7 +29,7 @@ from functools import cache
 
 from qlang.ir import Node, postorder
 from qlang.ontology import ANY_CATEGORY, load
-from qlang.signatures import SIGNATURES, Kind, Type
+from qlang.signatures import SIGNATURES, Kind
 from qlang.vision.geometry import RELATIONS
 from qlang.vision.labels import COCO, COCO_RENAMED
 
@@ -40,6 +46,9 @@ class Sight:
     classes: frozenset[str] | None
     categories: frozenset[str] | None
     relations: frozenset[str] | None
+    #: classes it names by a label for a kind of them only: class -> the label (COCO's potted
+    #: plant is named a plant)
+    narrower: tuple[tuple[str, str], ...] = ()
 
     def sees(self, kind: Kind, word: str) -> bool:
         """Whether the perceiver can tell this class, attribute category, value or relation."""
@@ -54,12 +63,27 @@ class Sight:
                                                   for category in load().category_of(word))
         return True
 
+    def covers(self, cls: str) -> bool:
+        """Whether the perceiver would find any object of the class: it names the class, by a
+        label no narrower (seeing cats and dogs covers no animal)."""
+        return self.classes is None or (cls in self.classes and cls not in dict(self.narrower))
+
+    def label(self, cls: str) -> str | None:
+        """The narrower label the perceiver names a class by (None: none)."""
+        return dict(self.narrower).get(cls)
+
 
 def _ssd() -> Sight:
     """The embedded SSD: COCO's classes in GQA's words, colour and size (`describe`), and the
     relations boxes tell (`geometry`)."""
     classes = frozenset(COCO_RENAMED.get(label, label) for label in COCO.values() if label)
-    return Sight("ssd", classes, EVERY_PERCEIVER | {"color", "size"}, frozenset(RELATIONS))
+    narrower = tuple((COCO_RENAMED[label], label) for label in NARROWER)
+    return Sight("ssd", classes, EVERY_PERCEIVER | {"color", "size"}, frozenset(RELATIONS), narrower)
+
+
+#: COCO's labels for a kind of the GQA class they are renamed to: a plant is not only potted,
+#: a glove not only a baseball glove, a bat not only a baseball bat
+NARROWER = ("potted plant", "baseball glove", "baseball bat")
 
 
 #: perceiver name (`qlang.vision.pipeline.PERCEIVERS`) -> what it sees
@@ -87,11 +111,3 @@ def words(root: Node) -> list[tuple[Kind, str]]:
 def unseen(sight: Sight, root: Node) -> tuple[tuple[Kind, str], ...]:
     """The words of a program the perceiver cannot see."""
     return tuple((kind, word) for kind, word in words(root) if not sight.sees(kind, word))
-
-
-def blind_no(sight: Sight, root: Node, answer: str) -> tuple[str, ...]:
-    """The words a "no" to a yes/no program rests on that the perceiver cannot see (none: the
-    "no" stands).  A "yes" stands either way: it was seen through the words it does see."""
-    if answer != "no" or root.signature is None or root.signature.result is not Type.BOOL:
-        return ()
-    return tuple(word for _, word in unseen(sight, root))
