@@ -32,8 +32,10 @@ def run(checkout: Path, args: list[str], stdin: bytes, bytecode: Path) -> tuple[
     """One run of `qlangc ARGS` from `checkout`: wall and CPU seconds, peak memory (MB)."""
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     env |= {"PYTHONPATH": str(checkout), "PYTHONPYCACHEPREFIX": str(bytecode / checkout.name)}
+    # qlangc's module: qlang/commands/main.py since the restructuring, qlang/cli.py before it
+    module = "qlang.commands.main" if (checkout / "qlang" / "commands" / "main.py").exists() else "qlang.cli"
     started = time.perf_counter()
-    process = subprocess.Popen([sys.executable, "-c", "from qlang.commands.main import main; main()", *args],
+    process = subprocess.Popen([sys.executable, "-c", f"from {module} import main; main()", *args],
                                stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, env=env, cwd=checkout)
     assert process.stdin is not None
     process.stdin.write(stdin)
