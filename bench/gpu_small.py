@@ -26,6 +26,7 @@ import json
 import multiprocessing as mp
 import os
 import platform
+import threading
 import time
 from collections.abc import Sequence
 from typing import Any
@@ -118,9 +119,18 @@ def decode(parser: SmallParser, questions: Sequence[str], batch: int) -> list[No
 def _worker(device: str, questions: list[str], golds: list[Node], batch: int,
             barrier: Any, results: Any) -> None:
     os.environ.setdefault("OMP_NUM_THREADS", "1")
-    parser = parser_for(device)
-    decode(parser, questions[:8], batch)  # warm-up: kernels, caches
-    barrier.wait()
+    try:
+        parser = parser_for(device)
+        decode(parser, questions[:8], batch)  # warm-up: kernels, caches
+    except Exception as exc:
+        barrier.abort()  # the others stop waiting: the run has failed
+        results.put(f"{type(exc).__name__}: {exc}")
+        return
+    try:
+        barrier.wait()
+    except threading.BrokenBarrierError:
+        results.put("another worker failed")
+        return
     start = time.perf_counter()
     roots = decode(parser, questions, batch)
     seconds = time.perf_counter() - start
@@ -159,6 +169,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     done = [results.get() for _ in workers]
     for worker in workers:
         worker.join()
+    if failed := [d for d in done if isinstance(d, str)]:
+        raise SystemExit(f"a worker failed: {failed[0]}")
     total, exact, valid = (sum(d[i] for d in done) for i in range(3))
     slowest = max(d[3] for d in done)
     print(f"{total} questions in {slowest:.2f} s: {total / slowest:,.0f} questions/s; "
