@@ -18,8 +18,10 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 
 from qlang.asp.background import Background
-from qlang.asp.question import Question
-from qlang.asp.solve import DEFAULT_LIMITS, Answer, Limits, solve
+from qlang.asp.options import DEFAULT_LIMITS, Limits
+from qlang.asp.outcome import Answer
+from qlang.asp.query import Query
+from qlang.asp.solve import solve
 from qlang.errors import QlangError, error
 from qlang.ir import Node
 from qlang.passes.lower import facts
@@ -51,7 +53,7 @@ class Answered:
     unseen: tuple[str, ...] = ()
 
 
-def solve_program(root: Node, scene: str, *, lowered: Question | None = None, top_k: int = 1,
+def solve_program(root: Node, scene: str, *, lowered: Query | None = None, top_k: int = 1,
                   distinct: bool = False, limits: Limits = DEFAULT_LIMITS, semantics: str = "qlang",
                   stages: Stages | None = None, background: Background | None = None) -> Answered:
     """The k best models' answers of a checked program over an encoded scene (its facts), as the

@@ -1,4 +1,4 @@
-"""Many questions over one scene (`Scene`, clingo multi-shot) answer as each alone does.
+"""Many questions over one scene (`GroundedScene`, clingo multi-shot) answer as each alone does.
 
 Every real question is asked over every kind of real scene, one Control per scene, and compared
 with `solve` on its own: the k best models with their ranks and costs, and the k best distinct
@@ -22,9 +22,13 @@ from hypothesis import strategies as st
 
 import qlang
 from qlang.asp import program
-from qlang.asp.question import Question, read
+from qlang.asp.multishot import GroundedScene
+from qlang.asp.options import Limits
+from qlang.asp.outcome import Solution, SolveError
+from qlang.asp.query import Query, read
 from qlang.asp.scene import SceneLibrary
-from qlang.asp.solve import Limits, Result, Scene, Session, SolveError, solve
+from qlang.asp.session import ground
+from qlang.asp.solve import solve
 from qlang.errors import Source
 from qlang.passes.lower import Fact, facts
 from tests.conftest import ASP, SCENES, TIE, WEIGHTED, emma_questions, encoded_question, yesno_examples
@@ -54,20 +58,20 @@ def real_scenes() -> dict[str, str]:
     return scenes
 
 
-def outcome(run: Any) -> Result | str:
+def outcome(run: Any) -> Solution | str:
     try:
-        result: Result = run()
+        result: Solution = run()
         return result
     except SolveError as exc:
         return str(exc.diagnostics[0].to_json())
 
 
-def same(scene: str, questions: Sequence[Question], **options: Any) -> None:
-    grouped = Scene(scene)
+def same(scene: str, questions: Sequence[Query], **options: Any) -> None:
+    grouped = GroundedScene(scene)
     for question in questions:
         alone = outcome(lambda: solve(question, scene, **options))  # noqa: B023
         together = outcome(lambda: grouped.solve(question, **options))  # noqa: B023
-        if together == alone or not isinstance(alone, Result) or not isinstance(together, Result):
+        if together == alone or not isinstance(alone, Solution) or not isinstance(together, Solution):
             assert together == alone, question
             continue
         every = solve(question, scene, **{**options, "top_k": 100})  # the ties in full
@@ -88,7 +92,7 @@ def test_every_real_question_over_a_shared_scene_answers_as_alone(name: str, opt
 def test_the_emma_questions_repeated_answer_as_alone_across_a_fresh_control() -> None:
     library = SceneLibrary(Source((SCENES / "emma_sceneGraphs.json").read_text()))
     for q in emma_questions():
-        scene = Scene(library.facts(q["imageId"]))
+        scene = GroundedScene(library.facts(q["imageId"]))
         scene.RENEW = 3
         question = facts(qlang.compile(q["semanticStr"], "gqa-str"))
         for _ in range(7):
@@ -96,7 +100,7 @@ def test_the_emma_questions_repeated_answer_as_alone_across_a_fresh_control() ->
 
 
 def test_a_question_leaves_nothing_behind_for_the_next() -> None:
-    scene = Scene("object(1). has_attr(1, class, dog). has_obj_weight(1, 0).")
+    scene = GroundedScene("object(1). has_attr(1, class, dog). has_obj_weight(1, 0).")
     unique = read("scene(0). select(1, 0, dog). unique(2, 1). exist(3, 2). end(3).")
     impossible = read("scene(0). select(1, 0, cat). unique(2, 1). exist(3, 2). end(3).")
     assert scene.solve(impossible).answers == ()  # its `unique` must not hold for later questions
@@ -109,7 +113,7 @@ def test_a_search_past_its_deadline_is_a_timeout_however_fast_it_ends() -> None:
     then waits on the Control for its next search: that search counts as timed out too."""
     question = read("scene(0). select(1, 0, dog). exist(2, 1). end(2).")
     for _ in range(100):  # the watcher wins the race most times; it must not matter when not
-        session = Session(question, "object(1). has_attr(1, class, dog).")
+        session = ground(question, "object(1). has_attr(1, class, dog).")
         session.deadline = time.monotonic() - 1  # the watcher fires at once: in the search or after
         with pytest.raises(SolveError, match="timeout"):
             session.best_models(1)
@@ -117,7 +121,7 @@ def test_a_search_past_its_deadline_is_a_timeout_however_fast_it_ends() -> None:
 
 def test_a_fact_of_no_operation_is_solved_alone_with_the_same_outcome() -> None:
     """Lowering never makes one; facts built by hand may."""
-    scene = Scene("object(1). has_attr(1, class, dog).")
+    scene = GroundedScene("object(1). has_attr(1, class, dog).")
     dogs = read("scene(0). select(1, 0, dog). exist(2, 1). end(2).")
     for question in ([*dogs, Fact("ans", ("banana",))], [*dogs[:2], Fact("exist", (2,)), dogs[-1]],
                      [*dogs[:2], Fact("exist", (2, 1, 0)), dogs[-1]]):
@@ -127,7 +131,7 @@ def test_a_fact_of_no_operation_is_solved_alone_with_the_same_outcome() -> None:
 
 def test_a_scene_clingo_rejects_gives_each_question_the_error_it_gives_alone() -> None:
     question = read("scene(0). exist(1, 0). end(1).")
-    broken = Scene("object(1). has_attr(1, class")
+    broken = GroundedScene("object(1). has_attr(1, class")
     for _ in range(2):
         assert outcome(lambda: broken.solve(question)) == outcome(lambda: solve(question, broken.scene))
 
@@ -135,7 +139,7 @@ def test_a_scene_clingo_rejects_gives_each_question_the_error_it_gives_alone() -
 def test_the_grounding_guard_holds_for_every_question() -> None:
     scene = "\n".join(f"object({i}). has_attr({i}, class, dog)." for i in range(200))
     question = read("scene(0). all_different(1, 0, color). end(1).")
-    shared = Scene(scene, Limits(max_ground=1000))
+    shared = GroundedScene(scene, Limits(max_ground=1000))
     assert outcome(lambda: shared.solve(question)) == outcome(
         lambda: solve(question, scene, limits=Limits(max_ground=1000)))
 
@@ -143,7 +147,7 @@ def test_the_grounding_guard_holds_for_every_question() -> None:
 def test_the_thesis_semantics_is_solved_question_by_question() -> None:
     assert program.shared("thesis") is None
     scene = real_scenes()["yesno 0"]
-    same_thesis = Scene(scene, semantics="thesis")
+    same_thesis = GroundedScene(scene, semantics="thesis")
     for question in real_questions()[:10]:
         assert same_thesis.solve(question, top_k=3) == solve(question, scene, top_k=3, semantics="thesis")
 

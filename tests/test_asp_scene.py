@@ -8,7 +8,7 @@ from functools import cache
 import pytest
 
 import qlang
-from qlang.asp.question import read
+from qlang.asp.query import read
 from qlang.asp.scene import SceneError, SceneLibrary, weight
 from qlang.asp.solve import solve
 from qlang.errors import Source

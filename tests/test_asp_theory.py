@@ -10,14 +10,15 @@ from pathlib import Path
 import pytest
 
 import qlang
-from qlang.asp.question import Question, read
-from qlang.asp.solve import solve, theory
+from qlang.asp.program import theory
+from qlang.asp.query import Query, read
+from qlang.asp.solve import solve
 from qlang.passes import lower
 from qlang.signatures import SIGNATURES
 from tests.conftest import ASP, encoded_question, yesno_examples
 
 
-def answers(question: Question, scene: str) -> list[str]:
+def answers(question: Query, scene: str) -> list[str]:
     return [a.value for a in solve(question, scene).answers]
 
 
@@ -54,7 +55,7 @@ def test_every_operation_is_defined_under_a_comment_naming_it(op: str) -> None:
     assert re.search(rf"^[^%]*:-.*\b{op}\(T\b", theory(), re.MULTILINE), "no rule reads it"
 
 
-@pytest.mark.parametrize("module", ["qlang.asp.facts", "qlang.asp.guard", "qlang.asp.question",
-                                    "qlang.asp.scene", "qlang.asp.solve"])
+@pytest.mark.parametrize("module", ["qlang.asp.facts", "qlang.asp.guard", "qlang.asp.multishot",
+                                    "qlang.asp.query", "qlang.asp.scene", "qlang.asp.solve"])
 def test_doctests(module: str) -> None:
     assert doctest.testmod(importlib.import_module(module)).failed == 0

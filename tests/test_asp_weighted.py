@@ -6,8 +6,9 @@ import json
 
 import qlang
 from qlang.asp.explain import explain
+from qlang.asp.outcome import Solution
 from qlang.asp.scene import SceneLibrary, weight
-from qlang.asp.solve import Result, solve
+from qlang.asp.solve import solve
 from qlang.errors import Source
 from qlang.passes import lower
 from tests.conftest import WEIGHTED
@@ -16,7 +17,7 @@ from tests.conftest import WEIGHTED
 #: (also a scene of bench/outputs.py's).
 
 
-def ask(program: str, top_k: int = 3) -> Result:
+def ask(program: str, top_k: int = 3) -> Solution:
     """The top-k distinct answers (the models' ranking is tested in test_top_k.py)."""
     facts = SceneLibrary(Source(json.dumps(WEIGHTED))).facts()
     return solve(lower.facts(qlang.compile(program)), facts, top_k=top_k, distinct=True)

@@ -12,9 +12,12 @@ import pytest
 
 from qlang import api
 from qlang.asp.background import Background
-from qlang.asp.question import Question
+from qlang.asp.multishot import GroundedScene
+from qlang.asp.options import Limits
+from qlang.asp.outcome import Answer, SolveError
+from qlang.asp.query import Query
 from qlang.asp.scene import SceneLibrary, encode
-from qlang.asp.solve import Answer, Limits, Scene, SolveError, solve
+from qlang.asp.solve import solve
 from qlang.asp_names import from_term
 from qlang.errors import Source
 from qlang.knowledge import sources
@@ -35,7 +38,7 @@ def athlete() -> Rules:
     return rules((EXAMPLES / "athlete.rules").read_text(), "athlete.rules")
 
 
-def lowered(program: str, background: Background) -> Question:
+def lowered(program: str, background: Background) -> Query:
     return facts(api.compile(program, ontology=background.ontology(), knowledge=background.knowledge))
 
 
@@ -68,14 +71,14 @@ def answers(found: tuple[Answer, ...]) -> set[tuple[str, tuple[int, ...]]]:
 def test_one_question_and_a_shared_scene_answer_alike(program: str, background: Background) -> None:
     question = lowered(program, background)
     alone = solve(question, scene_facts(), top_k=20, distinct=True, background=background)
-    shared = Scene(scene_facts(), background=background)
+    shared = GroundedScene(scene_facts(), background=background)
     assert alone.answers and answers(alone.answers) == answers(shared.solve(question, top_k=20,
                                                                             distinct=True).answers)
     again = pickle.loads(pickle.dumps(background))  # as a Ray actor gets it
     assert again.rules == background.rules
     assert [i.path for i in again.knowledge.indexes] == [i.path for i in background.knowledge.indexes]
-    assert answers(Scene(scene_facts(), background=again).solve(question, top_k=20, distinct=True).answers) \
-        == answers(alone.answers)
+    shared_again = GroundedScene(scene_facts(), background=again)
+    assert answers(shared_again.solve(question, top_k=20, distinct=True).answers) == answers(alone.answers)
 
 
 def test_knowledge_operations_read_the_classes_rules_derive(background: Background) -> None:
@@ -152,7 +155,8 @@ def test_infer_without_knowledge_bases_still_reads_gqas_hierarchy(tmp_path: Path
     encoded = encode(SceneLibrary(Source(SCENE)).graph(), "s")
     for background in (None, Background(sources.knowledge(["none"]))):
         assert [a.value for a in solve(question, encoded, background=background).answers] == ["man"]
-        assert [a.value for a in Scene(encoded, background=background).solve(question).answers] == ["man"]
+        shared = GroundedScene(encoded, background=background)
+        assert [a.value for a in shared.solve(question).answers] == ["man"]
 
 
 def test_a_knowledge_step_walks_only_from_the_classes_its_input_may_have() -> None:

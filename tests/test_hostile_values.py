@@ -150,7 +150,7 @@ def test_an_object_id_of_5000_digits_is_just_an_id(tmp_path: Path) -> None:
 
 
 def test_an_asp_question_with_an_integer_of_5000_digits_is_a_located_error() -> None:
-    from qlang.asp.question import read
+    from qlang.asp.query import read
 
     with pytest.raises(QlangError, match=r"q.lp:1:11: error: invalid ASP question: an integer beyond"):
         read(f"scene(0). exist({HUGE}, 0). end({HUGE}).", name="q.lp")
@@ -228,7 +228,7 @@ def test_other_spaces_in_an_asp_scenes_strings_and_comments_are_read_as_clingo_r
 
 
 def test_an_asp_question_with_another_space_is_a_located_error() -> None:
-    from qlang.asp.question import read
+    from qlang.asp.query import read
 
     with pytest.raises(QlangError, match=r"q.lp:1:10: error: invalid ASP question: \\u3000 is a space"):
         read("scene(0).\u3000exist(1, 0). end(1).", name="q.lp")

@@ -8,7 +8,7 @@ import json
 import pytest
 
 import qlang
-from qlang.asp.question import Question
+from qlang.asp.query import Query
 from qlang.asp.scene import SceneLibrary
 from qlang.asp.solve import solve
 from qlang.errors import Source
@@ -23,7 +23,7 @@ SCENE = {"width": 90, "height": 90, "objects": {
              "relations": []} for i, colour in enumerate(("white", "black"))}}
 
 
-def answers(question: Question) -> set[str]:
+def answers(question: Query) -> set[str]:
     scene = SceneLibrary(Source(json.dumps(SCENE))).facts()
     return {a.value for a in solve(question, scene, top_k=10).answers}
 

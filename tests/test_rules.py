@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 import qlang
 from qlang.asp import facts, program
-from qlang.asp.question import read as read_question
+from qlang.asp.query import read as read_question
 from qlang.asp.scene import encode
 from qlang.asp_names import from_term, relation_symbol, to_symbol
 from qlang.errors import CheckError, ParseError, Source, Span

@@ -13,15 +13,15 @@ Control gets beside the theory, the scene and the question:
   each way (the strongest); a symmetric relation's edges both ways; words spelled as the rules'
   lowering spells them.  (A literal bound by neither end to the scene or a word reads only what
   these walks reach: the rest of a base of millions of edges is never grounded.)
-- the knowledge facts the question's operations read (`question_facts`, by
+- the knowledge facts the question's operations read (`query_facts`, by
   `qlang.asp.knowledge_facts.facts`), for the scene's classes.
 
 The scene's words are read from clingo, not from the scene's text: the atoms
 ``has_attr(O, A, W)`` of the scene grounded with the rules (`words`), so that the classes the
 rules derive count too (those they could derive only through knowledge do not choose which
-knowledge is grounded).  That grounding is done only where some knowledge is read: `Session`
-does it per question, `Scene` once per scene.  Without rules, and with questions that read no
-knowledge, nothing is added at all.
+knowledge is grounded).  That grounding is done only where some knowledge is read:
+`qlang.asp.session.ground` does it per question, `GroundedScene` once per scene.  Without rules,
+and with questions that read no knowledge, nothing is added at all.
 """
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ from clingo import ast
 from qlang import api
 from qlang.asp import knowledge_facts
 from qlang.asp.program import parsed
-from qlang.asp.question import Question
+from qlang.asp.query import Query
 from qlang.asp_names import from_term, to_symbol
 from qlang.errors import Diagnostic, Source
 from qlang.ir import Node
@@ -134,7 +134,7 @@ class Background:
         edges = knowledge_facts.walked(step.triple for step in steps)
         return [knowledge_facts.stated(edge) for edge in edges]
 
-    def question_facts(self, question: Question, words: Lazy, semantics: str = "qlang"
+    def query_facts(self, question: Query, words: Lazy, semantics: str = "qlang"
                        ) -> list[clingo.Symbol]:
         """The knowledge facts the question's operations read, over a scene of these words
         (with no knowledge base, GQA's class hierarchy still makes a car a vehicle for `infer`)."""

@@ -8,7 +8,7 @@ loses nothing: run again with the same output file and the ids already there are
 half-written last line is dropped and redone).  The questions are solved on an executor
 (`qlang.executors`): by default in worker processes of this machine that are replaced every
 `RECYCLE` questions, because clingo's symbol table only ever grows, or by the actors of a Ray
-cluster.  Each worker keeps the last `SCENES` scenes grounded (`qlang.asp.solve.Scene`), so the
+cluster.  Each worker keeps the last `SCENES` scenes grounded (`qlang.asp.multishot.GroundedScene`), so the
 questions of one image share one grounding of its scene.  Every question is solved with the
 same background knowledge and rules, read and checked once by the parent (programs are checked
 against the rules' words too).
@@ -22,9 +22,10 @@ from typing import Any
 
 from qlang.asp.background import NOTHING, Background
 from qlang.asp.explain import trace
-from qlang.asp.question import Question
+from qlang.asp.multishot import GroundedScene
+from qlang.asp.options import DEFAULT_LIMITS, Limits
+from qlang.asp.query import Query
 from qlang.asp.scene import SceneLibrary
-from qlang.asp.solve import DEFAULT_LIMITS, Limits, Scene
 from qlang.executors import Executor, Local
 from qlang.passes.lower import facts
 from qlang.records import Output, Pending, Record, failure, read_records, run_batch
@@ -43,7 +44,7 @@ RAY_BATCH = 64
 class Task:
     id: object
     line: int
-    question: Question
+    query: Query
     image_id: str | None
     #: the line's result when it failed before solving (it could not be compiled)
     failed: dict[str, Any] | None = None
@@ -108,7 +109,7 @@ def _tasks(records: Iterable[Record], pending: Pending, background: Background |
 
 _SETTINGS: Settings | None = None
 #: the scenes grounded in this process, by image id, the most recently asked last
-_SCENES: dict[str | None, Scene] = {}
+_SCENES: dict[str | None, GroundedScene] = {}
 
 
 def _init(settings: Settings) -> None:
@@ -117,13 +118,13 @@ def _init(settings: Settings) -> None:
     _SCENES.clear()
 
 
-def _scene(image_id: str | None) -> Scene:
+def _scene(image_id: str | None) -> GroundedScene:
     assert _SETTINGS is not None
     scene = _SCENES.pop(image_id, None)
     if scene is None:
         if len(_SCENES) >= SCENES:
             del _SCENES[next(iter(_SCENES))]
-        scene = Scene(_SETTINGS.scenes.facts(image_id), _SETTINGS.limits, _SETTINGS.semantics,
+        scene = GroundedScene(_SETTINGS.scenes.facts(image_id), _SETTINGS.limits, _SETTINGS.semantics,
                       _SETTINGS.background)
     _SCENES[image_id] = scene
     return scene
@@ -137,7 +138,7 @@ def _answer(task: Task) -> dict[str, Any]:
     if task.id is None:
         result["input_line"] = task.line
     try:
-        answers = _scene(task.image_id).solve(task.question, top_k=_SETTINGS.top_k,
+        answers = _scene(task.image_id).solve(task.query, top_k=_SETTINGS.top_k,
                                               distinct=_SETTINGS.distinct, atoms=_SETTINGS.bindings)
         result["answers"] = [a.to_json() for a in answers.answers]
         if _SETTINGS.bindings and answers.answers:

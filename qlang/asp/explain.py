@@ -20,8 +20,10 @@ import clingo
 
 from qlang.asp import knowledge_facts
 from qlang.asp.background import Background
-from qlang.asp.question import Question
-from qlang.asp.solve import DEFAULT_LIMITS, Answer, Limits, Session
+from qlang.asp.options import DEFAULT_LIMITS, Limits
+from qlang.asp.outcome import Answer
+from qlang.asp.query import Query
+from qlang.asp.session import ground
 from qlang.asp_names import from_term, to_symbol, to_term
 from qlang.passes.lower import Fact
 from qlang.rules.check import Rules
@@ -157,12 +159,12 @@ def _objects(step: ExplainedStep, names: dict[str, str]) -> str:
     return ", ".join(f"{o} ({names[o]})" if o in names else o for o in step.objects)
 
 
-def explain(question: Question, scene: str, *, answer: str | None = None,
+def explain(query: Query, scene: str, *, answer: str | None = None,
             limits: Limits = DEFAULT_LIMITS, semantics: str = "qlang",
             background: Background | None = None) -> Explanation | None:
     """The trace of `answer` (the best one if None) under the theory's `semantics`, with the
     `background`'s knowledge and rules; None if the question has no such answer."""
-    session = Session(question, scene, limits, semantics, background)
+    session = ground(query, scene, limits, semantics, background)
     assumptions = []
     if answer is not None:  # its symbol built as a question's words are, not parsed
         assumptions.append((clingo.Function("ans", [to_symbol(answer)]), True))
@@ -173,14 +175,14 @@ def explain(question: Question, scene: str, *, answer: str | None = None,
     return trace(Answer(found.answer, found.cost), found.atoms, rules, _stated(scene) if rules else ())
 
 
-def first_empty(question: Question, scene: str, *, limits: Limits = DEFAULT_LIMITS,
+def first_empty(query: Query, scene: str, *, limits: Limits = DEFAULT_LIMITS,
                 semantics: str = "qlang", background: Background | None = None) -> EmptyStep | None:
     """The first step, in the program's order, that keeps no object (or yields no value) in any
     model of the steps it reads: where a question with no answer comes to nothing.  Each step is
     tried alone with what feeds it: an objects step as `exist` of it answering "yes", a value
     step as the answer.  None when every step keeps something (the steps together keep
     nothing: an object no later step can agree on)."""
-    steps = {int(f.args[0]): f for f in question if f.name != END}
+    steps = {int(f.args[0]): f for f in query if f.name != END}
     probe = max(steps, default=0) + 1
     traced: dict[int, Explanation] = {}
     for number, fact in steps.items():

@@ -7,7 +7,7 @@ facts of `PREDICATES` whose arguments are constants, quoted strings or integers 
 holds exactly, with comments between them, spaced as clingo reads (no other space, no NUL).
 Nothing else reaches clingo, so nothing can change a meaning or fail below Python.  A question
 that arrives as ASP text is read by the same rules, with its own predicates
-(`qlang.asp.question`).
+(`qlang.asp.query`).
 
 >>> problem("object(1). has_attr(1, class, cat). % a cat")
 >>> message, where = problem("object(1).\\nans(banana).")

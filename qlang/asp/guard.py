@@ -4,16 +4,25 @@ clingo cannot interrupt the grounder, so a question that would ground to hundred
 of rules must be refused beforehand.  The estimate bounds each step's rule instances by the
 joins its theory rules make: one pass over the scene's facts for most operations, a pass over
 pairs of objects for those that compare objects with each other.  A rules file's rules ground
-once per question, each about once per value of its variables (`rules_estimate`).
+once per question, each about once per value of its variables (`rules_estimate`).  The
+scene's sizes are read off its text (`sizes`) and the guard applied by `check`.
 """
 
 from __future__ import annotations
 
 import math
+from collections import Counter
 from collections.abc import Callable
 
+from qlang.asp.background import LIMIT, Background
+from qlang.asp.options import Limits
+from qlang.asp.outcome import SolveError
+from qlang.asp.query import Query
+from qlang.asp_names import to_term
+from qlang.errors import error
 from qlang.rules.check import Rules
 from qlang.rules.language import PREDICATES, Literal, Sort, Var, Word
+from qlang.signatures import SIGNATURES
 
 #: Operations whose rules join two objects of the scene (see theory/qlang.lp).
 PAIRWISE = frozenset({"relate_attr", "compare", "all_same", "all_different", "two_same",
@@ -76,3 +85,30 @@ def rules_estimate(scene: dict[str, int], rules: Rules, occurrences: Callable[[s
             bound |= {t.name for t, _ in terms if isinstance(t, Var) and not t.anonymous}
         total += len(rule.heads) * instances
     return 2 * total + projected  # a derived fact also grounds the rule making it a scene fact
+
+
+def check(scene: dict[str, int], query: Query, limits: Limits, rules: int = 0) -> None:
+    """The grounding guard: refuse a query whose grounding would be too large (with the
+    `rules`' own grounding, whose facts the theory reads too)."""
+    steps = Counter(f.name for f in query if f.name in SIGNATURES)
+    size = rules + estimate({**scene, "has_attr": scene["has_attr"] + rules} if rules else scene, steps)
+    if size > limits.max_ground:
+        raise error(SolveError, "grounding",
+                    f"the question would ground to about {size:,} rules, above the guard of "
+                    f"{limits.max_ground:,}", hint="a smaller scene, or a larger --max-ground")
+
+
+def rules_size(scene: str, sizes: dict[str, int], background: Background | None) -> int:
+    """The rules' estimated grounding over a scene (`rules_estimate`): a word's facts counted,
+    generously, as its spelling's occurrences in the scene's text."""
+    if background is None or background.rules is None:
+        return 0
+    return rules_estimate(sizes, background.rules, lambda word: scene.count(to_term(word)),
+                          LIMIT if background.known else 0)
+
+
+def sizes(scene: str) -> dict[str, int]:
+    """How often each predicate the guard weighs is written in a scene's text: a fast, generous
+    stand-in for its atoms (``xobject(`` counts as ``object(``: a few too many only make the guard
+    stricter)."""
+    return {name: scene.count(name + "(") for name in ("object", "has_attr", "has_rel")}

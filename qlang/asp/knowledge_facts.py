@@ -29,7 +29,7 @@ from functools import cache
 
 import clingo
 
-from qlang.asp.question import Question
+from qlang.asp.query import Query
 from qlang.asp.scene import weight
 from qlang.asp_names import from_term, relation_symbol, to_symbol
 from qlang.knowledge.graph import Knowledge
@@ -148,7 +148,7 @@ NEEDS: dict[str, Callable[[WalkedKnowledge, Fact, set[str], int], list[Triple]]]
 }
 
 
-def edges(knowledge: Knowledge, question: Question, classes: Iterable[str], *,
+def edges(knowledge: Knowledge, question: Query, classes: Iterable[str], *,
           together: Mapping[str, Collection[str]] | None = None, limit: int = LIMIT) -> list[Triple]:
     """The edges (as walked) a question needs, each once with its greatest weight, sorted;
     `together`, where given, narrows where a step's walks start (`starts`)."""
@@ -199,7 +199,7 @@ _SELECTING = frozenset({"select", "relate", "relate_attr"})
 _KEEPING = frozenset({"filter", "filter_any", "unique"})
 
 
-def facts(knowledge: Knowledge, question: Question, classes: Iterable[str], *,
+def facts(knowledge: Knowledge, question: Query, classes: Iterable[str], *,
           together: Mapping[str, Collection[str]] | None = None, limit: int = LIMIT) -> list[clingo.Symbol]:
     """``knowledge/3`` and ``knowledge_cost/4`` for the edges a question needs (`edges`):
     `question` its lowered facts, `classes` every class the scene's objects have (their names

@@ -10,7 +10,7 @@ from typing import Any
 import click
 
 from qlang import limits
-from qlang.asp.solve import Limits
+from qlang.asp.options import Limits
 from qlang.commands.console import Bounded, fail, read_source
 from qlang.commands.knowledge import background_from, background_options
 from qlang.commands.translate import translation_options, translator_from

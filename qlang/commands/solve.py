@@ -18,9 +18,11 @@ from qlang.asp import batch
 from qlang.asp.background import Background
 from qlang.asp.explain import explain as explain_answer
 from qlang.asp.explain import first_empty, trace
-from qlang.asp.question import Question
+from qlang.asp.options import DEFAULT_LIMITS, Limits
+from qlang.asp.outcome import SolveError
+from qlang.asp.program import SEMANTICS
+from qlang.asp.query import Query
 from qlang.asp.scene import SceneLibrary
-from qlang.asp.solve import DEFAULT_LIMITS, SEMANTICS, Limits, SolveError
 from qlang.asp.solve import solve as solve_question
 from qlang.commands.console import (
     Bounded,
@@ -164,7 +166,7 @@ def _scenes(path: str) -> SceneLibrary:
         fail(exc)
 
 
-def _question(path: str, syntax: str | None, background: Background) -> tuple[Question, Source]:
+def _question(path: str, syntax: str | None, background: Background) -> tuple[Query, Source]:
     """The program, compiled (parsed and checked once, against the rules' words and the
     knowledge's too) and lowered, and its source; a parse or type error is reported against it."""
     source = read_source(path, PROGRAM)

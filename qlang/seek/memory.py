@@ -11,7 +11,7 @@ from collections.abc import Hashable
 from dataclasses import dataclass, field
 from typing import Any
 
-from qlang.asp.solve import Answer
+from qlang.asp.outcome import Answer
 from qlang.asp_names import to_term
 from qlang.ir import Node, postorder
 from qlang.ontology import load

@@ -34,8 +34,9 @@ from typing import TYPE_CHECKING, Any
 from qlang.asp.background import Background
 from qlang.asp.explain import ExplainedStep
 from qlang.asp.explain import explain as explain_answer
+from qlang.asp.options import DEFAULT_LIMITS, Limits
 from qlang.asp.scene import encode
-from qlang.asp.solve import DEFAULT_LIMITS, Limits, solve
+from qlang.asp.solve import solve
 from qlang.asp_names import from_term
 from qlang.errors import QlangError, error
 from qlang.knowledge.graph import Knowledge

@@ -3,7 +3,7 @@ request answered on its own, about its own photo or scene, with nothing kept aft
 
 Requests are answered one at a time: what answers is one per process and not made to be
 shared between threads (llama.cpp's model, the detector's network, and clingo's deadline
-watcher, which watches one search at a time: `qlang.asp.solve`).  What a request does around
+watcher, which watches one search at a time: `qlang.asp.watchdog`).  What a request does around
 that (reading its upload, keeping the photo, drawing the boxes, encoding the picture) runs
 beside the others.
 """
@@ -19,7 +19,7 @@ from typing import Any
 from qlang import pipeline
 from qlang.asp.background import Background
 from qlang.asp.explain import EmptyStep, Explanation, explain, first_empty
-from qlang.asp.solve import Limits
+from qlang.asp.options import Limits
 from qlang.errors import QlangError, error
 from qlang.passes.lower import facts
 from qlang.timing import Stages

@@ -1,5 +1,6 @@
-"""A question as the solver takes it: facts whose clingo symbols are built directly, spelled as the
-ASP text of a lowered program spells them; and the reader of a question that arrives as ASP text."""
+"""A query (a question as the solver takes it): facts whose clingo symbols are built directly,
+spelled as the ASP text of a lowered program spells them; and the reader of a query that arrives
+as ASP text."""
 
 from __future__ import annotations
 
@@ -9,8 +10,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import qlang
-from qlang.asp.question import read
-from qlang.asp.solve import Scene, SolveError, solve
+from qlang.asp.multishot import GroundedScene
+from qlang.asp.outcome import SolveError
+from qlang.asp.query import read
+from qlang.asp.solve import solve
 from qlang.asp_names import to_symbol, to_term
 from qlang.errors import ParseError, Source, UnsupportedOperation
 from qlang.passes.lower import Fact, facts
@@ -41,14 +44,14 @@ def test_a_step_number_beyond_32_bits_is_an_error_not_wrapped(step: int) -> None
     with pytest.raises(SolveError, match=message):
         solve(question, SCENE)
     with pytest.raises(SolveError, match=message):
-        Scene(SCENE).solve(question)
+        GroundedScene(SCENE).solve(question)
 
 
 def test_the_widest_step_numbers_clingo_holds_answer() -> None:
     for step in (2**31 - 1, -(2**31)):
         question = [Fact("scene", (step,)), Fact("exist", (1, step)), Fact("end", (1,))]
         assert [a.value for a in solve(question, SCENE).answers] == ["yes"]
-        assert [a.value for a in Scene(SCENE).solve(question).answers] == ["yes"]
+        assert [a.value for a in GroundedScene(SCENE).solve(question).answers] == ["yes"]
 
 
 @pytest.mark.parametrize(("text", "message"), [

@@ -1,10 +1,11 @@
-"""A question as the solver takes it: the lowered program's facts, as structures.
+"""A query: a question as the solver takes it, the lowered program's facts, as structures.
 
-`solve`, `Scene` and `explain` take the facts lowering made (`qlang.passes.lower.facts`, from a
-program checked once) and build their clingo symbols directly, never parsing text back: the
-operations the theory is cut to, and the grounding guard's counts, are read off the facts.  A
-question that really arrives as ASP text (a GS-VQA encoding) is read into facts by `read`,
-as strictly as a scene given as ASP (`qlang.asp.facts`).
+"Question" is the English text; its program, lowered, is the query.  `solve`, `GroundedScene`
+and `explain` take the facts lowering made (`qlang.passes.lower.facts`, from a program checked
+once) and build their clingo symbols directly, never parsing text back: the operations the
+theory is cut to, and the grounding guard's counts, are read off the facts.  A query that
+really arrives as ASP text (a GS-VQA encoding) is read into facts by `read`, as strictly as a
+scene given as ASP (`qlang.asp.facts`).
 
 >>> read("scene(0). select(1, 0, cat). % a cat\\nexist(2, 1). end(2).")[1]
 Fact(name='select', args=(1, 0, 'cat'))
@@ -27,19 +28,19 @@ from qlang.passes.lower import Fact
 from qlang.signatures import END, SIGNATURES
 
 #: A lowered question: its steps' facts, then ``end``.
-Question = Sequence[Fact]
+Query = Sequence[Fact]
 
-QUESTION = facts.FactSchema("question", {op: sig.arity + 1 for op, sig in SIGNATURES.items()} | {END: 1},
+QUERY = facts.FactSchema("question", {op: sig.arity + 1 for op, sig in SIGNATURES.items()} | {END: 1},
                             "the operations' steps and end/1")
 
 
 def read(text: str, *, name: str = "<input>") -> list[Fact]:
-    """The facts of a question written as ASP: ground facts of the operations and ``end``, each
+    """The facts of a query written as ASP: ground facts of the operations and ``end``, each
     word spelled as `to_term` spells it; raises a located `ParseError` for anything else."""
     try:
         return [Fact(predicate, tuple(int(a) if facts.INTEGER.fullmatch(a) else _word(a, position)
                                       for a in arguments))
-                for predicate, arguments, position in facts.read(text, QUESTION)]
+                for predicate, arguments, position in facts.read(text, QUERY)]
     except facts.Invalid as exc:
         raise error(ParseError, "syntax", f"invalid ASP question: {exc.message}",
                     facts.span(text, exc.position), Source(text, name)) from None
