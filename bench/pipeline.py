@@ -11,7 +11,7 @@ per program too: on a busy machine it moves far less than the wall time.
 Every program must come through every step, and the last step must print exactly what the first
 printed.  ``--checkout DIR`` runs the qlang of another work tree (an older commit, say, from
 ``git worktree add``) for a before/after on the same machine; ``--in-process`` adds the same
-three steps through `qlang.records.run` in this process, with no start-up at all.
+three steps through `qlang.program_lines.run` in this process, with no start-up at all.
 
 The peer, the public reproduction's regex converters, is not run here (no network); its figure
 is the issue's: 3,314 programs/s on the machine the issue was measured on.
@@ -110,11 +110,11 @@ def _verify(data: bytes, out: bytes, step: str) -> None:
 
 
 def in_process(data: bytes, repeat: int, jobs: int) -> dict[str, float]:
-    from qlang import records
     from qlang.passes.canonical import canonicalize
+    from qlang.records import output, program_lines
     from qlang.syntax import SYNTAXES
 
-    def converter(target: str) -> records.Handler:
+    def converter(target: str) -> program_lines.Handler:
         printer = SYNTAXES[target].print
         return lambda record: {"id": record.id, "program": printer(canonicalize(record.root))}
 
@@ -125,7 +125,7 @@ def in_process(data: bytes, repeat: int, jobs: int) -> dict[str, float]:
         for _ in range(repeat):
             out = io.StringIO()
             start = time.perf_counter()
-            records.run(lines, converter(target), records.Output(out), syntax=source, jobs=jobs)
+            program_lines.run(lines, converter(target), output.Output(out), syntax=source, jobs=jobs)
             best = min(best, time.perf_counter() - start)
         figures[f"{source} -> {target}"] = best
         data = out.getvalue().encode()
@@ -153,7 +153,7 @@ def main(argv: Sequence[str] | None = None) -> None:
                         help="--jobs values to run (0: leave it out, i.e. all cores)")
     parser.add_argument("--repeat", type=int, default=3, help="runs per step; the best counts")
     parser.add_argument("--checkout", help="the qlang work tree to run (default: this one)")
-    parser.add_argument("--in-process", action="store_true", help="also time qlang.records.run itself")
+    parser.add_argument("--in-process", action="store_true", help="also time qlang.program_lines.run itself")
     args = parser.parse_args(argv)
     data = gqa_lines()
     programs = data.count(b"\n")
@@ -165,7 +165,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         report(label + (" [checkout]" if args.checkout else ""), wall, programs, cpu)
     if args.in_process:
         for jobs in (1, len(os.sched_getaffinity(0))):
-            report(f"records.run, jobs={jobs}", in_process(data, args.repeat, jobs), programs)
+            report(f"program_lines.run, jobs={jobs}", in_process(data, args.repeat, jobs), programs)
 
 
 if __name__ == "__main__":

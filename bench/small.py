@@ -33,7 +33,7 @@ from qlang.evaluate.programs import score
 from qlang.ir import Node
 from qlang.passes.canonical import equivalent
 from qlang.paths import GQA_QUESTIONS, resource_dir
-from qlang.records import questions_by_id
+from qlang.records.questions import questions_by_id
 from qlang.signatures import SIGNATURES
 from qlang.small import calibrate
 from qlang.small.parser import SmallParser

@@ -26,12 +26,12 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import qlang
-from qlang import records
 from qlang.asp import batch
 from qlang.asp.scene import SceneLibrary
 from qlang.asp.solve import solve
 from qlang.errors import Source
 from qlang.passes.lower import facts
+from qlang.records import output
 from tests.test_asp_scene import SCENES, emma_questions
 from tests.test_asp_theory import ASP, encoded_question, yesno_examples
 
@@ -73,7 +73,7 @@ def batch_rate(copies: int, workers: int) -> float:
     lines = [json.dumps({**q, "id": f"{n}-{q['imageId']}"}).encode() for n in range(copies)
              for q in emma_questions()]
     settings = batch.Settings(SceneLibrary(Source((SCENES / "emma_sceneGraphs.json").read_text())))
-    out = records.Output(io.StringIO())
+    out = output.Output(io.StringIO())
     start = time.perf_counter()
     assert batch.run(lines, settings, out, workers=workers)
     return len(lines) / (time.perf_counter() - start)

@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from qlang.evaluate.programs import score
-from qlang.records import questions_by_id
+from qlang.records.questions import questions_by_id
 from qlang.syntax import gqa
 from qlang.translate.backends.vllm_engine import VllmBackend, peft_adapter
 from qlang.translate.models import ADAPTER, hf_directory

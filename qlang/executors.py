@@ -5,7 +5,7 @@ Every batch command (`compile`, `check`, `solve` and `translate --jsonl`, `eval`
 what answering needs (the grammars; the grounded theory and scenes; a loaded translator or
 detector) and returns a function from a list of items to their results.  An `Executor` maps a
 job over the items and yields every result **in input order**, so the caller writes and flushes
-each line as soon as it is known, from one process (`qlang.records.run_batch`): output files,
+each line as soon as it is known, from one process (`qlang.records.batch.run_batch`): output files,
 resuming (the ids already written are skipped) and exactly-once lines stay the caller's, the
 same for every executor.
 

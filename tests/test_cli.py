@@ -11,8 +11,8 @@ import sys
 import pytest
 
 import qlang
-from qlang import records
 from qlang.executors import BatchError
+from qlang.records import output, program_lines
 from tests.conftest import FORMS, run
 
 COMMANDS = ["compile", "check", "fmt", "lower", "ops"]
@@ -118,7 +118,7 @@ def test_jsonl_jobs_answer_every_line_in_input_order(data_dir, monkeypatch) -> N
     lines[3:3] = ["not json", json.dumps({"id": "bad", "program": "exist(select(scene(), car)"}), ""]
     lines[20:20] = [json.dumps({"id": "type", "program": "query(select(scene(), cat), color)"})]
     text = "\n".join(lines).encode() + b"\n\xff\n"
-    monkeypatch.setattr(records, "CHUNK", 4)  # many tasks for few lines
+    monkeypatch.setattr(program_lines, "CHUNK", 4)  # many tasks for few lines
     for command in (["compile", "--to", "code"], ["check"]):
         alone = run(*command, "--jsonl", "--jobs", "1", "-", input=text)
         assert alone[0] == 1 and len(alone[1].splitlines()) == 44  # the blank line has none
@@ -132,7 +132,7 @@ def test_jobs_is_for_batch_mode() -> None:
     assert run("check", "--jsonl", "--jobs", "0", "-", input="")[0] == 2
 
 
-def _dies_on_seven(record: records.Record) -> dict[str, object]:
+def _dies_on_seven(record: program_lines.Record) -> dict[str, object]:
     if record.id == 7:
         os._exit(9)
     return {"id": record.id}
@@ -142,7 +142,7 @@ def test_a_dead_worker_ends_the_batch_with_what_came_before(capsys) -> None:
     lines = [json.dumps({"id": i, "program": "exist(scene())"}).encode() for i in range(20)]
     out = io.StringIO()
     with pytest.raises(BatchError, match="worker process died"):
-        records.run(lines, _dies_on_seven, records.Output(out), jobs=2, chunk=2)
+        program_lines.run(lines, _dies_on_seven, output.Output(out), jobs=2, chunk=2)
     written = [json.loads(line)["id"] for line in out.getvalue().splitlines()]
     assert written == list(range(len(written))) and len(written) <= 6
 

@@ -29,8 +29,9 @@ import pytest
 from qlang.asp import batch
 from qlang.asp.scene import SceneLibrary
 from qlang.errors import Source
-from qlang.executors import Doubling, Job, Local, Ray, chunks
-from qlang.records import Answering, BatchError, Pending, read_records
+from qlang.executors import BatchError, Doubling, Job, Local, Ray, chunks
+from qlang.records.output import Pending
+from qlang.records.program_lines import Answering, read_records
 from qlang.translate.batch import Translating
 from qlang.translate.factory import Models
 from qlang.translate.translator import Settings
@@ -314,7 +315,8 @@ def test_a_compile_worker_killed_mid_run_loses_and_repeats_nothing(
         cloudpickle.register_pickle_by_value(sys.modules[__name__])  # the actors need not import tests
     lines, expected = compiled
     flag, output = tmp_path / "killed", tmp_path / "out.jsonl"
-    monkeypatch.setattr("qlang.records.Answering", lambda *job: Dying(Answering(*job), str(flag), at=3))
+    monkeypatch.setattr("qlang.records.program_lines.Answering",
+                        lambda *job: Dying(Answering(*job), str(flag), at=3))
     code, _, err = run("compile", "--jsonl", "--to", "nested", "--output", str(output), "--executor",
                        executor, "--workers", "2", lines)
     assert flag.exists() and int(flag.read_text()) != os.getpid()  # a worker died, not us

@@ -34,8 +34,6 @@ PACKAGE = TESTS.parent / "qlang"
 #: other definition lives; an entry goes as its rename lands, and the list with the last one.
 ALLOWED_TWICE = {
     "Config": "split: evaluate/experiments.py (small/network.py keeps it)",
-    "Entry": "split: records.py, or photos: vision/kinds.py",
-    "Line": "split: records.py (knowledge/lines.py keeps it)",
     "Row": "split: evaluate/seeking.py (evaluate/report.py keeps it)",
     "Scenes": "split: evaluate/pipeline.py (web/sources.py keeps it)",
     "Settings": "split: asp/batch.py (translate/translator.py keeps it)",

@@ -28,7 +28,9 @@ from qlang.asp.query import Query
 from qlang.asp.scene import SceneLibrary
 from qlang.executors import Executor, Local
 from qlang.passes.lower import facts
-from qlang.records import Output, Pending, Record, failure, read_records, run_batch
+from qlang.records.batch import failure, run_batch
+from qlang.records.output import Output, Pending
+from qlang.records.program_lines import Record, read_records
 
 #: Questions a worker answers before it is replaced by a fresh process.
 RECYCLE = 500

@@ -27,7 +27,9 @@ from qlang.commands.seeking import seek_experiment
 from qlang.commands.translate import read_question_file, translation_options, translator_from
 from qlang.errors import Diagnostic, QlangError, error, shown
 from qlang.executors import Local
-from qlang.records import Line, failure, json_lines, questions_by_id
+from qlang.records.batch import failure
+from qlang.records.jsonl import JsonLine, json_lines
+from qlang.records.questions import questions_by_id
 from qlang.syntax import SYNTAXES
 from qlang.translate.factory import Loaded, Models, make
 from qlang.translate.translator import Translates
@@ -300,7 +302,7 @@ def _translations(path: str) -> list[dict[str, Any]]:
     return records
 
 
-def _what(line: Line) -> object:
+def _what(line: JsonLine) -> object:
     """What a line that is no translation record holds instead: its JSON value, or why none."""
     if isinstance(line.error, UnicodeDecodeError):
         return "not UTF-8 text"

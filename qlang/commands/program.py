@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 
 import click
 
-from qlang import api, executors, limits, records
+from qlang import api, executors, limits
 from qlang.commands.console import (
     check_output,
     executor_from,
@@ -22,7 +22,9 @@ from qlang.commands.knowledge import background_from, background_options
 from qlang.errors import Diagnostic, QlangError, Source
 from qlang.ir import Node
 from qlang.passes.lower import facts
-from qlang.records import Record
+from qlang.records import program_lines
+from qlang.records.output import holding
+from qlang.records.program_lines import Record
 from qlang.signatures import markdown_table
 from qlang.syntax import SYNTAXES, detect
 
@@ -62,16 +64,16 @@ def _against(open_vocabulary: bool, kb: tuple[str, ...], rules: str | None) -> A
     return Against(open_vocabulary, background_from(kb, rules) if kb or rules else None)
 
 
-def run_batch(file: str, syntax: str | None, handle: records.Handler, output: str | None,
+def run_batch(file: str, syntax: str | None, handle: program_lines.Handler, output: str | None,
               workers: int | None, executor: executors.Executor | None, *fields: str) -> NoReturn:
     """Answer every line of a JSON-lines input still missing from `output` (default: standard
     output; its results hold `fields`), in order, on `executor` (default: `workers` local
     processes, default all cores); exit 1 if any line failed."""
     check_output(output, file)
     lines = read_lines(file)
-    run_and_exit(lambda out: records.run(lines, handle, out, syntax=syntax,
-                                         jobs=workers or records.cores(), executor=executor),
-                 output, file, records.holding(*fields))
+    run_and_exit(lambda out: program_lines.run(lines, handle, out, syntax=syntax,
+                                         jobs=workers or program_lines.cores(), executor=executor),
+                 output, file, holding(*fields))
 
 
 @click.command()

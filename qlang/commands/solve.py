@@ -39,7 +39,7 @@ from qlang.commands.knowledge import background_from, background_options
 from qlang.errors import QlangError, Source, error
 from qlang.limits import PROGRAM, SCENE
 from qlang.passes.lower import facts
-from qlang.records import holding
+from qlang.records.output import holding
 from qlang.syntax import SYNTAXES
 
 _path = click.Path(allow_dash=True, dir_okay=False)

@@ -145,7 +145,7 @@ def train(data_file: str, out: str, arch: str, base: str, method: str, rank: int
 def calibrate(model: str, dev_file: str, fallback: str, slack: float, beam: int) -> None:
     """Calibrate the cascade's threshold for a small-parser MODEL folder on dev questions and
     write it into the model's config."""
-    from qlang.records import questions_by_id
+    from qlang.records.questions import questions_by_id
     from qlang.small import calibrate as cal
     from qlang.small.files import write_config
     from qlang.small.parser import SmallParser

@@ -25,7 +25,8 @@ from qlang.commands.console import (
     reported,
 )
 from qlang.executors import Executor
-from qlang.records import Entry, Result, holding, read_questions, writing
+from qlang.records.output import Result, holding, writing
+from qlang.records.questions import QuestionEntry, read_questions
 from qlang.syntax import SYNTAXES
 from qlang.translate import batch
 from qlang.translate.backends import BACKENDS
@@ -114,8 +115,8 @@ def translator_from(options: dict[str, Any]) -> tuple[Settings, Models]:
     return settings, models
 
 
-def read_question_file(path: str, limit: int | None = None) -> list[Entry]:
-    """The entries of a question file given on the command line (`qlang.records.read_questions`)."""
+def read_question_file(path: str, limit: int | None = None) -> list[QuestionEntry]:
+    """The entries of a question file given on the command line (`qlang.records.questions.read_questions`)."""
     return read_questions(read_bytes(path, limits.QUESTIONS), path, limit=limit)
 
 

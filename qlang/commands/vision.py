@@ -13,7 +13,7 @@ import click
 from qlang import limits
 from qlang.commands.console import Bounded, check_output, fail, read_source, run_and_exit
 from qlang.errors import QlangError
-from qlang.records import holding
+from qlang.records.output import holding
 from qlang.timing import Stages
 from qlang.vision.concepts import Concepts
 from qlang.vision.perception import Thresholds

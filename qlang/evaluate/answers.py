@@ -21,7 +21,7 @@ from qlang.errors import Diagnostic, QlangError
 from qlang.evaluate import lenient as thesis_reader
 from qlang.evaluate.matching import Generosity, top_k_match
 from qlang.pipeline import Answered, solve_program
-from qlang.records import attempt
+from qlang.records.batch import attempt
 
 LEVELS = ("strict", "generous", "generous+")
 TOP_K = (1, 3, 5)

@@ -29,7 +29,9 @@ from qlang.evaluate.answers import judge, oracle
 from qlang.evaluate.programs import counted
 from qlang.executors import Executor, Local
 from qlang.ir import Node
-from qlang.records import Entry, Output, Progress, appending, attempt, run_batch
+from qlang.records.batch import Progress, attempt, run_batch
+from qlang.records.output import Output, appending
+from qlang.records.questions import QuestionEntry
 from qlang.syntax import gqa
 from qlang.translate.factory import FACTORIES
 from qlang.translate.grammar import GRAMMAR_SYNTAXES
@@ -59,7 +61,7 @@ class Question:
     gold: Node | None
     #: the GQA record (image id, answer, gold program), to judge answers where a scene exists
     record: Mapping[str, Any] = field(default_factory=dict, compare=False)
-    #: its place in the question file (`qlang.records.Entry`)
+    #: its place in the question file (`qlang.records.questions.QuestionEntry`)
     number: int = 0
     #: why the line is no usable question (it gets a failure record)
     problem: Diagnostic | None = None
@@ -67,10 +69,10 @@ class Question:
 
 def questions_from(records: Iterable[Mapping[str, Any]]) -> list[Question]:
     """Questions of GQA question records, each with its id (`questions_of`)."""
-    return questions_of(Entry(n, r.get("id"), dict(r)) for n, r in enumerate(records, start=1))
+    return questions_of(QuestionEntry(n, r.get("id"), dict(r)) for n, r in enumerate(records, start=1))
 
 
-def questions_of(entries: Iterable[Entry]) -> list[Question]:
+def questions_of(entries: Iterable[QuestionEntry]) -> list[Question]:
     """The entries of a question file as questions with their gold programs (None where GQA's
     cannot be read); an entry without a question text (one that is no record, say) comes with
     its problem."""
@@ -208,7 +210,7 @@ def run(configs: list[Config], questions: list[Question], out: Path,
 
 @contextmanager
 def open_log(out: Path) -> Iterator[Output]:
-    """The log of an experiment in the folder `out`, resumed (`qlang.records.appending`): each
+    """The log of an experiment in the folder `out`, resumed (`qlang.records.output.appending`): each
     result is written as soon as it is known, on disk, so that a killed run keeps every line it
     wrote and the next one goes on after them."""
     out.mkdir(parents=True, exist_ok=True)

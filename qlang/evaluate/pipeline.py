@@ -43,7 +43,8 @@ from qlang.evaluate.experiments import (
     open_log,
 )
 from qlang.executors import Executor, Local
-from qlang.records import Printed, Progress, failure, printed, read_results, run_batch
+from qlang.records.batch import Progress, failure, run_batch
+from qlang.records.output import Printed, printed, read_results
 from qlang.translate.translator import Translates, Translation
 
 if TYPE_CHECKING:

@@ -20,7 +20,7 @@ from qlang.errors import Diagnostic, QlangError
 from qlang.evaluate.execution import execution_match
 from qlang.ir import Node, postorder
 from qlang.passes.canonical import canonicalize, equivalent
-from qlang.records import attempt
+from qlang.records.batch import attempt
 
 
 @dataclass(frozen=True)

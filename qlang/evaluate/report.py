@@ -9,7 +9,7 @@ from statistics import mean, median
 from typing import Any
 
 from qlang.evaluate.experiments import failures, log_key
-from qlang.records import read_results
+from qlang.records.output import read_results
 
 REPORT = "report.md"
 #: The report's rate columns: (heading, the field of the results log it counts).

@@ -43,7 +43,7 @@ from qlang.evaluate.matching import matches
 from qlang.ir import Node
 from qlang.passes.lower import facts
 from qlang.paths import SHARED_DATA, package_data
-from qlang.records import Progress
+from qlang.records.batch import Progress
 from qlang.seek import GRAPHS, TOOLS, Bounds, Context, load_planner, seek
 from qlang.seek.memory import Memory, Programmed
 from qlang.signatures import END, SIGNATURES

@@ -20,7 +20,7 @@ from typing import Any
 
 from qlang.errors import QlangError
 from qlang.passes.canonical import canonicalize
-from qlang.records import questions_by_id
+from qlang.records.questions import questions_by_id
 from qlang.syntax import SYNTAXES, gqa
 from qlang.words import normal_question
 

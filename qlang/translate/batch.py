@@ -8,7 +8,9 @@ from typing import Any
 
 from qlang.errors import Diagnostic
 from qlang.executors import Executor, Local
-from qlang.records import Entry, Output, Progress, attempt, run_batch
+from qlang.records.batch import Progress, attempt, run_batch
+from qlang.records.output import Output
+from qlang.records.questions import QuestionEntry
 from qlang.translate.factory import Models, make
 from qlang.translate.translator import Settings, Translates, Translation
 
@@ -30,12 +32,13 @@ class Translating:
         """One GPU per worker where it runs a vLLM engine."""
         return 1.0 if self.models.needs_gpu(self.settings.translator) else 0.0
 
-    def setup(self) -> Callable[[list[Entry]], list[dict[str, Any]]]:
+    def setup(self) -> Callable[[list[QuestionEntry]], list[dict[str, Any]]]:
         translator = self.translator or make(self.settings, self.models)
         return lambda entries: _translate_entries(translator, entries)
 
 
-def run(job: Translating, entries: list[Entry], output: Output, executor: Executor | None = None) -> bool:
+def run(job: Translating, entries: list[QuestionEntry], output: Output,
+        executor: Executor | None = None) -> bool:
     """Translate the entries of a question file still pending, one result line each, in input
     order; True if every question translated.  `executor`: where (default: in this process,
     `CHUNK` questions at a time)."""
@@ -44,7 +47,7 @@ def run(job: Translating, entries: list[Entry], output: Output, executor: Execut
                      progress=Progress("translate", len(todo)))
 
 
-def _translate_entries(translator: Translates, entries: list[Entry]) -> list[dict[str, Any]]:
+def _translate_entries(translator: Translates, entries: list[QuestionEntry]) -> list[dict[str, Any]]:
     """One result per entry, in order: the questions translated together, and one by one
     if that fails, so that a question's failure costs only its own result."""
     questions = [entry.data.get("question") for entry in entries]

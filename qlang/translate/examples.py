@@ -1,6 +1,6 @@
 """In-context examples: a pool of questions with gold programs, and which of them to show.
 
-The pool is any question file, read as every command reads one (`qlang.records.read_questions`:
+The pool is any question file, read as every command reads one (`qlang.records.questions.read_questions`:
 GQA's records by id, a list of records, or JSON lines); each gold `semantic` program is read
 into the IR and canonicalised, and a record that does not convert is skipped and counted.
 `select` ranks the pool by similarity to the question (`random`, `jaccard`, `embedding`), takes
@@ -22,7 +22,7 @@ from qlang.errors import QlangError, error
 from qlang.ir import Node, postorder
 from qlang.passes.canonical import canonicalize
 from qlang.paths import GQA_QUESTIONS
-from qlang.records import Entry, read_questions
+from qlang.records.questions import QuestionEntry, read_questions
 from qlang.syntax import gqa
 from qlang.words import normal_question
 
@@ -70,7 +70,7 @@ def load_pool(path: str | Path | None = None) -> list[Example]:
     return list(read_pool(DEFAULT_POOL if path is None else path).examples)
 
 
-def _example(entry: Entry) -> Example | None:
+def _example(entry: QuestionEntry) -> Example | None:
     record = entry.data  # empty where the entry is no record
     if not (isinstance(record.get("question"), str) and record["question"].strip()):
         return None

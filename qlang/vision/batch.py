@@ -13,7 +13,9 @@ from typing import Any
 
 from qlang.errors import error
 from qlang.executors import Executor, Local
-from qlang.records import Output, Progress, attempt, resume_key, run_batch
+from qlang.records.batch import Progress, attempt, run_batch
+from qlang.records.jsonl import resume_key
+from qlang.records.output import Output
 from qlang.timing import Stages
 from qlang.vision import pipeline
 from qlang.vision.concepts import Concepts
