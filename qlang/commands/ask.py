@@ -10,8 +10,8 @@ import click
 
 from qlang import limits, pipeline
 from qlang.asp.options import Limits
+from qlang.commands.background_options import background_from, background_options
 from qlang.commands.console import Bounded, fail, read_source
-from qlang.commands.knowledge import background_from, background_options
 from qlang.commands.seeking import CANNOT_TELL_STATUS, seek_options, take_seek
 from qlang.commands.translate import translation_options, translator_from
 from qlang.commands.vision import take_options, vision_options

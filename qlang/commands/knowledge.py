@@ -1,7 +1,5 @@
-"""`qlangc kb build|stats|paths`: knowledge indexed, described and searched; `--kb`, the option
-of every command that reads knowledge (`kb_option`, `knowledge_from`); and with `--rules`, what
-the commands that answer questions solve them against besides the scene (`background_options`,
-`background_from`)."""
+"""`qlangc kb build|stats|paths`: knowledge indexed, described and searched (the `--kb` option
+they share with every command that reads knowledge is `qlang.commands.background_options`)."""
 
 from __future__ import annotations
 
@@ -10,62 +8,17 @@ import time
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, NoReturn
+from typing import NoReturn
 
 import click
 
-from qlang import limits
-from qlang.commands.console import F, fail, read_source
+from qlang.commands.background_options import kb_option, knowledge_from
+from qlang.commands.console import fail
 from qlang.errors import QlangError, error
 from qlang.knowledge import bundled, sources
-from qlang.knowledge.graph import Knowledge
 from qlang.knowledge.index import Index, build
 from qlang.knowledge.relations import BY_NAME
 from qlang.knowledge.triples import Triple, normal_word
-
-if TYPE_CHECKING:
-    from qlang.asp.background import Background
-
-kb_option = click.option(
-    "--kb", "kb", multiple=True, metavar="FILE|default|none",
-    help="Knowledge to use (repeatable): a TSV or ConceptNet file (indexed once, into the cache) "
-         "or an index from `qlangc kb build`; 'default' is the bundled base, used when no --kb is "
-         "given; 'none' is no knowledge.")
-
-
-def knowledge_from(specs: tuple[str, ...]) -> Knowledge:
-    """The knowledge `--kb` names (exit 1 where a file is bad)."""
-    try:
-        return sources.knowledge(specs)
-    except QlangError as exc:
-        fail(exc)
-
-
-rules_option = click.option(
-    "--rules", type=click.Path(dir_okay=False), metavar="FILE",
-    help="A rules file (Horn rules with negation over the scene and knowledge, as "
-         "examples/athlete.rules): what they derive, programs use as scene facts.")
-
-
-def background_options(command: F) -> F:
-    """`--kb` and `--rules`, on a command that answers questions."""
-    return kb_option(rules_option(command))
-
-
-def background_from(kb: tuple[str, ...], rules: str | None) -> Background:
-    """The knowledge `--kb` names and the rules `--rules` reads, checked once (exit 1 with every
-    problem located where either is bad).  (Imported here: every command is registered at start.)"""
-    from qlang.asp.background import Background
-    from qlang.rules import read
-
-    knowledge = knowledge_from(kb)
-    if rules is None:
-        return Background(knowledge)
-    source = read_source(rules, limits.RULES)
-    try:
-        return Background(knowledge, read(source))
-    except QlangError as exc:
-        fail(exc)
 
 
 @click.group()

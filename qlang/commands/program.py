@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 import click
 
 from qlang import api, executors, limits
+from qlang.commands.background_options import background_from, background_options
 from qlang.commands.console import (
     check_output,
     executor_from,
@@ -18,7 +19,6 @@ from qlang.commands.console import (
     read_source,
     run_and_exit,
 )
-from qlang.commands.knowledge import background_from, background_options
 from qlang.errors import Diagnostic, QlangError, Source
 from qlang.ir import Node
 from qlang.passes.lower import facts

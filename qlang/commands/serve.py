@@ -11,8 +11,8 @@ import click
 
 from qlang import limits
 from qlang.asp.options import Limits
+from qlang.commands.background_options import background_from, background_options
 from qlang.commands.console import Bounded, fail, read_source
-from qlang.commands.knowledge import background_from, background_options
 from qlang.commands.translate import translation_options, translator_from
 from qlang.commands.vision import take_options, vision_options
 from qlang.errors import QlangError, error

@@ -24,6 +24,7 @@ from qlang.asp.program import SEMANTICS
 from qlang.asp.query import Query
 from qlang.asp.scene import SceneLibrary
 from qlang.asp.solve import solve as solve_question
+from qlang.commands.background_options import background_from, background_options
 from qlang.commands.console import (
     Bounded,
     check_output,
@@ -35,7 +36,6 @@ from qlang.commands.console import (
     read_source,
     run_and_exit,
 )
-from qlang.commands.knowledge import background_from, background_options
 from qlang.errors import QlangError, Source, error
 from qlang.limits import PROGRAM, SCENE
 from qlang.passes.lower import facts
