@@ -2,7 +2,8 @@
 and a name more specific than the detector's replaces it when WordNet files it under the
 detector's (ImageNet's `scuba diver` is a person, its `Egyptian cat` a cat).
 
-ImageNet's names become GQA classes by the same hypernym walk as COCO's (`labels.gqa_class`).
+ImageNet's names become GQA classes by the same hypernym walk as COCO's (`labels.gqa_class`),
+read from a table made once (`labels.imagenet_classes`): loading WordNet would cost seconds.
 """
 
 from __future__ import annotations
@@ -13,9 +14,9 @@ from typing import Any
 import numpy as np
 
 from qlang.vision import models
-from qlang.vision.labels import gqa_class
-from qlang.vision.perception import Detection, Image, require
-from qlang.wordnet import equal_or_hyponym
+from qlang.vision.kinds import kind_of
+from qlang.vision.labels import imagenet_classes
+from qlang.vision.perception import Detection, Image, crop, require
 
 #: Below this the classifier's guess is ignored.
 LEAST = 0.3
@@ -39,8 +40,8 @@ def _interpreter() -> tuple[Any, list[str]]:
     return interpreter, labels
 
 
-def classify(crop: Image) -> tuple[str, float]:
-    """ImageNet's likeliest label for a crop, and its probability."""
+def ranked(crop: Image, top: int = 1) -> list[tuple[str, float]]:
+    """ImageNet's `top` likeliest labels for a crop, with their probabilities."""
     import cv2
 
     interpreter, labels = _interpreter()
@@ -50,16 +51,18 @@ def classify(crop: Image) -> tuple[str, float]:
     interpreter.invoke()
     scale, zero = exit_["quantization"]
     scores = (interpreter.get_tensor(exit_["index"])[0].astype(np.float32) - zero) * scale
-    best = int(scores.argmax())
-    return labels[best], float(scores[best])
+    return [(labels[i], float(scores[i])) for i in np.argsort(-scores)[:top]]
+
+
+def classify(crop: Image) -> tuple[str, float]:
+    """ImageNet's likeliest label for a crop, and its probability."""
+    return ranked(crop)[0]
 
 
 def refine(image: Image, detection: Detection) -> None:
     """Rename the detection when the classifier is sure of a kind of what the detector saw."""
-    box = detection.box
-    crop = image[int(box.y0):max(int(box.y1), int(box.y0) + 1), int(box.x0):max(int(box.x1), int(box.x0) + 1)]
-    label, p = classify(crop)
-    name = gqa_class(label)
-    if p >= LEAST and name is not None and name != detection.name and equal_or_hyponym(name, detection.name):
+    label, p = classify(crop(image, detection.box))
+    name = imagenet_classes().get(label)
+    if p >= LEAST and name is not None and name != detection.name and kind_of(name, detection.name):
         detection.label = f"{detection.label} / {label}"
         detection.name = name

@@ -17,6 +17,7 @@ from itertools import islice
 from typing import TYPE_CHECKING
 
 from qlang.ontology import load
+from qlang.paths import package_data
 from qlang.wordnet import levels_above, names, senses
 
 if TYPE_CHECKING:
@@ -43,6 +44,19 @@ COCO_RENAMED = {
     "potted plant": "plant", "dining table": "table", "tv": "television",
     "mouse, computer mouse": "computer mouse", "remote": "remote control", "hair drier": "hair dryer",
 }
+
+#: The bundled ImageNet classifier's labels as GQA classes (`gqa_class`), kept in a file because
+#: reading WordNet takes seconds; tests/test_vision_regions.py holds it equal to `gqa_class`.
+IMAGENET = package_data("vision", "imagenet.json")
+
+
+@cache
+def imagenet_classes() -> dict[str, str | None]:
+    """Each ImageNet label of the bundled classifier -> its GQA class (None: none fits)."""
+    import json
+
+    return dict(json.loads(IMAGENET.read_text(encoding="utf-8"))["classes"])
+
 
 #: Compounds GQA's questions name as such, though WordNet files them under their head noun.
 _KEEP = frozenset({"traffic light", "fire hydrant"})

@@ -71,6 +71,12 @@ class SeenBox:
                    min(max(self.x1, 0), width), min(max(self.y1, 0), height))
 
 
+def crop(image: Image, box: SeenBox) -> Image:
+    """The pixels of a box (at least one)."""
+    x0, y0 = int(box.x0), int(box.y0)
+    return image[y0:max(int(box.y1), y0 + 1), x0:max(int(box.x1), x0 + 1)]
+
+
 @dataclass
 class Detection:
     """One object: its GQA class, how sure the detector is, the detector's own label, and the

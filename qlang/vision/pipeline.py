@@ -52,12 +52,12 @@ PERCEIVERS: dict[str, Callable[[Options], Perceiver]] = {"ssd": _ssd, "owlvit": 
 def make_perceiver(options: Options) -> Perceiver:
     """The perceiver the options name, with its models loaded (and the text reader's, unless
     `options.text` is off)."""
-    looker = PERCEIVERS[options.backend](options)
+    perceiver = PERCEIVERS[options.backend](options)
     if not options.text:
-        return looker
+        return perceiver
     from qlang.vision.reading import Reading
 
-    return Reading(looker)
+    return Reading(perceiver)
 
 
 def from_program(root: Node) -> Concepts:

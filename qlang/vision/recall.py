@@ -64,6 +64,8 @@ def doubt(sight: Sight, cls: str) -> str | None:
         return None
     if not sight.sees(Kind.CLASS, cls):
         return f"no perceiver knows '{cls}'"
+    if sight.classes is not None and cls in sight.glimpsed and cls not in sight.classes:
+        return f"the {sight.name} detector finds {cls} only through the ImageNet classifier on regions"
     label = sight.label(cls)
     if label is not None:
         return f"the {sight.name} detector's '{cls}' is a {label} only"

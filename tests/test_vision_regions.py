@@ -1,0 +1,60 @@
+"""The ImageNet classifier named on regions: its labels as GQA classes through WordNet, and the
+classes COCO's detector lacks found on a real photo (scikit-image's astronaut's helmet)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from qlang.vision import regions
+from qlang.vision.concepts import Concepts
+from qlang.vision.labels import gqa_class, imagenet_classes
+from qlang.vision.perception import Detection, SeenBox, Thresholds
+
+data = pytest.importorskip("skimage.data")
+
+#: ImageNet labels and the GQA class WordNet files each under
+LABELS = {"crash helmet": "helmet", "football helmet": "helmet", "park bench": "bench",
+          "reflex camera": "camera", "cowboy hat, ten-gallon hat": "hat", "wooden spoon": "spoon",
+          "tabby, tabby cat": "cat", "moped": "motorcycle",
+          "mountain bike, all-terrain bike, off-roader": "bike"}
+
+
+@pytest.mark.parametrize(("label", "cls"), LABELS.items())
+def test_an_imagenet_label_is_the_gqa_class_wordnet_files_it_under(label: str, cls: str) -> None:
+    assert imagenet_classes()[label] == cls
+
+
+def test_the_table_is_what_wordnet_says() -> None:
+    """The shipped table (scripts/imagenet_classes.py) against WordNet itself, on every tenth label."""
+    table = imagenet_classes()
+    assert len(table) == 999
+    sample = list(table)[::10]
+    assert {label: table[label] for label in sample} == {label: gqa_class(label) for label in sample}
+
+
+def test_regions_are_named_only_for_classes_the_detector_lacks() -> None:
+    detected = frozenset({"person", "cup", "spoon"})
+    asked = Concepts(classes=frozenset({"helmet", "person", "spoon", "flagpole-less"}))
+    assert regions.wanted(asked, detected) == {"helmet"}
+    assert regions.wanted(None, detected) == frozenset()
+    assert regions.wanted(Concepts(classes=frozenset({"vehicle"})), detected, ["motorcycle"]) == frozenset()
+
+
+def test_a_region_repeating_a_detection_of_its_family_is_dropped() -> None:
+    person = Detection("person", 0.8, SeenBox(0, 0, 100, 200), "person")
+    same = Detection("woman", 0.6, SeenBox(5, 0, 100, 195), "imagenet: x")
+    elsewhere = Detection("helmet", 0.5, SeenBox(150, 150, 200, 200), "imagenet: crash helmet")
+    assert regions.merge([person], [same, elsewhere]) == [person, elsewhere]
+
+
+def test_the_astronauts_helmet_is_found_though_coco_has_no_helmet(tmp_path: Path) -> None:
+    from qlang.vision.image import read
+    from qlang.vision.ssd import SSD
+
+    perception = SSD().perceive(read(Path(data.__file__).parent / "astronaut.png"),
+                                Concepts(classes=frozenset({"helmet"})), Thresholds())
+    helmets = [d for d in perception.objects if d.name == "helmet"]
+    assert helmets and helmets[0].label.startswith("imagenet: ") and helmets[0].confidence >= regions.LEAST
+    assert "classify regions" in perception.stages.seconds
