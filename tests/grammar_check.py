@@ -27,7 +27,8 @@ class GrammarChecker:
         try:
             import llama_cpp
         except ImportError as exc:
-            raise backend_error(f"llama-cpp-python is not installed ({exc}); run `make install`") from None
+            raise backend_error(f"llama-cpp-python is not installed ({exc}); "
+                                "pip install 'qlang[translate]'") from None
         from llama_cpp._logger import set_verbose
 
         set_verbose(False)  # errors only: a rejected grammar still says why on stderr

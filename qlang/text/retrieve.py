@@ -142,7 +142,7 @@ def _bm25s() -> Any:
         import bm25s
     except ImportError:
         raise error(QlangError, "text", "the bm25 retriever needs the package bm25s "
-                    "(run `make install`)") from None
+                    "(pip install 'qlang[translate]')") from None
     return bm25s
 
 
@@ -152,5 +152,5 @@ def _stemmer() -> Any:
         import Stemmer
     except ImportError:
         raise error(QlangError, "text", "the bm25 retriever needs the package PyStemmer "
-                    "(run `make install`)") from None
+                    "(pip install 'qlang[translate]')") from None
     return Stemmer.Stemmer("english")

@@ -27,7 +27,8 @@ class Grammars:
             import llguidance
             import llguidance.numpy
         except ImportError as exc:
-            raise backend_error(f"llguidance is not installed ({exc}); run `make install`") from None
+            raise backend_error(f"llguidance is not installed ({exc}); pip install 'qlang[translate]'") \
+                from None
         self._lg = llguidance
         self.tokenizer = tokenizer
         self._compiled: dict[str, Any] = {}

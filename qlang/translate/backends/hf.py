@@ -25,7 +25,8 @@ class TransformersBackend:
             import transformers
             from safetensors import SafetensorError
         except ImportError as exc:
-            raise backend_error(f"transformers is not installed ({exc}); run `make install`") from None
+            raise backend_error(f"transformers is not installed ({exc}); pip install 'qlang[translate]'") \
+                from None
         self._torch = torch
         self.model = Path(model).name
         auto: Any = transformers  # typed loosely: its overloads do not fit a generic caller

@@ -92,7 +92,8 @@ class LlamaCppBackend:
         try:
             import llama_cpp
         except ImportError as exc:
-            raise backend_error(f"llama-cpp-python is not installed ({exc}); run `make install`") from None
+            raise backend_error(f"llama-cpp-python is not installed ({exc}); "
+                                "pip install 'qlang[translate]'") from None
         self._llama_cpp: Any = llama_cpp  # typed loosely: its stubs disagree with its runtime
         base = gguf_model(model)
         path = base.path

@@ -22,8 +22,8 @@ class OpenAIBackend:
         try:
             import openai
         except ImportError as exc:
-            raise backend_error(f"the openai package is not installed ({exc}); run `make install`") \
-                from None
+            raise backend_error(f"the openai package is not installed ({exc}); "
+                                "pip install 'qlang[translate]'") from None
         self._openai = openai
         self.model = model or "default"
         self.client = openai.OpenAI(
