@@ -45,7 +45,8 @@ def background_options(command: F) -> F:
 
 def background_from(kb: tuple[str, ...], rules: str | None) -> Background:
     """The knowledge `--kb` names and the rules `--rules` reads, checked once (exit 1 with every
-    problem located where either is bad).  (Imported here: every command is registered at start.)"""
+    problem located where either is bad).  (Imported here: compile and check take these options
+    but need clingo's side only with --kb or --rules.)"""
     from qlang.asp.background import Background
     from qlang.rules import read
 
