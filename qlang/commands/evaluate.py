@@ -24,6 +24,7 @@ from qlang.commands.console import (
     read_source,
 )
 from qlang.commands.seeking import seek_experiment
+from qlang.commands.text import text_experiment
 from qlang.commands.translate import read_question_file, translation_options, translator_from
 from qlang.errors import Diagnostic, QlangError, error, shown
 from qlang.executors import Local
@@ -157,6 +158,7 @@ _experiment("pipeline", "The translator in the whole pipeline: isolated, base, p
     click.option("--blind-weighted", type=click.Path(exists=True, dir_okay=False),
                  help="Weighted scenes from the translations' concepts (the blind row)."),))
 experiment.add_command(seek_experiment)
+experiment.add_command(text_experiment)
 
 
 @click.command("eval")
