@@ -23,7 +23,8 @@ def test_the_glosses_are_the_default_documents() -> None:
 
 
 def test_extract_quotes_the_span_in_its_document() -> None:
-    code, out, _ = run("text", "extract", "What is a cup used for?", "--about", "cup", "--extractor", "lexical")
+    code, out, _ = run("text", "extract", "What is a cup used for?", "--about", "cup",
+                       "--extractor", "lexical")
     assert code == 0
     assert out.splitlines() == ["drinking", "  cup (WordNet 3.0 cup.n.01, characters 40-48): a small open "
                                 "container usually used for [[drinking]]; usually has a handle"]

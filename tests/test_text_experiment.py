@@ -47,7 +47,7 @@ def test_every_photo_question_has_its_photo() -> None:
 
 
 def test_the_experiment_writes_its_report_and_plot(tmp_path: Path) -> None:
-    code, out, errors = run("experiment", "text", "--out", str(tmp_path), "--limit", "3", "--baseline-only")
+    code, _, errors = run("experiment", "text", "--out", str(tmp_path), "--limit", "3", "--baseline-only")
     assert code == 0, errors
     report = (tmp_path / "report.md").read_text()
     for heading in ("## match: recall@k", "| bm25 |", "| dense |", "| lexical | all | 3 |", "word accuracy"):

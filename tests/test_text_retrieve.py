@@ -6,11 +6,13 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from qlang.errors import QlangError
 from qlang.text import embedding
 from qlang.text.documents import Documents, Passage
-from qlang.text.retrieve import BM25, FLOOR, RETRIEVERS, Dense, match, retriever
+from qlang.text.retrieve import BM25, FLOOR, RETRIEVERS, Candidates, Dense, match, retriever
 
 REVIEWS = Documents([
     Passage("p1", "The bass is amazing and the treble is crisp.", "r"),
@@ -66,3 +68,32 @@ def test_no_documents_match_nothing() -> None:
 def test_an_unknown_retriever_is_a_qlang_error() -> None:
     with pytest.raises(QlangError, match="no retriever 'tfidf'"):
         retriever("tfidf", REVIEWS)
+
+
+class Fixed:
+    """A retriever whose scores are given."""
+
+    name = "fixed"
+
+    def __init__(self, scores: list[float]) -> None:
+        self._scores = np.array(scores, dtype=np.float32)
+
+    def scores(self, text: str) -> np.ndarray:
+        return self._scores
+
+    def weight(self, score: float, best: float) -> float:
+        return 1.0
+
+
+@given(st.lists(st.sampled_from([0.0, 0.5, 1.0, 2.0, 3.5]), min_size=1, max_size=12).flatmap(
+    lambda scores: st.tuples(st.just(scores), st.dictionaries(
+        st.sampled_from("abcdefg"), st.lists(st.integers(0, len(scores) - 1), max_size=4)))),
+       st.integers(1, 8))
+def test_match_ranks_as_the_plain_definition_does(case: tuple[list[float], dict[str, list[int]]],
+                                                  k: int) -> None:
+    scores, owned = case
+    best = {key: max((scores[n], -n) for n in numbers) for key, numbers in owned.items() if numbers}
+    expected = sorted(best, key=lambda key: (-best[key][0], key))[:k]
+    found = match(Fixed(scores), "q", Candidates(owned), k)
+    assert [m.key for m in found] == expected
+    assert [m.document for m in found] == [-best[key][1] for key in expected]

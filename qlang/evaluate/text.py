@@ -117,9 +117,10 @@ def documents(extra: Sequence[str] = ()) -> Documents:
 
 def recall(docs: Documents, name: str, asked: Sequence[TextQuestion]) -> list[dict[str, Any]]:
     """Each match question's rank of its object among all the documents' (None: past the last k)."""
-    candidates: dict[str, list[int]] = {}
+    owned: dict[str, list[int]] = {}
     for number, passage in enumerate(docs.documents):
-        candidates.setdefault(passage.key, []).append(number)
+        owned.setdefault(passage.key, []).append(number)
+    candidates = retrieve.Candidates(owned)
     texts: dict[str, set[str]] = {}
     for passage in docs.documents:
         texts.setdefault(passage.text, set()).add(passage.key)
