@@ -43,7 +43,7 @@ COMMANDS = {
                "Knowledge bases: index one (build), describe one (stats), find paths in one (paths)."),
     "text": Lazy("qlang.commands.text:text",
                  "Documents: match them to a text, extract the span answering a question (constrained "
-                 "decoding or the lexical baseline), read the text a photo shows."),
+                 "decoding or the lexical baseline), read the text a photo shows.", "translate"),
     "lsp": Lazy("qlang.commands.lsp:lsp",
                 "Run the language server over standard input and output: diagnostics, completion, "
                 "hover, formatting, definitions, symbols and conversions for programs (.qn nested, .qc "

@@ -53,8 +53,11 @@ def _documents(specs: tuple[str, ...]) -> Documents:
 
 @click.group()
 def text() -> None:
-    """Documents bound to objects and classes: match them to a text, extract the span that
-    answers a question, read the text a photo shows."""
+    """Documents: match them to a text, extract the span answering a question (constrained
+    decoding or the lexical baseline), read the text a photo shows.
+
+    Documents are JSON lines {about, text, source}, about an object id or a class; --docs
+    names them (the bundled WordNet glosses of GQA's classes by default)."""
 
 
 @text.command("match")
