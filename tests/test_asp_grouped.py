@@ -21,7 +21,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import qlang
-from qlang.asp import program
+from qlang.asp import theory
 from qlang.asp.multishot import GroundedScene
 from qlang.asp.options import Limits
 from qlang.asp.outcome import Solution, SolveError
@@ -145,7 +145,7 @@ def test_the_grounding_guard_holds_for_every_question() -> None:
 
 
 def test_the_thesis_semantics_is_solved_question_by_question() -> None:
-    assert program.shared("thesis") is None
+    assert theory.shared("thesis") is None
     scene = real_scenes()["yesno 0"]
     same_thesis = GroundedScene(scene, semantics="thesis")
     for question in real_questions()[:10]:

@@ -10,9 +10,9 @@ import pytest
 from click.testing import CliRunner
 
 import qlang
-from qlang.asp.program import SEMANTICS, theory
 from qlang.asp.scene import SceneLibrary, domain
 from qlang.asp.solve import solve
+from qlang.asp.theory import SEMANTICS, theory
 from qlang.asp_names import from_term
 from qlang.commands.main import cli
 from qlang.errors import Source

@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 import qlang
-from qlang.asp.program import theory
 from qlang.asp.query import Query, read
 from qlang.asp.solve import solve
+from qlang.asp.theory import theory
 from qlang.passes import lower
 from qlang.signatures import SIGNATURES
 from tests.conftest import ASP, encoded_question, yesno_examples

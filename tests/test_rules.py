@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, given, reject, settings
 from hypothesis import strategies as st
 
 import qlang
-from qlang.asp import facts, program
+from qlang.asp import facts, theory
 from qlang.asp.query import read as read_question
 from qlang.asp.scene import encode
 from qlang.asp_names import from_term, relation_symbol, to_symbol
@@ -62,7 +62,7 @@ def solved(checked: Rules, scene: str, question: str = EXIST,
     """The optimal models of the theory, the scene, the knowledge's facts and the lowered rules:
     what `solve` will ground once it takes rules (see qlang.rules.statements)."""
     ctl = clingo.Control(["--opt-mode=optN", "--models=0"], logger=lambda code, message: None)
-    ctl.add("base", [], program.program({f.name for f in read_question(question)}, scene))
+    ctl.add("base", [], theory.cut({f.name for f in read_question(question)}, scene))
     ctl.add("base", [], scene)
     ctl.add("base", [], question)
     add(ctl, lower(checked))

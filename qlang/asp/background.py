@@ -36,8 +36,8 @@ from clingo import ast
 
 from qlang import api
 from qlang.asp import knowledge_facts
-from qlang.asp.program import parsed
 from qlang.asp.query import Query
+from qlang.asp.theory import parsed
 from qlang.asp_names import from_term, to_symbol
 from qlang.errors import Diagnostic, Source
 from qlang.ir import Node

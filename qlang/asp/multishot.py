@@ -1,7 +1,7 @@
 """Many queries over one scene, the scene grounded once: clingo multi-shot.
 
 A `GroundedScene` answers each query as `qlang.asp.solve.solve` answers it alone, from one
-Control that holds the scene and the theory's shared base (`qlang.asp.program.Shared`); each
+Control that holds the scene and the theory's shared base (`qlang.asp.theory.Shared`); each
 query is grounded on top of it and switched off after, so nothing leaks from one query into
 the next."""
 
@@ -11,7 +11,7 @@ import time
 
 import clingo
 
-from qlang.asp import guard, program
+from qlang.asp import guard, theory
 from qlang.asp.background import NOTHING, Background, Lazy, Words
 from qlang.asp.messages import Log
 from qlang.asp.options import DEFAULT_LIMITS, Limits
@@ -47,7 +47,7 @@ class GroundedScene:
         self.limits = limits
         self.semantics = semantics
         self.background = background or NOTHING
-        self.shared = program.shared(semantics)
+        self.shared = theory.shared(semantics)
         self._sizes = guard.sizes(scene)
         self._rules_size = guard.rules_size(scene, self._sizes, background)
         self._ctl: _Shared | None = None
@@ -97,7 +97,7 @@ class GroundedScene:
 class _Shared:
     """One Control with the scene grounded, and the theory's query parts added, once."""
 
-    def __init__(self, scene: str, shared: program.Shared, background: Background | None = None,
+    def __init__(self, scene: str, shared: theory.Shared, background: Background | None = None,
                  words: Lazy | None = None) -> None:
         """With the background's rules, and the knowledge they read, beside the scene."""
         self.log = Log()

@@ -17,7 +17,7 @@ from functools import cache
 
 import clingo
 
-from qlang.asp import guard, program
+from qlang.asp import guard, theory
 from qlang.asp.background import NOTHING, Background
 from qlang.asp.facts import INT_RANGE
 from qlang.asp.messages import Log
@@ -145,7 +145,7 @@ def ground(query: Query, scene: str, limits: Limits = DEFAULT_LIMITS, semantics:
            background: Background | None = None) -> Session:
     """One query grounded over one scene on a Control of its own.
 
-    Only the theory's rules for the query's operations go in (`qlang.asp.program.program`):
+    Only the theory's rules for the query's operations go in (`qlang.asp.theory.cut`):
     the others would ground to nothing, and preparing them costs more than the rest."""
     deadline = time.monotonic() + limits.timeout
     log = Log()
@@ -155,7 +155,7 @@ def ground(query: Query, scene: str, limits: Limits = DEFAULT_LIMITS, semantics:
     guard.check(sizes, query, limits, guard.rules_size(scene, sizes, background))
     atoms = symbols(query)
     _add(ctl, log, "scene", scene)
-    _add(ctl, log, "theory", program.program({f.name for f in query}, scene, semantics))
+    _add(ctl, log, "theory", theory.cut({f.name for f in query}, scene, semantics))
     if statements := background.statements():
         add(ctl, statements)
     words = cache(lambda: background.words(scene))

@@ -21,7 +21,7 @@ def solve(query: Query, scene: str, *, top_k: int = 1, distinct: bool = False,
           background: Background | None = None, atoms: bool = False) -> Solution:
     """The k best models of a query over scene facts, cheapest first, as answers with their
     rank; with `distinct`, the k best distinct answers instead; `semantics` picks the theory's
-    choice rules (`qlang.asp.program.SEMANTICS`); `background`, the knowledge and rules besides
+    choice rules (`qlang.asp.theory.SEMANTICS`); `background`, the knowledge and rules besides
     the scene; with `atoms`, the best model's atoms too.
 
     >>> from qlang.asp.query import read

@@ -20,10 +20,10 @@ from qlang.asp.explain import explain as explain_answer
 from qlang.asp.explain import first_empty, trace
 from qlang.asp.options import DEFAULT_LIMITS, Limits
 from qlang.asp.outcome import SolveError
-from qlang.asp.program import SEMANTICS
 from qlang.asp.query import Query
 from qlang.asp.scene import SceneLibrary
 from qlang.asp.solve import solve as solve_question
+from qlang.asp.theory import SEMANTICS
 from qlang.commands.background_options import background_from, background_options
 from qlang.commands.console import (
     Bounded,

@@ -101,7 +101,7 @@ def parsed(semantics: str = "qlang") -> Theory:
     return Theory(tuple(statements), domain() if semantics == "thesis" else "")
 
 
-def program(operations: Collection[str], scene: str, semantics: str = "qlang") -> str:
+def cut(operations: Collection[str], scene: str, semantics: str = "qlang") -> str:
     """The theory cut to the statements that can ground anything with a question of these
     `operations` (its facts' names, ``end`` among them) and this scene.
 
