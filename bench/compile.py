@@ -5,7 +5,7 @@
 Each program is first converted to every syntax (not timed); then, per syntax, every text is
 parsed, type- and vocabulary-checked and lowered to ASP facts on one core.  The parse is
 qlang's (lark_cython, positions from the tokens); ``--reference`` adds a column for Lark's
-pure-Python parser alone (`qlang.syntax._lark.parse_reference`), as qlang parsed before.
+pure-Python parser alone (`qlang.syntax.parsing.Grammar.parse_reference`), as qlang parsed before.
 """
 
 from __future__ import annotations
@@ -21,7 +21,8 @@ from qlang.passes.canonical import canonicalize
 from qlang.passes.lower import facts
 from qlang.passes.typecheck import check
 from qlang.paths import GQA_QUESTIONS
-from qlang.syntax import SYNTAXES, _lark, gqa
+from qlang.syntax import SYNTAXES, gqa
+from qlang.syntax.parsing import Grammar
 
 DATA = GQA_QUESTIONS
 
@@ -63,7 +64,7 @@ def main() -> None:
         mean_chars = sum(map(len, texts)) / len(texts)
         line = f"{syntax:8} {per_second:11,.0f} {1e6 / per_second:11.0f} {mean_chars:11.0f}"
         if args.reference:
-            with mock.patch.object(_lark, "parse", _lark.parse_reference):
+            with mock.patch.object(Grammar, "parse", Grammar.parse_reference):
                 slow = rate(syntax, texts, args.repeat)
             line += f" {slow:11,.0f} {per_second / slow:7.2f}x"
         print(line)

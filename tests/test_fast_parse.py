@@ -4,12 +4,12 @@ pure-Python parser, built from the same grammar, read every text the same.
 For every Lark-based syntax, on hypothesis-generated programs printed in it, on those programs
 mutated, on token soup and on all real GQA programs, three readings are compared:
 
-* the reference (`_lark.parse_reference`): Lark's own parser, as qlang always parsed;
-* the fast parser alone (`_lark.parse_fast`: the recursive descent of `_descent` for nested,
+* the reference (`Grammar.parse_reference`): Lark's own parser, as qlang always parsed;
+* the fast parser alone (`Grammar.parse_fast`: the recursive descent of `descent` for nested,
   code and flat, lark_cython for gqa-str), and lark_cython for every grammar: each must accept
   exactly what the reference accepts, and build the same result, every node's and literal's
   span included;
-* what qlang uses (`_lark.parse`): the same result, or the same error (type, kind, message,
+* what qlang uses (`Grammar.parse`): the same result, or the same error (type, kind, message,
   span, rendering), as the reference.
 
 End to end, `qlang.parse` + `qlang.check` must give the same IR, warnings and errors with the
@@ -29,17 +29,18 @@ from hypothesis import strategies as st
 import qlang
 from qlang.errors import QlangError, Source, Span
 from qlang.ir import MAX_DEPTH, Lit, Node
-from qlang.syntax import SYNTAXES, _lark, code, flat, gqa, nested
+from qlang.syntax import SYNTAXES, code, flat, gqa, nested, parsing
+from qlang.syntax.parsing import Grammar
 from tests.conftest import all_questions
 from tests.strategies import MUTATION_ALPHABET, mutated, programs
 
-#: Each Lark reading: syntax name (for printing), grammar, builder.
-READERS: dict[str, tuple[str, str, type[_lark.Builder]]] = {
-    "nested": ("nested", "nested", nested._Builder),
-    "flat": ("flat", "flat", flat._Builder),
-    "flat-as-written": ("flat", "flat", flat._AsWritten),
-    "code": ("code", "code", code._Builder),
-    "gqa-str": ("gqa-str", "gqa", gqa._StrBuilder),
+#: Each Lark reading: syntax name (for printing), grammar and builder.
+READERS: dict[str, tuple[str, Grammar]] = {
+    "nested": ("nested", nested.GRAMMAR),
+    "flat": ("flat", flat.GRAMMAR),
+    "flat-as-written": ("flat", flat._AS_WRITTEN),
+    "code": ("code", code.GRAMMAR),
+    "gqa-str": ("gqa-str", gqa.GRAMMAR),
 }
 
 
@@ -62,13 +63,13 @@ def outcome(read: Callable[[], Any]) -> tuple[Any, ...]:
 
 
 def assert_same_reading(reader: str, text: str) -> None:
-    _, grammar, builder = READERS[reader]
+    _, grammar = READERS[reader]
     source = Source(text, "<test>")
-    reference = outcome(lambda: _lark.parse_reference(grammar, builder, source))
-    assert outcome(lambda: _lark.parse(grammar, builder, source)) == reference
-    for fast_parse in (_lark.parse_fast, _cython):
+    reference = outcome(lambda: grammar.parse_reference(source))
+    assert outcome(lambda: grammar.parse(source)) == reference
+    for fast_parse in (Grammar.parse_fast, _cython):
         try:
-            fast = ("ok", located(fast_parse(grammar, builder, source)))
+            fast = ("ok", located(fast_parse(grammar, source)))
         except Exception:  # the fast parser refuses; how does not matter, the reference says
             fast = ("refused",)
         if reference[0] == "ok":
@@ -77,10 +78,10 @@ def assert_same_reading(reader: str, text: str) -> None:
             assert fast == ("refused",), f"{fast_parse.__name__} accepts what the reference refuses"
 
 
-def _cython(grammar: str, builder: type[_lark.Builder], source: Source) -> Any:
+def _cython(grammar: Grammar, source: Source) -> Any:
     """lark_cython's LALR loop over the grammar's tables (the fast path of gqa-str)."""
-    _lark._check_nesting(source)
-    return _lark.cython_parse(grammar, builder)(source.text)
+    parsing._check_nesting(source)
+    return parsing.cython_parse(grammar)(source.text)
 
 
 def printed(root: Node, reader: str) -> str | None:
@@ -93,8 +94,8 @@ def printed(root: Node, reader: str) -> str | None:
 
 
 def test_the_fast_parser_is_compiled() -> None:
-    assert _lark.PLUGINS, "lark_cython is a dependency: without it the fast path is pure Python"
-    assert type(_lark.fast_parser("gqa", gqa._StrBuilder).parser.parser).__module__.startswith(
+    assert parsing.PLUGINS, "lark_cython is a dependency: without it the fast path is pure Python"
+    assert type(parsing.fast_parser(gqa.GRAMMAR).parser.parser).__module__.startswith(
         "lark_cython")
 
 
@@ -153,7 +154,7 @@ def test_nesting_and_positions_at_the_edges() -> None:
 
 @contextmanager
 def reference_only() -> Iterator[None]:
-    with mock.patch.object(_lark, "parse", _lark.parse_reference):
+    with mock.patch.object(Grammar, "parse", Grammar.parse_reference):
         yield
 
 

@@ -37,7 +37,7 @@ _GRAPHVQA = re.compile(r"^(?:\[[0-9, ]*\]|\?)=(\w+)\(([^)]*)\)$")
 _GRAPHVQA_STEPS = {"select": "select", "filter": "filter", "verify": "verify", "query_n": "query"}
 
 
-def graphvqa_steps(program: list[str]) -> list[gqa.Step]:
+def graphvqa_steps(program: list[str]) -> list[gqa.GqaStep]:
     steps = []
     for text in program:
         match = _GRAPHVQA.match(text)
@@ -46,13 +46,13 @@ def graphvqa_steps(program: list[str]) -> list[gqa.Step]:
         deps = tuple(int(d) for d in re.findall(r"\[(\d+)\]", args))
         word = args.split(",")[-1].strip() if deps else args.strip()
         if name in ("relate", "relate_inv"):
-            steps.append(gqa.Step("relate", f"_,{word},{'s' if name == 'relate_inv' else 'o'}", deps))
+            steps.append(gqa.GqaStep("relate", f"_,{word},{'s' if name == 'relate_inv' else 'o'}", deps))
         else:
-            steps.append(gqa.Step(_GRAPHVQA_STEPS[name], "name" if name == "query_n" else word, deps))
+            steps.append(gqa.GqaStep(_GRAPHVQA_STEPS[name], "name" if name == "query_n" else word, deps))
     return steps
 
 
-def graphvqa_questions() -> list[tuple[str, str, list[gqa.Step], str]]:
+def graphvqa_questions() -> list[tuple[str, str, list[gqa.GqaStep], str]]:
     programs = json.loads((SCENES / "graphvqa_debug_programs.json").read_text())
     return [(image, question, graphvqa_steps(program), answer)
             for image, question, program, _, answer, *_ in programs]
@@ -69,7 +69,7 @@ def test_emma_questions_give_their_gold_answers(question: dict[str, Any], mode: 
 
 @pytest.mark.parametrize("mode", MODES)
 @pytest.mark.parametrize("item", graphvqa_questions(), ids=lambda item: item[1])
-def test_graphvqa_debug_programs_give_their_gold_answers(item: tuple[str, str, list[gqa.Step], str],
+def test_graphvqa_debug_programs_give_their_gold_answers(item: tuple[str, str, list[gqa.GqaStep], str],
                                                          mode: str) -> None:
     image, _, steps, answer = item
     assert interpret(gqa.to_ir(steps), scene("graphvqa_debug", image), MODES[mode]) == answer

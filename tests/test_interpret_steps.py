@@ -38,7 +38,7 @@ def test_real_yes_no_examples_as_steps_answer_as_the_converted_program(data_dir:
 
 
 def test_an_empty_relate_step_is_a_missing_edge() -> None:
-    steps = [gqa.Step("select", "shorts", ()), gqa.Step("relate", "person,eating,s", (0,)),
-             gqa.Step("exist", "?", (1,))]
+    steps = [gqa.GqaStep("select", "shorts", ()), gqa.GqaStep("relate", "person,eating,s", (0,)),
+             gqa.GqaStep("exist", "?", (1,))]
     with pytest.raises(MissingEdge):
         _ = evaluate_steps(steps, scene("emma", "2353884")).answer

@@ -26,8 +26,7 @@ from qlang.passes.typecheck import check as check_program
 from qlang.rules import Rules, read
 from qlang.rules.language import Atom, Different, Literal, Rule, Var, Word, show
 from qlang.rules.statements import add, lower
-from qlang.rules.syntax import _Builder, parse
-from qlang.syntax import _lark
+from qlang.rules.syntax import GRAMMAR, parse
 from tests.conftest import graphs
 from tests.rule_strategies import knowledge, rules_files
 from tests.strategies import mutated, scene_graphs
@@ -126,8 +125,8 @@ def test_a_syntax_error_is_located(text: str, message: str) -> None:
 @given(rules_files())
 def test_the_fast_parser_reads_as_the_reference_does(text: str) -> None:
     source = Source(text)
-    fast = _lark.parse_fast("rules", _Builder, source)
-    reference = _lark.parse_reference("rules", _Builder, source)
+    fast = GRAMMAR.parse_fast(source)
+    reference = GRAMMAR.parse_reference(source)
     assert fast == reference
     assert [spans(r) for r in fast.rules] == [spans(r) for r in reference.rules]
 

@@ -27,20 +27,20 @@ from qlang.errors import Source
 from qlang.ir import Node
 from qlang.passes.lower import Fact, facts
 from qlang.signatures import END, SIGNATURES
-from qlang.syntax import flat
-
-#: The syntaxes the thesis lowered a step per occurrence (module docstring).
-UNFOLDED = ("nested", "code")
+from qlang.syntax import SYNTAXES, flat
+from qlang.syntax.descent import CallShape
 
 _ASSIGNED = re.compile(r"^\s*([A-Za-z_]\w*)\s*=", re.M)
 _FACT = re.compile(r"\b(\w+)\(([^()]*)\)")
 
 
 def read(text: str, syntax: str) -> Node:
-    """The program in `syntax`, read leniently where the thesis was (module docstring)."""
-    if syntax == "code":
+    """The program in `syntax`, read leniently where the thesis was (module docstring): any
+    variable name (code-like), an undefined step as the scene (flat)."""
+    shape = SYNTAXES[syntax].calls
+    if shape is not None and shape.assign is not None:
         text = _lower_case_variables(text)
-    elif syntax == "flat":
+    elif shape is not None and shape.numbered:
         text = _undefined_steps_as_scene(text)
     return api.parse(text, syntax)
 
@@ -55,9 +55,16 @@ def lower(text: str, syntax: str) -> list[Fact]:
     """
     root = read(text, syntax)
     api.check(root)
-    if syntax == "flat":  # as written: two equal steps stay two choices
+    shape = SYNTAXES[syntax].calls
+    if shape is not None and shape.numbered:  # as written: two equal steps stay two choices
         return _dense(flat.as_written(Source(_undefined_steps_as_scene(text))))
-    return facts(root, unfold=syntax in UNFOLDED)
+    return facts(root, unfold=_unfolded(shape))
+
+
+def _unfolded(shape: CallShape | None) -> bool:
+    """Whether the thesis wrote the syntax's programs out a step per occurrence: those written
+    as expressions (nested, code-like; module docstring), not as steps."""
+    return shape is not None and not shape.numbered
 
 
 def _dense(written: list[Fact]) -> list[Fact]:

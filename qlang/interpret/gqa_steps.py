@@ -19,7 +19,7 @@ from qlang.interpret.membership import Membership
 from qlang.interpret.scene import Scene
 from qlang.ir import op
 from qlang.ontology import ANY_CATEGORY
-from qlang.syntax.gqa import _NEGATED, _OBJECT_IDS, Step, _Malformed, _options, _relation_parts
+from qlang.syntax.gqa import _NEGATED, _OBJECT_IDS, GqaStep, _Malformed, _options, _relation_parts
 
 #: A value's key: ("step", i) for step i's value, ("one", i) for the object chosen from it.
 Key = tuple[str, int]
@@ -31,7 +31,7 @@ _NODE = op("scene")
 _ONE = ("verify", "choose", "query", "common")
 
 
-def evaluate_steps(steps: Sequence[Step], scene: Scene, knowledge: Membership | None = None) -> Outcome:
+def evaluate_steps(steps: Sequence[GqaStep], scene: Scene, knowledge: Membership | None = None) -> Outcome:
     """Every answer GQA's steps can give over the scene, under the thesis semantics."""
     run = _Run(scene, knowledge or Membership(), thesis=True)
     plan = _plan(run, steps)
@@ -55,7 +55,7 @@ def _branches(run: _Run, plan: list[_Action], index: int, values: Values) -> Ite
         yield from _branches(run, plan, index + 1, values)
 
 
-def _plan(run: _Run, steps: Sequence[Step]) -> list[_Action]:
+def _plan(run: _Run, steps: Sequence[GqaStep]) -> list[_Action]:
     """Each step's action after the choices of one object it is the first to need."""
     plan: list[_Action] = []
     chosen: set[int] = set()
@@ -81,7 +81,7 @@ def _one(run: _Run, dependency: int, source: str) -> Callable[[Values], Sequence
     return lambda v: run.one(v[("step", dependency)], source)
 
 
-def _action(run: _Run, step: Step) -> Callable[[Values], Sequence[Any]]:
+def _action(run: _Run, step: GqaStep) -> Callable[[Values], Sequence[Any]]:
     """What one step computes from the values before it: GQA's operation, argument forms and
     all, mapped to the interpreter's methods."""
     head, _, category = step.operation.partition(" ")

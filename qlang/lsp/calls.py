@@ -1,11 +1,13 @@
 """The calls and words of a nested, code-like or flat text as written, whatever it holds.
 
 The parsers read whole programs or refuse them; an editor asks about texts being written.  This
-reads the grammar's own tokens (`qlang.syntax._descent.tokens`, stray characters kept) into
-calls, each with its name, its commas and its closing parenthesis, and words, each knowing the
-call and argument position it stands in: what completion, hover and navigation need, since the
-operation table says what each position holds.  It never fails: an unbalanced parenthesis ends
-or opens a call, and a new statement (code's ``name =``, flat's ``.``) ends every call still open.
+reads the grammar's own tokens (`Grammar.tokens`, stray characters kept) into calls, each with
+its name, its commas and its closing parenthesis, and words, each knowing the call and argument
+position it stands in: what completion, hover and navigation need, since the operation table
+says what each position holds.  It never fails: an unbalanced parenthesis ends or opens a call,
+and a new statement (code's ``name =``, flat's ``.``) ends every call still open.  What differs
+between the syntaxes is their `CallShape`, the record the parser's fast path reads too; why the
+two readers stay two is said in `qlang.syntax.descent`.
 
 >>> calls = read("code", "v = unique(select(scene(), cat))\\nexist(v)")
 >>> [(w.token.value, w.role.value, w.call and w.call.name.value, w.position) for w in calls.words]
@@ -17,13 +19,11 @@ from __future__ import annotations
 import bisect
 from dataclasses import dataclass, field
 from enum import Enum
-from functools import cache, cached_property
-
-from lark import Lark
+from functools import cached_property
 
 from qlang.signatures import END, SIGNATURES
-from qlang.syntax import _descent, _lark
-from qlang.syntax._descent import Tok
+from qlang.syntax import SYNTAXES
+from qlang.syntax.descent import CallShape, Tok
 
 #: A place in a text: 1-based line and column, the column of the character after it.
 Point = tuple[int, int]
@@ -54,7 +54,7 @@ class Call:
     #: where its arguments stop: its ")", the next statement, or nowhere (the end of the text)
     stop: Point = (1 << 62, 0)
     #: its arguments that are words
-    words: list[Word] = field(default_factory=list)
+    words: list[PlacedWord] = field(default_factory=list)
 
     @property
     def end(self) -> Point:
@@ -67,8 +67,8 @@ class Call:
 
 
 @dataclass(frozen=True, slots=True)
-class Word:
-    """A name, quoted string or step number that does not name a call."""
+class PlacedWord:
+    """A name, quoted string or step number that does not name a call, and where it stands."""
 
     token: Tok
     role: Role
@@ -80,12 +80,12 @@ class Word:
 
 @dataclass(eq=False)
 class Calls:
-    syntax: str
+    shape: CallShape
     calls: list[Call]
-    words: list[Word]
+    words: list[PlacedWord]
 
     def __post_init__(self) -> None:
-        marks: list[Call | Word] = sorted([*self.calls, *self.words], key=_start)
+        marks: list[Call | PlacedWord] = sorted([*self.calls, *self.words], key=_start)
         self._marks = marks
         self._starts = [_start(m) for m in marks]
         self._call_starts = [_start(c) for c in self.calls]
@@ -94,7 +94,7 @@ class Calls:
     def roots(self) -> list[Call]:
         return [c for c in self.calls if c.parent is None]
 
-    def at(self, point: Point) -> Call | Word | None:
+    def at(self, point: Point) -> Call | PlacedWord | None:
         """The call name or word whose token holds `point` (or ends right at it)."""
         index = bisect.bisect_left(self._starts, point)
         for mark in self._marks[max(0, index - 1):index + 1]:
@@ -110,14 +110,14 @@ class Calls:
         if inner is None:
             return None
         commas = sum(1 for c in inner.commas if (c.end_line, c.end_column) <= point)
-        return inner, commas - (1 if self.syntax == "flat" else 0)
+        return inner, commas - (1 if self.shape.numbered else 0)
 
     @cached_property
-    def defined(self) -> dict[str, tuple[Word, Call | None]]:
+    def defined(self) -> dict[str, tuple[PlacedWord, Call | None]]:
         """Each code-like variable or flat step by its key (`key`): where it is first defined,
         and the call that gives its value."""
         tops = {c.statement: c for c in reversed(self.roots)}
-        found: dict[str, tuple[Word, Call | None]] = {}
+        found: dict[str, tuple[PlacedWord, Call | None]] = {}
         for word in self.words:
             if word.role is Role.DEFINITION:
                 value = word.call if word.call is not None else tops.get(word.statement)
@@ -125,31 +125,23 @@ class Calls:
         return found
 
 
-def key(word: Word) -> str:
+def key(word: PlacedWord) -> str:
     """What names a variable or step: its name, or its number (``01`` is step 1)."""
     value = word.token.value
     return value.lstrip("0") or "0" if word.token.type == "INT" else value
 
 
-def _start(mark: Call | Word) -> Point:
+def _start(mark: Call | PlacedWord) -> Point:
     token = mark.name if isinstance(mark, Call) else mark.token
     return token.line, token.column
 
 
-@cache
-def _grammar(syntax: str) -> Lark:
-    """The grammar's lexer: the same terminals as its parser's."""
-    return _lark.fast_parser(syntax, _lark.Builder)
-
-
-def tokens(syntax: str, text: str) -> list[Tok]:
-    """The text's tokens, stray characters included, ending in ``$END``."""
-    return _descent.tokens(_grammar(syntax), text, strays=True)
-
-
 def read(syntax: str, text: str) -> Calls:
-    """The calls and words of a nested, code-like or flat text."""
-    return _Reader(syntax).read(tokens(syntax, text))
+    """The calls and words of a text of a call-shaped syntax (nested, code-like, flat)."""
+    grammar = SYNTAXES[syntax].grammar
+    if grammar is None or grammar.shape is None:
+        raise ValueError(f"{syntax} is not call-shaped")
+    return _Reader(grammar.shape).read(grammar.tokens(text, strays=True))
 
 
 def is_operand(operation: str, position: int) -> bool:
@@ -160,10 +152,14 @@ def is_operand(operation: str, position: int) -> bool:
 
 
 class _Reader:
-    def __init__(self, syntax: str) -> None:
-        self.syntax = syntax
+    def __init__(self, shape: CallShape) -> None:
+        self.shape = shape
+        #: the number a word's position is less than its index among the call's arguments
+        self.first = 1 if shape.numbered else 0
+        #: whether a name may be a variable (code-like's, assigned with `shape.assign`)
+        self.variables = shape.assign is not None
         self.calls: list[Call] = []
-        self.words: list[Word] = []
+        self.words: list[PlacedWord] = []
         self.stack: list[Call] = []
         self.statement = -1
         self.assigning = False  # code-like: a name and "=" read, its call not yet
@@ -178,10 +174,10 @@ class _Reader:
             elif tok.type == "NAME" and following == "(":
                 self.call(tok)
                 opening = True
-            elif tok.type == "NAME" and following == "=" and self.syntax == "code":
+            elif tok.type == "NAME" and following == self.shape.assign:
                 self.end_statement(previous, tok)
                 self.statement += 1
-                self.words.append(Word(tok, Role.DEFINITION, None, 0, self.statement))
+                self.words.append(PlacedWord(tok, Role.DEFINITION, None, 0, self.statement))
                 self.assigning = True
             elif tok.value == "," and self.stack:
                 self.stack[-1].commas.append(tok)
@@ -189,13 +185,13 @@ class _Reader:
                 call = self.stack.pop()
                 call.close = call.last = tok
                 call.stop = (tok.line, tok.column)
-            elif tok.value == "." and self.syntax == "flat":
+            elif tok.value == self.shape.end:
                 self.end_statement(previous, tok)
             elif tok.type in ("NAME", "STRING", "INT"):
                 self.word(tok)
             previous = tok
         self.end_statement(previous, None)
-        return Calls(self.syntax, self.calls, self.words)
+        return Calls(self.shape, self.calls, self.words)
 
     def end_statement(self, last: Tok | None, next_statement: Tok | None) -> None:
         """Every call still open ends with `last`, its arguments before `next_statement`."""
@@ -211,7 +207,7 @@ class _Reader:
         if not self.stack:
             return None, 0
         call = self.stack[-1]
-        return call, len(call.commas) - (1 if self.syntax == "flat" else 0)
+        return call, len(call.commas) - self.first
 
     def call(self, name: Tok) -> None:
         if not self.stack and not self.assigning:
@@ -226,15 +222,15 @@ class _Reader:
         call, position = self.place()
         if call is None:
             self.statement += 1
-            role = Role.REFERENCE if self.syntax == "code" and tok.type == "NAME" else Role.WORD
+            role = Role.REFERENCE if self.variables and tok.type == "NAME" else Role.WORD
         elif tok.type == "INT":
             own = position == -1 and call.name.value != END
             role = Role.DEFINITION if own else Role.REFERENCE
-        elif self.syntax == "code" and tok.type == "NAME" and is_operand(call.name.value, position):
+        elif self.variables and tok.type == "NAME" and is_operand(call.name.value, position):
             role = Role.REFERENCE
         else:
             role = Role.WORD
-        word = Word(tok, role, call, position, self.statement)
+        word = PlacedWord(tok, role, call, position, self.statement)
         self.words.append(word)
         if call is not None:
             call.words.append(word)

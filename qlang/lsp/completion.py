@@ -54,7 +54,7 @@ def complete(document: Document, position: types.Position, ontology: Ontology,
 def _items(document: Document, calls: Calls, point: Point, ontology: Ontology) -> list[types.CompletionItem]:
     place = calls.open_at(point)
     if place is None:
-        if document.language == "flat":
+        if calls.shape.numbered:  # numbered steps name their answer with end(N)
             return [*_operations(SIGNATURES), _item(END, types.CompletionItemKind.Keyword,
                                                     "end(step): the answer")]
         line = document.lines[point[0] - 1][:point[1] - 1]
@@ -62,15 +62,15 @@ def _items(document: Document, calls: Calls, point: Point, ontology: Ontology) -
         return _operations(SIGNATURES) + ([] if assigning else _defined(calls, point, None))
     call, position = place
     operation = call.name.value
-    if document.language == "flat" and operation == END:
+    if calls.shape.numbered and operation == END:
         return _defined(calls, point, None)
-    if document.language == "flat" and position == -1:
+    if calls.shape.numbered and position == -1:
         numbers = [int(key(w)) for w, fact in calls.defined.values()
                    if fact is not call and len(w.token.value) < 10]
         return [_item(str(max(numbers, default=-1) + 1), types.CompletionItemKind.Reference, "a new step")]
     wanted = table.expected(operation, position)
     if isinstance(wanted, Type):  # flat refers to steps only; the others nest operations too
-        names = {s.name for s in table.yielding(wanted)} if document.language != "flat" else set()
+        names = set() if calls.shape.numbered else {s.name for s in table.yielding(wanted)}
         return _operations(names) + _defined(calls, point, wanted)
     if isinstance(wanted, Kind):
         category = table.category(call, position)

@@ -22,7 +22,7 @@ from qlang.ir import Node
 from qlang.lsp import calls, languages
 from qlang.lsp.calls import Calls, Point
 from qlang.syntax import SYNTAXES
-from qlang.syntax._descent import Tok
+from qlang.syntax.descent import Tok
 
 #: The most characters of a document the server reads: far more than any program (the longest
 #: real one has under 1,000; a 200-step program 5,000), few enough that a hostile one is read in
@@ -77,7 +77,8 @@ class Document:
     @cached_property
     def calls(self) -> Calls | None:
         """The calls as written (None outside the call-shaped syntaxes, or past the limit)."""
-        if self.language not in languages.CALL_SHAPED or self.too_large is not None:
+        syntax = SYNTAXES.get(self.language)
+        if syntax is None or syntax.calls is None or self.too_large is not None:
             return None
         return calls.read(self.language, self.text)
 

@@ -8,7 +8,7 @@ from lsprotocol import types
 
 from qlang.asp_names import from_term
 from qlang.lsp import table
-from qlang.lsp.calls import Call, Role, Word, key
+from qlang.lsp.calls import Call, PlacedWord, Role, key
 from qlang.lsp.documents import Document
 from qlang.ontology import Ontology
 from qlang.passes.vocabulary import words
@@ -43,7 +43,7 @@ def _operation(name: str) -> str | None:
     return f"```\n{table.written(signature)}\n```\n{signature.doc}"
 
 
-def _word(word: Word, ontology: Ontology) -> str | None:
+def _word(word: PlacedWord, ontology: Ontology) -> str | None:
     if word.call is None:
         return None
     wanted = table.expected(word.call.name.value, word.position)
@@ -76,7 +76,7 @@ def _about(value: str, kind: Kind, ontology: Ontology) -> list[str]:
     return []
 
 
-def _defined(document: Document, word: Word) -> str | None:
+def _defined(document: Document, word: PlacedWord) -> str | None:
     calls = document.calls
     assert calls is not None
     found = calls.defined.get(key(word))

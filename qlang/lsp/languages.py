@@ -32,16 +32,13 @@ RULES = "rules"
 KNOWLEDGE = "knowledge"
 
 #: The extension of each language, and so of the file a conversion writes.
-EXTENSIONS = {"nested": ".qn", "code": ".qc", "flat": ".qf", "gqa-str": ".qg", "gqa": ".json",
+EXTENSIONS = {**{name: syntax.extension for name, syntax in SYNTAXES.items()},
               RULES: ".rules", KNOWLEDGE: ".tsv"}
 _BY_EXTENSION = {extension: language for language, extension in EXTENSIONS.items()}
 #: The comment each language a marker may name starts with.
-_COMMENTS = {"nested": "%", "code": "%", "flat": "%", RULES: "#", KNOWLEDGE: "#"}
+_COMMENTS = {**{name: syntax.comment for name, syntax in SYNTAXES.items() if syntax.comment},
+             RULES: "#", KNOWLEDGE: "#"}
 MARKER = re.compile(r"([%#])\s*qlang:\s*([a-z-]+)\s*$")
-
-#: The languages the call structure (`qlang.lsp.calls`) reads: completion, hover, navigation.
-CALL_SHAPED = ("nested", "code", "flat")
-assert set(EXTENSIONS) == {*SYNTAXES, RULES, KNOWLEDGE}, "every syntax has its extension"
 
 
 def language_of(uri: str, text: str) -> str:

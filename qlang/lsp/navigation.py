@@ -4,20 +4,23 @@ variable; GQA's steps by number)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from lsprotocol import types
 
-from qlang.errors import QlangError
-from qlang.lsp.calls import Call, Role, Word, key
+from qlang.errors import QlangError, Source
+from qlang.lsp.calls import Call, PlacedWord, Role, key
 from qlang.lsp.documents import Document
 from qlang.signatures import END
-from qlang.syntax import gqa
+from qlang.syntax import SYNTAXES
+from qlang.syntax.gqa import GqaStep
 
 
-def _named(document: Document, position: types.Position) -> Word | None:
+def _named(document: Document, position: types.Position) -> PlacedWord | None:
     """The variable or step (defined or used) at the position."""
     calls = document.calls
     mark = calls.at(document.point(position)) if calls is not None else None
-    return mark if isinstance(mark, Word) and mark.role is not Role.WORD else None
+    return mark if isinstance(mark, PlacedWord) and mark.role is not Role.WORD else None
 
 
 def definition(document: Document, position: types.Position) -> types.Location | None:
@@ -38,8 +41,9 @@ def references(document: Document, position: types.Position, declaration: bool) 
 
 
 def symbols(document: Document) -> list[types.DocumentSymbol]:
-    if document.language in ("gqa", "gqa-str"):
-        return _steps(document)
+    syntax = SYNTAXES.get(document.language)
+    if syntax is not None and syntax.steps is not None:
+        return _steps(document, syntax.steps)
     calls = document.calls
     if calls is None:
         return []
@@ -49,7 +53,7 @@ def symbols(document: Document) -> list[types.DocumentSymbol]:
         children[id(call)] = []
         symbol = _symbol(document, call, children[id(call)])
         (children[id(call.parent)] if call.parent is not None else top).append(symbol)
-    if document.language == "code":
+    if calls.shape.assign is not None:
         return _by_variable(document, top, calls.roots)
     return top
 
@@ -83,9 +87,9 @@ def _by_variable(document: Document, top: list[types.DocumentSymbol],
     return result
 
 
-def _steps(document: Document) -> list[types.DocumentSymbol]:
+def _steps(document: Document, read: Callable[[Source], list[GqaStep]]) -> list[types.DocumentSymbol]:
     try:
-        steps = gqa.parse_steps(document.source) if document.too_large is None else []
+        steps = read(document.source) if document.too_large is None else []
     except QlangError:
         return []
     symbols = []

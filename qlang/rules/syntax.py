@@ -17,27 +17,27 @@ from lark import Token
 
 from qlang.errors import Source, Span
 from qlang.rules.language import Atom, Declaration, Different, Literal, Parsed, Rule, Var, Word
-from qlang.syntax import _lark
+from qlang.syntax import parsing
 
 
-class _Builder(_lark.Builder):
+class _RulesBuilder(parsing.Builder):
     def word(self, children: list[Token]) -> Word:
-        literal = _lark.literal(children[0])
+        literal = parsing.literal(children[0])
         return Word(literal.value, literal.span)
 
     def variable(self, children: list[Token]) -> Var:
-        return Var(children[0].value, _lark.span(children[0]))
+        return Var(children[0].value, parsing.span(children[0]))
 
     def atom(self, children: list[Any]) -> Atom:
         name, *args, close = children
-        return Atom(name.value, tuple(args), _lark.span(name, close))
+        return Atom(name.value, tuple(args), parsing.span(name, close))
 
     def negated(self, children: list[Any]) -> Literal:
         return Literal(children[1], negated=True)
 
     def different(self, children: list[Any]) -> Different:
         left, sign, right = children
-        return Different(left, right, _lark.span(sign))
+        return Different(left, right, parsing.span(sign))
 
     def rule(self, children: list[Any]) -> Rule:
         head, *body, end = children
@@ -52,16 +52,19 @@ class _Builder(_lark.Builder):
 
     def declaration(self, children: list[Any]) -> Declaration:
         keyword, words, *values, end = children
-        return Declaration(Word(keyword.value, _lark.span(keyword)), words,
-                           values[0] if values else None, _lark.span(keyword, end))
+        return Declaration(Word(keyword.value, parsing.span(keyword)), words,
+                           values[0] if values else None, parsing.span(keyword, end))
 
     def start(self, children: list[Declaration | Rule]) -> Parsed:
         return Parsed(tuple(c for c in children if isinstance(c, Declaration)),
                       tuple(c for c in children if isinstance(c, Rule)))
 
 
+GRAMMAR = parsing.Grammar("rules", _RulesBuilder)
+
+
 def parse(source: Source) -> Parsed:
     """The declarations and rules of a rules file; a located `ParseError` if it is not one."""
-    parsed: Parsed = _lark.parse("rules", _Builder, source)
+    parsed: Parsed = GRAMMAR.parse(source)
     return parsed
 

@@ -17,16 +17,17 @@ from lark import Token
 from qlang.errors import Diagnostic, ParseError, Source, Span, shown
 from qlang.ir import MAX_DEPTH, Lit, Node
 from qlang.passes.share import shared_nodes
-from qlang.syntax import _lark
+from qlang.syntax.descent import CallShape
 from qlang.syntax.nested import print_expression
+from qlang.syntax.parsing import CallBuilder, Grammar, literal
 
 
-class _Builder(_lark.CallBuilder):
+class _CodeBuilder(CallBuilder):
     def assign(self, children: list[Any]) -> tuple[Lit, Node]:
-        return _lark.literal(children[0]), children[1]
+        return literal(children[0]), children[1]
 
     def answer_var(self, children: list[Token]) -> Lit:
-        return _lark.literal(children[0])
+        return literal(children[0])
 
     def start(self, statements: list[Any]) -> Node:
         return _Scope().resolve_program(statements)
@@ -91,8 +92,12 @@ class _Scope:
         self.errors.append(Diagnostic("reference", message, span))
 
 
+#: Statements, each a call, a variable assigned a call, or (the answer) a variable alone.
+GRAMMAR = Grammar("code", _CodeBuilder, CallShape(statements=(1, None), assign="="))
+
+
 def parse(source: Source) -> Node:
-    root: Node = _lark.parse("code", _Builder, source)
+    root: Node = GRAMMAR.parse(source)
     return root
 
 

@@ -20,7 +20,8 @@ from qlang.errors import Diagnostic, ParseError, Source, Span
 from qlang.ir import MAX_DEPTH, Lit, Node
 from qlang.passes.lower import Fact, facts
 from qlang.signatures import END
-from qlang.syntax import _lark
+from qlang.syntax import parsing
+from qlang.syntax.descent import CallShape
 
 
 class _Ref(NamedTuple):
@@ -31,7 +32,7 @@ class _Ref(NamedTuple):
 
     @property
     def span(self) -> Span:
-        return _lark.span(self.token)
+        return parsing.span(self.token)
 
 
 class _Fact(NamedTuple):
@@ -40,16 +41,16 @@ class _Fact(NamedTuple):
     span: Span
 
 
-class _Builder(_lark.Builder):
+class _FlatBuilder(parsing.Builder):
     def ref(self, children: list[Token]) -> _Ref:
-        return _Ref(_lark.step_number(children[0]), children[0])
+        return _Ref(parsing.step_number(children[0]), children[0])
 
     def atom(self, children: list[Token]) -> Lit:
-        return _lark.literal(children[0])
+        return parsing.literal(children[0])
 
     def fact(self, children: list[Any]) -> _Fact:
         name, *args, close = children
-        return _Fact(name.value, args, _lark.span(name, close))
+        return _Fact(name.value, args, parsing.span(name, close))
 
     def start(self, children: list[_Fact]) -> Node:
         return _Graph(children).build()
@@ -129,21 +130,30 @@ class _Graph:
         return node
 
 
+#: Facts, each ended by ``.`` and numbered by its first argument; words and step numbers are
+#: their only arguments.
+SHAPE = CallShape(statements=(0, None), rule="fact", end=".", numbered=True)
+GRAMMAR = parsing.Grammar("flat", _FlatBuilder, SHAPE)
+
+
 def parse(source: Source) -> Node:
-    root: Node = _lark.parse("flat", _Builder, source)
+    root: Node = GRAMMAR.parse(source)
     return root
 
 
-class _AsWritten(_Builder):
+class _AsWritten(_FlatBuilder):
     def start(self, children: list[_Fact]) -> list[Fact]:  # type: ignore[override]
         return [Fact(f.name, tuple(a.step if isinstance(a, _Ref) else a.value for a in f.args))
                 for f in children]
 
 
+_AS_WRITTEN = parsing.Grammar("flat", _AsWritten, SHAPE)
+
+
 def as_written(source: Source) -> list[Fact]:
     """The facts of a flat program with its own step numbers, equal steps kept apart (what the
     seed thesis solved); read it with `parse` first, which judges it."""
-    written: list[Fact] = _lark.parse("flat", _AsWritten, source)
+    written: list[Fact] = _AS_WRITTEN.parse(source)
     return written
 
 

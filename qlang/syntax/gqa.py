@@ -24,7 +24,7 @@ from qlang.errors import Diagnostic, ParseError, Source, Span, UnsupportedOperat
 from qlang.ir import MAX_DEPTH, Lit, Node, op
 from qlang.ontology import ANY_CATEGORY
 from qlang.signatures import Type
-from qlang.syntax import _lark
+from qlang.syntax import parsing
 
 _DIRECTIONS = {"s": "subject", "o": "object"}
 _OBJECT_IDS = re.compile(r"\s*\((?:-|[0-9, ]*)\)\s*$")
@@ -32,7 +32,7 @@ _NEGATED = re.compile(r"not\((.*)\)$")
 
 
 @dataclass(frozen=True, slots=True)
-class Step:
+class GqaStep:
     operation: str
     argument: str
     dependencies: tuple[int, ...]
@@ -49,25 +49,29 @@ class Step:
 
 # ----- reading ---------------------------------------------------------------------------------
 
-class _StrBuilder(_lark.Builder):
-    def step(self, children: list[Any]) -> Step:
+class _StrBuilder(parsing.Builder):
+    def step(self, children: list[Any]) -> GqaStep:
         operation, *rest = children
         argument = next((c.value for c in rest if not isinstance(c, tuple)), "")
         deps = next((c for c in rest if isinstance(c, tuple)), ())
-        return Step(operation.value.strip(), argument.strip(), deps, _lark.span(operation))
+        return GqaStep(operation.value.strip(), argument.strip(), deps, parsing.span(operation))
 
     def deps(self, children: list[Token]) -> tuple[int, ...]:
-        return tuple(map(_lark.step_number, children))
+        return tuple(map(parsing.step_number, children))
 
-    def start(self, steps: list[Step]) -> list[Step]:
+    def start(self, steps: list[GqaStep]) -> list[GqaStep]:
         return steps
 
 
-def parse_steps(source: Source) -> list[Step]:
+#: The semanticStr form's grammar (the JSON form is read as JSON).
+GRAMMAR = parsing.Grammar("gqa", _StrBuilder)
+
+
+def parse_steps(source: Source) -> list[GqaStep]:
     """Steps from either GQA form: a JSON list (or question record) or a semanticStr."""
     text = source.text.lstrip()
     if not text.startswith(("[", "{")):
-        steps: list[Step] = _lark.parse("gqa", _StrBuilder, source)
+        steps: list[GqaStep] = GRAMMAR.parse(source)
         return steps
     try:
         data = jsontext.loads(source.text)
@@ -77,7 +81,7 @@ def parse_steps(source: Source) -> list[Step]:
     return steps_from_json(data, source)
 
 
-def steps_from_json(data: object, source: Source | None = None) -> list[Step]:
+def steps_from_json(data: object, source: Source | None = None) -> list[GqaStep]:
     if isinstance(data, dict) and "semantic" in data:
         data = data["semantic"]
     spans = _object_spans(source.text) if source else []
@@ -92,7 +96,7 @@ def steps_from_json(data: object, source: Source | None = None) -> list[Step]:
                 and all(type(d) is int for d in item.get("dependencies", []))):
             raise error(ParseError, "syntax", f"step {index} must be an object with a string "
                         "'operation', a string 'argument' and integer 'dependencies'", span, source)
-        steps.append(Step(item["operation"].strip(), item.get("argument", "").strip(),
+        steps.append(GqaStep(item["operation"].strip(), item.get("argument", "").strip(),
                           tuple(item.get("dependencies", [])), span))
     return steps
 
@@ -121,7 +125,7 @@ def parse(source: Source) -> Node:
     return to_ir(parse_steps(source), source)
 
 
-def to_ir(steps: list[Step], source: Source | None = None) -> Node:
+def to_ir(steps: list[GqaStep], source: Source | None = None) -> Node:
     nodes: list[Node] = []
     for index, step in enumerate(steps):
         if any(d < 0 or d >= index for d in step.dependencies):
@@ -183,7 +187,7 @@ def _options(argument: str) -> list[str]:
     return options
 
 
-def _step_to_ir(step: Step, deps: list[Node]) -> Node:
+def _step_to_ir(step: GqaStep, deps: list[Node]) -> Node:
     head, _, category = step.operation.partition(" ")
     category, argument = category.strip(), step.argument
     if head == "select":
@@ -250,26 +254,39 @@ def _step_to_ir(step: Step, deps: list[Node]) -> Node:
 # that would read back as another is refused, naming the word and the syntax: the ASP syntaxes
 # quote any word.
 
-#: Where a semanticStr argument ends, so that no word of one may hold it.
-_STR_ENDS = ("->", "[", "]")
-_STR_CATEGORY = re.compile(r"[A-Za-z][A-Za-z ]*")
+@dataclass(frozen=True, slots=True)
+class _Form:
+    """What a GQA form cannot write in a word, beyond what GQA itself cannot."""
+
+    syntax: str
+    #: where an argument ends, so that no word may hold it
+    ends: tuple[str, ...] = ()
+    #: how a category must be spelt (None: as any word)
+    category: re.Pattern[str] | None = None
 
 
-def to_steps(root: Node, syntax: str = "gqa") -> list[Step]:
+_FORMS = {form.syntax: form for form in (
+    _Form("gqa"),
+    _Form("gqa-str", ("->", "[", "]"), re.compile(r"[A-Za-z][A-Za-z ]*")),
+)}
+
+
+def to_steps(root: Node, syntax: str = "gqa") -> list[GqaStep]:
     """The GQA steps of a program; `UnsupportedOperation` where GQA cannot say it, or where
     `syntax` (``gqa`` or ``gqa-str``) cannot write one of its words so that it reads back."""
-    return _StepWriter(syntax).write(root)
+    return _StepWriter(_FORMS[syntax]).write(root)
 
 
 class _StepWriter:
     """Emits a node's GQA dependencies before the node itself, each once."""
 
-    def __init__(self, syntax: str) -> None:
-        self.syntax = syntax
-        self.steps: list[Step] = []
+    def __init__(self, form: _Form) -> None:
+        self.form = form
+        self.syntax = form.syntax
+        self.steps: list[GqaStep] = []
         self.index: dict[Node, int] = {}
 
-    def write(self, root: Node) -> list[Step]:
+    def write(self, root: Node) -> list[GqaStep]:
         self.step(root)
         return self.steps
 
@@ -279,7 +296,7 @@ class _StepWriter:
         return self.index[node]
 
     def add(self, operation: str, argument: str, *deps: Node) -> int:
-        step = Step(operation, argument, tuple(self.step(d) for d in deps))
+        step = GqaStep(operation, argument, tuple(self.step(d) for d in deps))
         self.steps.append(step)
         return len(self.steps) - 1
 
@@ -291,8 +308,9 @@ class _StepWriter:
             why = "GQA strips the spaces around a word"
         why = why or ("GQA has no empty word" if not word else None)
         why = why or next((f"GQA splits the argument on {c!r}" for c in separators if c in word), None)
-        if not why and self.syntax == "gqa-str":
-            why = next((f"a semanticStr argument ends at {end!r}" for end in _STR_ENDS if end in word), None)
+        if not why:
+            why = next((f"a semanticStr argument ends at {end!r}" for end in self.form.ends if end in word),
+                       None)
         if why:
             raise _unwritable(node, word, self.syntax, why)
         return word
@@ -300,7 +318,7 @@ class _StepWriter:
     def category(self, node: Node, attribute: str, means: str | None = None) -> str:
         """The attribute category as written after an operation's name."""
         self.word(node, attribute, means=means)
-        if self.syntax == "gqa-str" and not _STR_CATEGORY.fullmatch(attribute):
+        if self.form.category is not None and not self.form.category.fullmatch(attribute):
             raise _unwritable(node, attribute, self.syntax, "a semanticStr operation names its category "
                               "in letters and spaces alone")
         return f" {attribute}"

@@ -9,16 +9,21 @@ from __future__ import annotations
 from qlang.asp_names import to_term
 from qlang.errors import Source, UnsupportedOperation, error
 from qlang.ir import Lit, Node
-from qlang.syntax import _lark
+from qlang.syntax.descent import CallShape
+from qlang.syntax.parsing import CallBuilder, Grammar
 
 
-class _Builder(_lark.CallBuilder):
+class _NestedBuilder(CallBuilder):
     def start(self, children: list[Node]) -> Node:
         return children[0]
 
 
+#: One expression: a single call.
+GRAMMAR = Grammar("nested", _NestedBuilder, CallShape(statements=(1, 1)))
+
+
 def parse(source: Source) -> Node:
-    root: Node = _lark.parse("nested", _Builder, source)
+    root: Node = GRAMMAR.parse(source)
     return root
 
 

@@ -1,6 +1,6 @@
 """Decoding grammars: the programs an LLM may write, typed, in GBNF (llama.cpp) or Lark (llguidance).
 
-`generate` builds one small grammar model (`Rule`: alternatives of sequences of `Text`, `Ref`,
+`generate` builds one small grammar model (`GrammarRule`: alternatives of sequences of `Text`, `Ref`,
 `Chars`, `Group`, `Repeat`) from the operation table and the ontology, then prints it in either
 format, so both engines constrain the decoder to the same language.  The grammar accepts
 exactly the canonical spacing of our printers (``op(a, b)``; one fact or statement per line),
@@ -57,7 +57,11 @@ printed as ``*``/``+``, never as the ``x? x? x?`` chains llama.cpp documents as 
 each word list as one terminal, which llguidance (and Lark) compile into an automaton anyway.
 
 ``vocabulary=False`` keeps syntax and typing but admits any word: the `NAME` and `STRING`
-terminals of ``grammars/nested.lark``, converted from Lark's own reading of that file.
+terminals of the syntax's own grammar (``grammars/nested.lark``'s, which code-like imports and
+flat repeats), converted from Lark's own reading of that file.
+
+Which syntaxes have a decoding grammar, and how it lays their program out, their `Syntax`
+record says (`Syntax.decoding`).
 """
 
 from __future__ import annotations
@@ -72,16 +76,15 @@ from re import _constants as sre_constants
 from re import _parser as sre_parser
 from typing import Any
 
-from lark import Lark
-
 from qlang.asp_names import to_term
 from qlang.ontology import ANY_CATEGORY, Ontology, load
 from qlang.passes.vocabulary import words as kind_words
-from qlang.paths import resource_dir
 from qlang.signatures import END, SIGNATURES, Kind, Signature, Type
+from qlang.syntax import SYNTAXES, Decoding, Syntax
+from qlang.syntax.parsing import Grammar, fast_parser
 
-#: The syntaxes with a decoding grammar; GQA's JSON is only ever decoded freely.
-GRAMMAR_SYNTAXES = ("flat", "nested", "code")
+#: The syntaxes with a decoding grammar; GQA's forms are only ever decoded freely.
+GRAMMAR_SYNTAXES = tuple(name for name, syntax in SYNTAXES.items() if syntax.decoding is not None)
 FORMATS = ("gbnf", "lark")
 #: Between operands and literals, exactly as the printers write it.
 SEPARATOR = ", "
@@ -130,7 +133,7 @@ Seq = tuple[Item, ...]
 
 
 @dataclass(frozen=True, slots=True)
-class Rule:
+class GrammarRule:
     name: str
     alternatives: tuple[Seq, ...]
     #: a terminal (Lark: an upper-case terminal; GBNF: a trie candidate): refers to terminals only
@@ -158,17 +161,19 @@ def one_of(alternatives: Sequence[Seq]) -> Item:
 # --- building the model from the operation table and the ontology ------------------------------
 
 @dataclass
-class _Builder:
-    syntax: str
+class _ModelBuilder:
+    """Builds the grammar model of one syntax, rule by rule; `build` gives it, the root first."""
+
+    syntax: Syntax
     ontology: Ontology | None
-    rules: dict[str, Rule] = field(default_factory=dict)
+    rules: dict[str, GrammarRule] = field(default_factory=dict)
     word_rules: dict[frozenset[str], str] = field(default_factory=dict)
 
     def add(self, base: str, alternatives: Sequence[Seq], lexical: bool = False) -> str:
         name = _rule_name(base)
         if name in self.rules:
             raise ValueError(f"two grammar rules named {name!r}")
-        self.rules[name] = Rule(name, tuple(alternatives), lexical)
+        self.rules[name] = GrammarRule(name, tuple(alternatives), lexical)
         return name
 
     # words
@@ -210,9 +215,10 @@ class _Builder:
         return self.word_set(kind.value, vocabulary)
 
     def open_word(self) -> Ref:
-        """Any word: nested.lark's `NAME` or `STRING`."""
+        """Any word: the grammar's `NAME` or `STRING`."""
         if "word" not in self.rules:
-            terminals = _nested_terminals()
+            assert self.syntax.grammar is not None, "a syntax with a decoding grammar has a grammar"
+            terminals = _terminals(self.syntax.grammar)
             self.add("word", [(Ref(self.add(t, [_from_regex(terminals[t])], lexical=True)),)
                               for t in ("NAME", "STRING")])
         return Ref("word")
@@ -309,9 +315,11 @@ class _Builder:
                                       for sig in SIGNATURES.values() if refs or not sig.operands])
         return (Ref("steps-0"),)
 
-    def build(self) -> dict[str, Rule]:
-        root = {"flat": self.flat, "nested": self.nested, "code": self.code}[self.syntax]()
-        return {"root": Rule("root", (root,)), **self.rules}
+    def build(self) -> dict[str, GrammarRule]:
+        assert self.syntax.decoding is not None
+        layouts = {Decoding.FACTS: self.flat, Decoding.EXPRESSION: self.nested,
+                   Decoding.ASSIGNMENTS: self.code}
+        return {"root": GrammarRule("root", (layouts[self.syntax.decoding](),)), **self.rules}
 
 
 #: The types an operand can have: what a code-like variable may stand for.
@@ -354,13 +362,12 @@ def _operation(sig: Signature, depth: int = 0, scope: int | None = None) -> Ref:
     return Ref(_scoped(f"op-{sig.name}-{depth}", scope) if sig.operands else _rule_name(f"op-{sig.name}"))
 
 
-# --- the vocabulary-free words: grammars/nested.lark's terminals, converted --------------------
+# --- the vocabulary-free words: the grammar's own terminals, converted ---------------------------
 
 @cache
-def _nested_terminals() -> dict[str, str]:
-    """The regular expressions of nested.lark's terminals, as Lark reads them."""
-    lark = Lark.open(str(resource_dir("grammars") / "nested.lark"), parser="lalr")
-    return {t.name: t.pattern.to_regexp() for t in lark.terminals}
+def _terminals(grammar: Grammar) -> dict[str, str]:
+    """The regular expressions of a grammar's terminals, as Lark reads them."""
+    return {t.name: t.pattern.to_regexp() for t in fast_parser(grammar).terminals}
 
 
 def _from_regex(pattern: str) -> Seq:
@@ -417,12 +424,12 @@ def trie(words: list[str]) -> tuple[Seq, ...]:
     return tuple(alternatives)
 
 
-def _factored(rule: Rule) -> Rule:
+def _factored(rule: GrammarRule) -> GrammarRule:
     """A word list as a trie; other rules unchanged."""
     texts = [alt[0].text for alt in rule.alternatives if len(alt) == 1 and isinstance(alt[0], Text)]
     if not rule.lexical or len(texts) != len(rule.alternatives):
         return rule
-    return Rule(rule.name, trie(texts), rule.lexical)
+    return GrammarRule(rule.name, trie(texts), rule.lexical)
 
 
 # --- printing ----------------------------------------------------------------------------------
@@ -447,7 +454,7 @@ def _chars(item: Chars) -> str:
 class _Printer(ABC):
     """Prints the model; the two formats differ in names, character classes and repetition."""
 
-    def __init__(self, rules: dict[str, Rule]) -> None:
+    def __init__(self, rules: dict[str, GrammarRule]) -> None:
         self.rules = rules
 
     @abstractmethod
@@ -513,11 +520,11 @@ class _Lark(_Printer):
         return f" ~ {low}..{high}"
 
 
-def model(syntax: str, vocabulary: bool = True) -> dict[str, Rule]:
+def model(syntax: str, vocabulary: bool = True) -> dict[str, GrammarRule]:
     """The grammar model of a syntax: rules by name, the start rule `root` first."""
     if syntax not in GRAMMAR_SYNTAXES:
         raise ValueError(f"no decoding grammar for {syntax!r}: one of {', '.join(GRAMMAR_SYNTAXES)}")
-    return _Builder(syntax, load() if vocabulary else None).build()
+    return _ModelBuilder(SYNTAXES[syntax], load() if vocabulary else None).build()
 
 
 def generate(syntax: str, format: str, vocabulary: bool = True, *, factor: bool = True) -> str:

@@ -2,10 +2,12 @@
 
 Parsers are LALR with the transformer inlined, so no parse tree is ever built: a call is turned
 into a `Node` the moment it is reduced.  The grammars in `grammars/` are the only definition of
-each syntax; every text is read by two parsers built from the same grammar:
+each syntax; a `Grammar` (a grammar file and the builder its parsers run) reads every text with
+two parsers built from the same grammar:
 
-* the fast one, Lark's LALR tables run by the compiled `lark_cython` loop and lexer, without
-  `propagate_positions` (spans come from the tokens' own positions, which the lexer keeps
+* the fast one: for the call-shaped grammars the recursive descent of `qlang.syntax.descent`,
+  for the others Lark's LALR tables run by the compiled `lark_cython` loop and lexer; neither
+  propagates positions (spans come from the tokens' own positions, which the lexer keeps
   anyway; no node ever reads Lark's `meta`);
 * the reference, Lark's pure-Python parser as it always was.  It reads only texts the fast one
   refused, so every error is found, described and located by one code path, the reference's:
@@ -17,6 +19,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
@@ -29,7 +32,8 @@ from qlang.errors import Diagnostic, ParseError, Source, Span, shown
 from qlang.ir import MAX_DEPTH, Lit, Node
 from qlang.jsontext import MAX_DIGITS
 from qlang.paths import cache_dir, resource_dir
-from qlang.syntax import _descent
+from qlang.syntax import descent
+from qlang.syntax.descent import CallShape, Tok
 
 try:
     import lark_cython  # type: ignore[import-untyped]
@@ -46,21 +50,68 @@ except ImportError:  # pragma: no cover - a dependency; without it the fast path
 Builder = Transformer[Token, Any]
 
 
+@dataclass(frozen=True, eq=False)
+class Grammar:
+    """A grammar of `grammars/` and the builder its parsers run (one per builder: flat's is
+    read two ways).  Compared by identity: each is a module's constant, and its parsers are
+    cached by it on the hot path."""
+
+    #: the file `grammars/<file>.lark`
+    file: str
+    builder: type[Builder]
+    #: how a call-shaped grammar strings calls into a program: the descent reads it (else None,
+    #: and lark_cython does)
+    shape: CallShape | None = None
+
+    def parse(self, source: Source) -> Any:
+        """Parse `source`, turning every Lark or nesting failure into a located `ParseError`.
+
+        The fast parser reads it first; whatever it refuses (or fails on in any way) is read
+        again by the reference parser, which raises the error.
+        """
+        try:
+            return self.parse_fast(source)
+        except Exception:  # the reference says what is wrong, and where
+            return self.parse_reference(source)
+
+    def parse_fast(self, source: Source) -> Any:
+        """The fast parser alone: its result, or any exception where the text is not well formed."""
+        text = source.text
+        if text.count("(") > MAX_DEPTH:  # only then can the nesting be too deep
+            _check_nesting(source)
+        return _fast_reader(self)(text)
+
+    def parse_reference(self, source: Source) -> Any:
+        """Lark's pure-Python parser: the result or the located `ParseError` that defines them."""
+        lark = parser(self)
+        _check_nesting(source)
+        try:
+            return lark.parse(source.text)
+        except UnexpectedInput as exc:
+            raise ParseError([_describe(exc, lark, source.text)], source) from None
+        except ParseError as exc:
+            raise ParseError(exc.diagnostics, source) from None
+
+    def tokens(self, text: str, strays: bool = False) -> list[Tok]:
+        """The text's tokens as the grammar's terminals cut it (`descent.tokens`)."""
+        return descent.tokens(fast_parser(self), text, strays)
+
+
 @cache
-def parser(grammar: str, transformer: type[Builder], fast: bool = False) -> Lark:
+def parser(grammar: Grammar, fast: bool = False) -> Lark:
     """The reference parser (Lark's own, pure Python, positions propagated), or with `fast` the
-    same grammar and transformer run by lark_cython, no positions propagated.  Lark keeps the
+    same grammar and builder run by lark_cython, no positions propagated.  Lark keeps the
     analysed grammar in the project's cache (checked against the grammar, options and Lark's
     version): a process that compiles one program then loads its tables instead of building
     them, 1 ms instead of about 40."""
     plugins: dict[str, Any] = {"_plugins": PLUGINS} if fast else {}
     return Lark.open(
-        str(resource_dir("grammars") / f"{grammar}.lark"),
+        str(resource_dir("grammars") / f"{grammar.file}.lark"),
         parser="lalr",
-        transformer=transformer(),
+        transformer=grammar.builder(),
         propagate_positions=not fast,
         maybe_placeholders=False,
-        cache=_cached(f"{grammar}-{'fast' if fast else 'reference'}"),
+        cache=_cached(f"{grammar.file}-{'fast' if fast else 'reference'}"),
         **plugins,
     )
 
@@ -75,28 +126,24 @@ def _cached(name: str) -> str | bool:
     return str(folder / f"{name}.pickle")
 
 
-def fast_parser(grammar: str, transformer: type[Builder]) -> Lark:
-    return parser(grammar, transformer, fast=True)
+def fast_parser(grammar: Grammar) -> Lark:
+    return parser(grammar, fast=True)
 
 
 @cache
-def _fast_parse(grammar: str, transformer: type[Builder]) -> Callable[[str], Any]:
-    """The fast reader of a grammar: the recursive descent of `_descent` for the call-shaped
-    ones, else `cython_parse`."""
-    if grammar in DESCENT:
-        return _descent.reader(fast_parser(grammar, transformer), grammar)
-    return cython_parse(grammar, transformer)
-
-
-#: The grammars `_descent` reads.
-DESCENT = ("nested", "code", "flat")
+def _fast_reader(grammar: Grammar) -> Callable[[str], Any]:
+    """The fast reader of a grammar: the recursive descent for the call-shaped ones, else
+    `cython_parse`."""
+    if grammar.shape is not None:
+        return descent.reader(fast_parser(grammar), grammar.shape)
+    return cython_parse(grammar)
 
 
 @cache
-def cython_parse(grammar: str, transformer: type[Builder]) -> Callable[[str], Any]:
+def cython_parse(grammar: Grammar) -> Callable[[str], Any]:
     """`fast_parser(...).parse`, what it does per call that does not depend on the text done
     once: the lexer, the LALR loop and the start symbol looked up and bound."""
-    lark = fast_parser(grammar, transformer)
+    lark = fast_parser(grammar)
     frontend = lark.parser
     thread = PLUGINS.get("LexerThread", LexerThread).from_text
     lexer, run, (start,) = frontend.lexer, frontend.parser.parse, lark.options.start
@@ -111,38 +158,6 @@ def span(first: Token, last: Token | None = None) -> Span:
 
 
 _new_tuple = tuple.__new__
-
-
-def parse(grammar: str, transformer: type[Builder], source: Source) -> Any:
-    """Parse `source`, turning every Lark or nesting failure into a located `ParseError`.
-
-    The fast parser reads it first; whatever it refuses (or fails on in any way) is read again
-    by the reference parser, which raises the error.
-    """
-    try:
-        return parse_fast(grammar, transformer, source)
-    except Exception:  # the reference says what is wrong, and where
-        return parse_reference(grammar, transformer, source)
-
-
-def parse_fast(grammar: str, transformer: type[Builder], source: Source) -> Any:
-    """The fast parser alone: its result, or any exception where the text is not well formed."""
-    text = source.text
-    if text.count("(") > MAX_DEPTH:  # only then can the nesting be too deep
-        _check_nesting(source)
-    return _fast_parse(grammar, transformer)(text)
-
-
-def parse_reference(grammar: str, transformer: type[Builder], source: Source) -> Any:
-    """Lark's pure-Python parser: the result or the located `ParseError` that defines them."""
-    lark = parser(grammar, transformer)
-    _check_nesting(source)
-    try:
-        return lark.parse(source.text)
-    except UnexpectedInput as exc:
-        raise ParseError([_describe(exc, lark, source.text)], source) from None
-    except ParseError as exc:
-        raise ParseError(exc.diagnostics, source) from None
 
 
 _PARENS = re.compile(r"[()]")

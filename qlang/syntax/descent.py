@@ -1,19 +1,26 @@
 """The fast path for the call-shaped grammars (nested, code, flat): one regular expression built
 from the grammar's own terminals, and a recursive descent over the few rules those grammars have,
 calling the very transformer methods Lark's parser calls, with the children Lark would pass.
+What differs between those grammars is data, their `CallShape`.
 
 It reads well-formed programs only: on anything else (a character no terminal matches, a token
-the rule does not allow, a builder's error) it raises, and `_lark.parse` hands the text to
+the rule does not allow, a builder's error) it raises, and `Grammar.parse` hands the text to
 Lark's parser, which finds, describes and locates the error.  So the grammar stays the one
 definition of each syntax: the tokens come from it, and tests/test_fast_parse.py holds this
 reader to Lark's on generated, mutated and real programs (same results, spans included; it
 accepts exactly what Lark accepts).
+
+The editor reads calls too (`qlang.lsp.calls`), from the same tokens and the same `CallShape`,
+but with a reader of its own: it must read any text being written, never fail, and keep every
+comma and parenthesis where it stands, while this one must refuse all but whole programs and
+build nothing but the program, as fast as it can (it is most of the compile pipeline's time).
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from dataclasses import dataclass
 from functools import cache
 from typing import Any, NamedTuple
 
@@ -30,6 +37,25 @@ class Tok(NamedTuple):
     column: int
     end_line: int
     end_column: int
+
+
+@dataclass(frozen=True, slots=True)
+class CallShape:
+    """How a call-shaped syntax strings calls into a program, beyond what its tokens say."""
+
+    #: how many statements a program has, at least and at most (None: any number), as the
+    #: grammar's `start` rule says
+    statements: tuple[int, int | None]
+    #: the grammar rule (and builder method) of a statement's call; a call inside a call is a
+    #: `call` (a builder without one reads no nested calls)
+    rule: str = "call"
+    #: the literal token between a variable and the call it names (code-like's ``=``)
+    assign: str | None = None
+    #: the literal token that ends every statement (flat's ``.``)
+    end: str | None = None
+    #: a statement's first argument is its own step number (flat), which the IR's positions
+    #: do not count
+    numbered: bool = False
 
 
 class Refused(Exception):
@@ -103,30 +129,39 @@ def tokens(lark: Lark, text: str, strays: bool = False) -> list[Tok]:
     return result
 
 
-def atom_only(children: list[Any]) -> Any:
-    """The `call` of a grammar without calls (flat): never reached."""
+def refuse(children: list[Any]) -> Any:
+    """A builder method the grammar does not have (flat's `call`): never reached by a program."""
     raise Refused
 
 
-def reader(lark: Lark, grammar: str) -> Callable[[str], Any]:
-    """The fast reader of a text of `grammar`, building with `lark`'s transformer."""
+def reader(lark: Lark, shape: CallShape) -> Callable[[str], Any]:
+    """The fast reader of a text of `lark`'s grammar, shaped `shape`, building with `lark`'s
+    transformer."""
     builder: Any = lark.options.transformer
     literals = _lexer(lark).literals
     open_, comma, close = literals["("], literals[","], "CLOSE"
-    call_, atom = getattr(builder, "call", atom_only), builder.atom
+    nested, atom, ref = getattr(builder, "call", refuse), builder.atom, getattr(builder, "ref", refuse)
+    statement_call = getattr(builder, shape.rule)
+    assign_ = literals[shape.assign] if shape.assign else None
+    end = literals[shape.end] if shape.end else None
+    fewest, most = shape.statements
 
-    def call(toks: list[Tok], i: int) -> tuple[Any, int]:
-        """A call at `i` (a NAME before "("); the node and the index after it."""
+    def call(toks: list[Tok], i: int, build: Callable[[list[Any]], Any]) -> tuple[Any, int]:
+        """A call at `i` (a NAME before "("); what `build` makes of it and the index after it."""
         children: list[Any] = [toks[i]]
         i += 2
         if toks[i].type != close:
             while True:
                 tok = toks[i]
-                if tok.type == "NAME" and toks[i + 1].type == open_:
-                    node, i = call(toks, i)
+                kind = tok.type
+                if kind == "NAME" and toks[i + 1].type == open_:
+                    node, i = call(toks, i, nested)
                     children.append(node)
-                elif tok.type == "NAME" or tok.type == "STRING":
+                elif kind == "NAME" or kind == "STRING":
                     children.append(atom([tok]))
+                    i += 1
+                elif kind == "INT":
+                    children.append(ref([tok]))
                     i += 1
                 else:
                     raise Refused
@@ -136,81 +171,42 @@ def reader(lark: Lark, grammar: str) -> Callable[[str], Any]:
         if toks[i].type != close:
             raise Refused
         children.append(toks[i])
-        return call_(children), i + 1
+        return build(children), i + 1
 
-    def nested(text: str) -> Any:
+    def statement(toks: list[Tok], i: int) -> tuple[Any, int]:
+        """A statement at `i`: a call (then the end token, where statements have one), a variable
+        assigned a call, or a variable alone (the answer); what it builds and the index after it."""
+        tok = toks[i]
+        if tok.type != "NAME":
+            raise Refused
+        after = toks[i + 1].type
+        if after == open_:
+            node, i = call(toks, i, statement_call)
+            if end is not None:
+                if toks[i].type != end:
+                    raise Refused
+                i += 1
+            return node, i
+        if assign_ is None:
+            raise Refused
+        if after == assign_:
+            if toks[i + 2].type != "NAME" or toks[i + 3].type != open_:
+                raise Refused
+            node, i = call(toks, i + 2, nested)
+            return builder.assign([tok, node]), i
+        return builder.answer_var([tok]), i + 1
+
+    def program(text: str) -> Any:
         toks = tokens(lark, text)
-        if toks[0].type != "NAME" or toks[1].type != open_:
+        statements: list[Any] = []
+        i = 0
+        while toks[i].type != "$END":
+            if len(statements) == most:
+                raise Refused
+            node, i = statement(toks, i)
+            statements.append(node)
+        if len(statements) < fewest:
             raise Refused
-        root, i = call(toks, 0)
-        if toks[i].type != "$END":
-            raise Refused
-        return builder.start([root])
+        return builder.start(statements)
 
-    if grammar == "nested":
-        return nested
-
-    if grammar == "code":
-        equal, assign, answer_var = literals["="], builder.assign, builder.answer_var
-
-        def code(text: str) -> Any:
-            toks = tokens(lark, text)
-            statements, i = [], 0
-            while True:
-                tok = toks[i]
-                if tok.type != "NAME":
-                    raise Refused
-                after = toks[i + 1].type
-                if after == equal:
-                    if toks[i + 2].type != "NAME" or toks[i + 3].type != open_:
-                        raise Refused
-                    node, i = call(toks, i + 2)
-                    statements.append(assign([tok, node]))
-                elif after == open_:
-                    node, i = call(toks, i)
-                    statements.append(node)
-                else:
-                    statements.append(answer_var([tok]))
-                    i += 1
-                if toks[i].type == "$END":
-                    return builder.start(statements)
-
-        return code
-
-    if grammar == "flat":
-        dot, ref = literals["."], builder.ref
-
-        def flat(text: str) -> Any:
-            toks = tokens(lark, text)
-            facts, i = [], 0
-            while toks[i].type != "$END":
-                name = toks[i]
-                if name.type != "NAME" or toks[i + 1].type != open_:
-                    raise Refused
-                children: list[Any] = [name]
-                i += 2
-                if toks[i].type != close:
-                    while True:
-                        tok = toks[i]
-                        kind = tok.type
-                        if kind == "INT":
-                            children.append(ref([tok]))
-                        elif kind == "NAME" or kind == "STRING":
-                            children.append(atom([tok]))
-                        else:
-                            raise Refused
-                        i += 1
-                        if toks[i].type != comma:
-                            break
-                        i += 1
-                if toks[i].type != close or toks[i + 1].type != dot:
-                    raise Refused
-                children.append(toks[i])
-                facts.append(builder.fact(children))
-                i += 2
-            return builder.start(facts)
-
-        return flat
-
-    raise KeyError(grammar)
-
+    return program
