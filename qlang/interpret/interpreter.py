@@ -85,7 +85,7 @@ def evaluate(root: Node, scene: Scene, membership: Membership | None = None,
     """Every answer the program can give over the scene (`membership`: ontology and WordNet;
     `knowledge`: the knowledge base the knowledge operations read, the bundled one when not
     given)."""
-    run = _Run(scene, membership or Membership(), semantics == "thesis", knowledge)
+    run = Run(scene, membership or Membership(), semantics == "thesis", knowledge)
     answers = frozenset(sanitize(a) for a in run.branches(postorder(root), 0, {}))
     return Outcome(answers, tuple(run.failures))
 
@@ -107,7 +107,9 @@ def answerable(question: Mapping[str, Any], scene: Scene, membership: Membership
         return False
 
 
-class _Run:
+class Run:
+    """One program run over one scene: a method per operation, and why choices failed."""
+
     def __init__(self, scene: Scene, membership: Membership, thesis: bool,
                  knowledge: graph.Knowledge | None = None) -> None:
         self.scene = scene
@@ -124,7 +126,7 @@ class _Run:
             return
         node = order[index]
         try:
-            options = _OPERATIONS[node.op](self, node, *(values[x] for x in node.operands),
+            options = OPERATIONS[node.op](self, node, *(values[x] for x in node.operands),
                                            *node.literals)
         except InterpretError as failure:
             self.failures.append(failure)
@@ -308,7 +310,7 @@ class _Run:
 
 
 #: One method per operation of the table; a missing one fails at import, not mid-run.
-_OPERATIONS: dict[str, Callable[..., Sequence[Any]]] = {
-    name: getattr(_Run, {"scene": "scene_", "and": "and_", "or": "or_"}.get(name, name))
+OPERATIONS: dict[str, Callable[..., Sequence[Any]]] = {
+    name: getattr(Run, {"scene": "scene_", "and": "and_", "or": "or_"}.get(name, name))
     for name in SIGNATURES
 }

@@ -13,14 +13,14 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from lark import Token
 
 from qlang import jsontext
-from qlang.errors import Diagnostic, ParseError, Source, Span, UnsupportedOperation, error, shown
+from qlang.errors import Diagnostic, ParseError, QlangError, Source, Span, UnsupportedOperation, error, shown
 from qlang.ir import MAX_DEPTH, Lit, Node, op
 from qlang.ontology import ANY_CATEGORY
 from qlang.signatures import Type
@@ -131,14 +131,10 @@ def to_ir(steps: list[GqaStep], source: Source | None = None) -> Node:
         if any(d < 0 or d >= index for d in step.dependencies):
             raise error(ParseError, "reference", f"step {index} ({step.operation}) depends on a step "
                         f"that does not come before it: {list(step.dependencies)}", step.span, source)
-        try:
-            nodes.append(_step_to_ir(step, [nodes[d] for d in step.dependencies]))
-        except _Unsupported as exc:
-            raise error(UnsupportedOperation, "unsupported", f"step {index}: {exc}", step.span,
-                        source) from None
-        except _Malformed as exc:
-            raise error(ParseError, "syntax", f"step {index} ({step.operation}): {exc}", step.span,
-                        source) from None
+        call = read_step(step, index, source)
+        if call.beyond_ir is not None:
+            raise _located(call.beyond_ir, step, index, source)
+        nodes.append(_node(call, [nodes[d] for d in step.dependencies]))
         if nodes[-1].depth > MAX_DEPTH:
             raise error(ParseError, "syntax", f"step {index} ({step.operation}): the program nests "
                         f"deeper than {MAX_DEPTH} operations", step.span, source)
@@ -150,6 +146,49 @@ def to_ir(steps: list[GqaStep], source: Source | None = None) -> Node:
     return nodes[-1]
 
 
+def _node(call: StepCall, deps: list[Node]) -> Node:
+    """The IR of a step whose dependencies are `deps`."""
+    operands = [op("scene") if o == SCENE else _one(deps[o.dependency]) if o.one else deps[o.dependency]
+                for o in call.operands]
+    node = op(call.operation, *operands, *call.literals)
+    return op("negate", node, operands[0]) if call.negated else node
+
+
+def _one(node: Node) -> Node:
+    signature = node.signature
+    return node if signature and signature.result is Type.OBJECT else op("unique", node)
+
+
+# ----- what a step means: one table, read by `to_ir` and by GQA's own interpreter -------------
+
+class Operand(NamedTuple):
+    """Where an operand of a step's operation comes from: the value of the step's dependency
+    `dependency` (an index into its dependencies; -1: the whole scene), or with `one` the one
+    object chosen from it (the IR's `unique`)."""
+
+    dependency: int
+    one: bool = False
+
+
+SCENE = Operand(-1)
+_FIRST, _SECOND = Operand(0), Operand(1)
+_FIRST_ONE, _SECOND_ONE = Operand(0, one=True), Operand(1, one=True)
+
+
+@dataclass(frozen=True, slots=True)
+class StepCall:
+    """A GQA step as the IR operation it stands for, over its dependencies: what `to_ir` builds
+    and what `qlang.interpret.gqa_steps` runs, GQA's argument forms read once for both."""
+
+    operation: str
+    operands: tuple[Operand, ...]
+    literals: tuple[str, ...] = ()
+    #: filter's ``not(V)``: the IR's ``negate(<the filter>, <its input>)``
+    negated: bool = False
+    #: why the IR cannot say it, though GQA's steps can run it (a relation to any class)
+    beyond_ir: _Unsupported | _Malformed | None = None
+
+
 class _Unsupported(Exception):
     pass
 
@@ -158,15 +197,28 @@ class _Malformed(Exception):
     pass
 
 
-def _one(node: Node) -> Node:
-    signature = node.signature
-    return node if signature and signature.result is Type.OBJECT else op("unique", node)
+def read_step(step: GqaStep, index: int, source: Source | None = None) -> StepCall:
+    """What step `index` means; a located `ParseError` where its dependencies or argument do not
+    fit its operation, `UnsupportedOperation` where the operation has no IR counterpart."""
+    head, _, category = step.operation.partition(" ")
+    reader = _READERS.get(head)
+    try:
+        if reader is None:
+            raise _Unsupported(f"GQA operation {shown(step.operation)} has no IR counterpart")
+        return reader(category.strip(), step.argument, len(step.dependencies))
+    except (_Unsupported, _Malformed) as exc:
+        raise _located(exc, step, index, source) from None
 
 
-def _need(deps: list[Node], count: int) -> list[Node]:
-    if len(deps) != count:
-        raise _Malformed(f"expects {count} dependencies, got {len(deps)}")
-    return deps
+def _located(exc: _Unsupported | _Malformed, step: GqaStep, index: int, source: Source | None) -> QlangError:
+    if isinstance(exc, _Unsupported):
+        return error(UnsupportedOperation, "unsupported", f"step {index}: {exc}", step.span, source)
+    return error(ParseError, "syntax", f"step {index} ({step.operation}): {exc}", step.span, source)
+
+
+def _need(deps: int, count: int) -> None:
+    if deps != count:
+        raise _Malformed(f"expects {count} dependencies, got {deps}")
 
 
 def _relation_parts(argument: str, relations: int) -> tuple[str, list[str], str]:
@@ -187,62 +239,103 @@ def _options(argument: str) -> list[str]:
     return options
 
 
-def _step_to_ir(step: GqaStep, deps: list[Node]) -> Node:
-    head, _, category = step.operation.partition(" ")
-    category, argument = category.strip(), step.argument
-    if head == "select":
-        _need(deps, 0)
-        name = _OBJECT_IDS.sub("", argument).strip()
-        if not name:
-            raise _Malformed("select needs a class")
-        return op("scene") if name == "scene" else op("select", op("scene"), name)
-    if head == "relate":
-        (x,) = _need(deps, 1)
-        cls, (rel,), direction = _relation_parts(argument, 1)
-        if rel.startswith("same "):
-            return op("relate_attr", x, cls, rel.removeprefix("same ").strip())
-        if cls == "_":
-            return op("relate_any", x, rel, direction)
-        return op("relate", x, cls, rel, direction)
-    if head == "filter":
-        (x,) = _need(deps, 1)
-        negated = _NEGATED.match(argument)
-        value = (negated.group(1) if negated else argument).strip()
-        kept = op("filter", x, category, value) if category else op("filter_any", x, value)
-        return op("negate", kept, x) if negated else kept
-    if head in ("verify", "choose") and category == "rel":
-        (x,) = _need(deps, 1)
-        cls, rels, direction = _relation_parts(argument, 1 if head == "verify" else 2)
-        if cls == "_":
-            raise _Unsupported(f"'{head} rel' with any class ('_') has no IR operation")
-        return op(f"{head}_rel", _one(x), cls, *rels, direction)
-    if head == "verify":
-        (x,) = _need(deps, 1)
-        return op("verify_attr", _one(x), category or ANY_CATEGORY, argument)
-    if head == "choose":
-        if len(deps) == 2:
-            raise _Unsupported(f"comparative 'choose {category}' between two objects has no sound "
-                               "lowering (it needs knowledge beyond the scene graph)")
-        (x,) = _need(deps, 1)
-        return op("choose_attr", _one(x), category or ANY_CATEGORY, *_options(argument))
-    if head == "query":
-        (x,) = _need(deps, 1)
-        if not argument:
-            raise _Malformed("query needs an attribute category")
-        return op("query", _one(x), argument)
-    if head == "exist":
-        return op("exist", *_need(deps, 1))
-    if head in ("and", "or"):
-        return op(head, *_need(deps, 2))
-    if head in ("same", "different"):
+# Each GQA operation's reader: its category (after the operation's name), its argument and its
+# number of dependencies.
+
+def _select(category: str, argument: str, deps: int) -> StepCall:
+    _need(deps, 0)
+    name = _OBJECT_IDS.sub("", argument).strip()
+    if name == "scene":
+        return StepCall("scene", ())
+    return StepCall("select", (SCENE,), (name,),
+                    beyond_ir=None if name else _Malformed("select needs a class"))
+
+
+def _relate(category: str, argument: str, deps: int) -> StepCall:
+    _need(deps, 1)
+    cls, (rel,), direction = _relation_parts(argument, 1)
+    if rel.startswith("same "):
+        return StepCall("relate_attr", (_FIRST,), (cls, rel.removeprefix("same ").strip()))
+    if cls == "_":
+        return StepCall("relate_any", (_FIRST,), (rel, direction))
+    return StepCall("relate", (_FIRST,), (cls, rel, direction))
+
+
+def _filter(category: str, argument: str, deps: int) -> StepCall:
+    _need(deps, 1)
+    negated = _NEGATED.match(argument)
+    value = (negated.group(1) if negated else argument).strip()
+    if category:
+        return StepCall("filter", (_FIRST,), (category, value), negated=bool(negated))
+    return StepCall("filter_any", (_FIRST,), (value,), negated=bool(negated))
+
+
+def _relation_test(head: str, argument: str, deps: int) -> StepCall:
+    """``verify rel`` and ``choose rel``: one relation to verify, or two to choose from."""
+    _need(deps, 1)
+    cls, rels, direction = _relation_parts(argument, 1 if head == "verify" else 2)
+    beyond = _Unsupported(f"'{head} rel' with any class ('_') has no IR operation") if cls == "_" else None
+    return StepCall(f"{head}_rel", (_FIRST_ONE,), (cls, *rels, direction), beyond_ir=beyond)
+
+
+def _verify(category: str, argument: str, deps: int) -> StepCall:
+    if category == "rel":
+        return _relation_test("verify", argument, deps)
+    _need(deps, 1)
+    return StepCall("verify_attr", (_FIRST_ONE,), (category or ANY_CATEGORY, argument))
+
+
+def _choose(category: str, argument: str, deps: int) -> StepCall:
+    if category == "rel":
+        return _relation_test("choose", argument, deps)
+    if deps == 2:
+        raise _Unsupported(f"comparative 'choose {category}' between two objects has no sound "
+                           "lowering (it needs knowledge beyond the scene graph)")
+    _need(deps, 1)
+    return StepCall("choose_attr", (_FIRST_ONE,), (category or ANY_CATEGORY, *_options(argument)))
+
+
+def _query(category: str, argument: str, deps: int) -> StepCall:
+    _need(deps, 1)
+    if not argument:
+        raise _Malformed("query needs an attribute category")
+    return StepCall("query", (_FIRST_ONE,), (argument,))
+
+
+def _exist(category: str, argument: str, deps: int) -> StepCall:
+    _need(deps, 1)
+    return StepCall("exist", (_FIRST,))
+
+
+def _connective(head: str) -> Callable[[str, str, int], StepCall]:
+    def read(category: str, argument: str, deps: int) -> StepCall:
+        _need(deps, 2)
+        return StepCall(head, (_FIRST, _SECOND))
+    return read
+
+
+def _comparison(head: str) -> Callable[[str, str, int], StepCall]:
+    """``same``/``different``: of the objects of one dependency, or between two."""
+    def read(category: str, argument: str, deps: int) -> StepCall:
         attribute = category or argument
         attribute = "name" if attribute in ("", "type") else attribute
-        if len(deps) == 1:
-            return op(f"all_{head}", deps[0], attribute)
-        return op(f"two_{head}", *_need(deps, 2), attribute)
-    if head == "common":
-        return op("common", *(_one(d) for d in _need(deps, 2)))
-    raise _Unsupported(f"GQA operation {shown(step.operation)} has no IR counterpart")
+        if deps == 1:
+            return StepCall(f"all_{head}", (_FIRST,), (attribute,))
+        _need(deps, 2)
+        return StepCall(f"two_{head}", (_FIRST, _SECOND), (attribute,))
+    return read
+
+
+def _common(category: str, argument: str, deps: int) -> StepCall:
+    _need(deps, 2)
+    return StepCall("common", (_FIRST_ONE, _SECOND_ONE))
+
+
+_READERS: dict[str, Callable[[str, str, int], StepCall]] = {
+    "select": _select, "relate": _relate, "filter": _filter, "verify": _verify, "choose": _choose,
+    "query": _query, "exist": _exist, "and": _connective("and"), "or": _connective("or"),
+    "same": _comparison("same"), "different": _comparison("different"), "common": _common,
+}
 
 
 # ----- printing --------------------------------------------------------------------------------
