@@ -154,14 +154,18 @@ def reader(lark: Lark, shape: CallShape) -> Callable[[str], Any]:
             while True:
                 tok = toks[i]
                 kind = tok.type
-                if kind == "NAME" and toks[i + 1].type == open_:
-                    node, i = call(toks, i, nested)
-                    children.append(node)
-                elif kind == "NAME" or kind == "STRING":
-                    children.append(atom([tok]))
-                    i += 1
+                if kind == "NAME":
+                    if toks[i + 1].type == open_:
+                        node, i = call(toks, i, nested)
+                        children.append(node)
+                    else:
+                        children.append(atom([tok]))
+                        i += 1
                 elif kind == "INT":
                     children.append(ref([tok]))
+                    i += 1
+                elif kind == "STRING":
+                    children.append(atom([tok]))
                     i += 1
                 else:
                     raise Refused
@@ -173,37 +177,33 @@ def reader(lark: Lark, shape: CallShape) -> Callable[[str], Any]:
         children.append(toks[i])
         return build(children), i + 1
 
-    def statement(toks: list[Tok], i: int) -> tuple[Any, int]:
-        """A statement at `i`: a call (then the end token, where statements have one), a variable
-        assigned a call, or a variable alone (the answer); what it builds and the index after it."""
-        tok = toks[i]
-        if tok.type != "NAME":
-            raise Refused
-        after = toks[i + 1].type
-        if after == open_:
-            node, i = call(toks, i, statement_call)
-            if end is not None:
-                if toks[i].type != end:
-                    raise Refused
-                i += 1
-            return node, i
-        if assign_ is None:
-            raise Refused
-        if after == assign_:
-            if toks[i + 2].type != "NAME" or toks[i + 3].type != open_:
-                raise Refused
-            node, i = call(toks, i + 2, nested)
-            return builder.assign([tok, node]), i
-        return builder.answer_var([tok]), i + 1
-
     def program(text: str) -> Any:
+        """The statements of `text`, each a call (then the end token, where statements have
+        one), a variable assigned a call, or a variable alone (the answer)."""
         toks = tokens(lark, text)
         statements: list[Any] = []
         i = 0
         while toks[i].type != "$END":
-            if len(statements) == most:
+            tok = toks[i]
+            if tok.type != "NAME" or len(statements) == most:
                 raise Refused
-            node, i = statement(toks, i)
+            after = toks[i + 1].type
+            if after == open_:
+                node, i = call(toks, i, statement_call)
+                if end is not None:
+                    if toks[i].type != end:
+                        raise Refused
+                    i += 1
+            elif assign_ is None:
+                raise Refused
+            elif after == assign_:
+                if toks[i + 2].type != "NAME" or toks[i + 3].type != open_:
+                    raise Refused
+                node, i = call(toks, i + 2, nested)
+                node = builder.assign([tok, node])
+            else:
+                node = builder.answer_var([tok])
+                i += 1
             statements.append(node)
         if len(statements) < fewest:
             raise Refused

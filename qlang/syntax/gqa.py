@@ -15,6 +15,7 @@ import json
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any, NamedTuple
 
 from lark import Token
@@ -148,10 +149,13 @@ def to_ir(steps: list[GqaStep], source: Source | None = None) -> Node:
 
 def _node(call: StepCall, deps: list[Node]) -> Node:
     """The IR of a step whose dependencies are `deps`."""
-    operands = [op("scene") if o == SCENE else _one(deps[o.dependency]) if o.one else deps[o.dependency]
+    operands = [_SCENE if o.dependency < 0 else _one(deps[o.dependency]) if o.one else deps[o.dependency]
                 for o in call.operands]
-    node = op(call.operation, *operands, *call.literals)
-    return op("negate", node, operands[0]) if call.negated else node
+    node = Node(call.operation, (*operands, *map(Lit, call.literals)))
+    return Node("negate", (node, operands[0])) if call.negated else node
+
+
+_SCENE = op("scene")
 
 
 def _one(node: Node) -> Node:
@@ -175,10 +179,10 @@ _FIRST, _SECOND = Operand(0), Operand(1)
 _FIRST_ONE, _SECOND_ONE = Operand(0, one=True), Operand(1, one=True)
 
 
-@dataclass(frozen=True, slots=True)
-class StepCall:
+class StepCall(NamedTuple):
     """A GQA step as the IR operation it stands for, over its dependencies: what `to_ir` builds
-    and what `qlang.interpret.gqa_steps` runs, GQA's argument forms read once for both."""
+    and what `qlang.interpret.gqa_steps` runs, GQA's argument forms read once for both.  (A
+    tuple: one is made per step read.)"""
 
     operation: str
     operands: tuple[Operand, ...]
@@ -200,14 +204,21 @@ class _Malformed(Exception):
 def read_step(step: GqaStep, index: int, source: Source | None = None) -> StepCall:
     """What step `index` means; a located `ParseError` where its dependencies or argument do not
     fit its operation, `UnsupportedOperation` where the operation has no IR counterpart."""
-    head, _, category = step.operation.partition(" ")
-    reader = _READERS.get(head)
     try:
-        if reader is None:
-            raise _Unsupported(f"GQA operation {shown(step.operation)} has no IR counterpart")
-        return reader(category.strip(), step.argument, len(step.dependencies))
+        return _meaning(step.operation, step.argument, len(step.dependencies))
     except (_Unsupported, _Malformed) as exc:
         raise _located(exc, step, index, source) from None
+
+
+@lru_cache(maxsize=1 << 14)
+def _meaning(operation: str, argument: str, deps: int) -> StepCall:
+    """A step's meaning, by its operation, argument and number of dependencies (steps repeat
+    across programs, two in three of the real ones: each distinct one is read once)."""
+    head, _, category = operation.partition(" ")
+    reader = _READERS.get(head)
+    if reader is None:
+        raise _Unsupported(f"GQA operation {shown(operation)} has no IR counterpart")
+    return reader(category.strip(), argument, deps)
 
 
 def _located(exc: _Unsupported | _Malformed, step: GqaStep, index: int, source: Source | None) -> QlangError:
