@@ -18,7 +18,7 @@ import qlang
 from qlang.commands import lazy
 from qlang.commands.main import COMMANDS, cli, main
 from qlang.paths import PACKAGE
-from qlang.syntax import _lark, nested
+from qlang.syntax import nested, parsing
 from tests.conftest import FORMS
 
 #: What compiling or checking a program must not import.
@@ -100,9 +100,9 @@ def test_a_damaged_parser_cache_is_built_again(tmp_path: Path, monkeypatch: pyte
     wrote is ignored and written again."""
     damaged = tmp_path / "nested-fast.pickle"
     damaged.write_bytes(b"not a parser\n")
-    monkeypatch.setattr(_lark, "_cached", lambda name: str(damaged))
-    built = _lark.parser.__wrapped__("nested", nested._Builder, True)
+    monkeypatch.setattr(parsing, "_cached", lambda name: str(damaged))
+    built = parsing.parser.__wrapped__(nested.GRAMMAR, True)
     assert built.parse(FORMS["nested"]) == qlang.parse(FORMS["nested"])
     assert damaged.read_bytes() != b"not a parser\n"
-    loaded = _lark.parser.__wrapped__("nested", nested._Builder, True)
+    loaded = parsing.parser.__wrapped__(nested.GRAMMAR, True)
     assert loaded.parse(FORMS["nested"]) == qlang.parse(FORMS["nested"])
