@@ -67,10 +67,28 @@ SPOON, BOWL = SeenBox(45, 45, 55, 55), SeenBox(30, 30, 70, 70)
     (LEFT, "to the left of", RIGHT), (RIGHT, "to the right of", LEFT), (TOP, "above", BOTTOM),
     (BOTTOM, "below", TOP), (CUP, "on", TABLE), (CUP, "on top of", TABLE), (TABLE, "under", CUP),
     (SPOON, "in", BOWL), (SPOON, "inside", BOWL), (CUP, "near", TABLE), (PERSON, "in front of", CAR),
-    (CAR, "behind", PERSON), (LEFT, "next to", SeenBox(22, 40, 42, 60))])
+    (CAR, "behind", PERSON), (LEFT, "next to", SeenBox(22, 40, 42, 60)),
+    (LEFT, "beside", SeenBox(22, 40, 42, 60))])
 def test_each_geometric_relation_holds_and_not_reversed(a: SeenBox, relation: str, b: SeenBox) -> None:
     assert geometry.relations(a, b)[relation] > 0.7
-    assert geometry.relations(b, a)[relation] < 0.3 or relation in ("near", "next to")
+    assert geometry.relations(b, a)[relation] < 0.3 or relation in ("near", "next to", "beside")
+
+
+STANDING = SeenBox(100, 0, 200, 400)
+HEAD, HAND, FEET = SeenBox(125, 0, 175, 50), SeenBox(180, 150, 230, 200), SeenBox(90, 380, 210, 420)
+
+
+@pytest.mark.parametrize(("b", "classes", "relation", "holds"), [
+    (HEAD, ("woman", "helmet"), "wearing", True), (HEAD, ("woman", "hat"), "wearing", True),
+    (HAND, ("man", "cup"), "holding", True), (HAND, ("man", "cup"), "wearing", None),
+    (HAND, ("man", "hat"), "holding", None), (FEET, ("man", "skateboard"), "holding", False),
+    (SeenBox(0, 0, 400, 400), ("man", "shirt"), "wearing", False), (HEAD, ("table", "hat"), "wearing", None)])
+def test_wearing_and_holding_need_a_person_and_the_right_kind_of_thing(
+        b: SeenBox, classes: tuple[str, str], relation: str, holds: bool | None) -> None:
+    """A person wears clothes, helmets and glasses within their box; holds a small thing that
+    is no garment at the height of the hands; neither relation holds between other kinds."""
+    scores = geometry.relations(STANDING, b, frozenset({relation}), classes)
+    assert (None if relation not in scores else scores[relation] > 0.7) == holds
 
 
 def test_far_apart_boxes_are_not_near_and_side_by_side_ones_are_neither_above_nor_below() -> None:

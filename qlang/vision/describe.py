@@ -42,13 +42,13 @@ def describe(image: Image, perception: Perception, concepts: Concepts | None,
 def relate(perception: Perception, concepts: Concepts | None, thresholds: Thresholds, new: int = 0) -> None:
     """Score the relations between the detections, in place: every pair with one of the
     detections from number `new` on (those added since the others were related)."""
-    names = None if concepts is None else concepts.relations & set(geometry.RELATIONS)
+    names = None if concepts is None else concepts.relations & {*geometry.RELATIONS, *geometry.KINDED}
     if names is not None and not names:
         return
     for i, a in enumerate(perception.objects):
         for j, b in enumerate(perception.objects):
             if i != j and max(i, j) >= new:
-                for name, p in geometry.relations(a.box, b.box, names).items():
+                for name, p in geometry.relations(a.box, b.box, names, (a.name, b.name)).items():
                     if p >= thresholds.relation:
                         perception.relations.append(SeenRelation(i, name, j, p))
 

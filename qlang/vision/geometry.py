@@ -14,6 +14,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 
+from qlang.ontology import load
 from qlang.vision.perception import SeenBox
 
 #: Area fraction of the image at which an object is as likely large as small.
@@ -78,6 +79,31 @@ def _in_front(a: SeenBox, b: SeenBox) -> float:
     return min(1.0, covered * 2) * lower * (1.0 - _inside(b, a))
 
 
+def _contained(a: SeenBox, b: SeenBox) -> float:
+    """The share of b's box within a's."""
+    return a.intersection(b) / max(b.area, 1.0)
+
+
+def _wearing(a: SeenBox, b: SeenBox) -> float:
+    """a wears b: b lies within a (a hat may rise above the head it is on) and is a part of
+    a's size."""
+    return _sigmoid(10.0 * (_contained(a, b) - 0.6)) * _sigmoid(10.0 * (0.6 - b.area / max(a.area, 1.0)))
+
+
+def _holding(a: SeenBox, b: SeenBox) -> float:
+    """a holds b: b is small beside a, reaches into a's box, and lies between a's shoulders and
+    knees (where hands are)."""
+    reach = min(1.0, _contained(a, b) / 0.3)
+    small = _sigmoid(10.0 * (0.3 - b.area / max(a.area, 1.0)))
+    level = (b.centre[1] - a.y0) / max(a.height, 1.0)
+    hands = _sigmoid(12.0 * (level - 0.2)) * _sigmoid(12.0 * (0.9 - level))
+    return reach * small * hands
+
+
+def _next_to(a: SeenBox, b: SeenBox) -> float:
+    return math.exp(-1.5 * _gap(a, b)) * (1 - _sigmoid(3.0 * (abs(_vertical(a, b)) - 1)))
+
+
 #: Each relation GQA has that boxes can tell, scored for (subject, object).
 RELATIONS: dict[str, Callable[[SeenBox, SeenBox], float]] = {
     "to the left of": lambda a, b: _sigmoid(3.0 * (_horizontal(a, b) - 0.5)),
@@ -90,12 +116,48 @@ RELATIONS: dict[str, Callable[[SeenBox, SeenBox], float]] = {
     "in": _inside,
     "inside": _inside,
     "near": lambda a, b: math.exp(-1.5 * _gap(a, b)),
-    "next to": lambda a, b: math.exp(-1.5 * _gap(a, b)) * (1 - _sigmoid(3.0 * (abs(_vertical(a, b)) - 1))),
+    "next to": _next_to,
+    "beside": _next_to,
     "in front of": _in_front,
     "behind": lambda a, b: _in_front(b, a),
 }
 
 
-def relations(a: SeenBox, b: SeenBox, names: frozenset[str] | None = None) -> dict[str, float]:
-    """The likelihood of each geometric relation (of `names`, if given) from a to b."""
-    return {name: score(a, b) for name, score in RELATIONS.items() if names is None or name in names}
+#: Classes people wear that GQA's ontology files under no clothing or accessory.
+WORN = frozenset({"helmet", "glasses", "sunglasses", "goggles", "mask", "watch", "uniform", "suit",
+                  "necklace", "bracelet", "backpack"})
+
+
+def _person(cls: str) -> bool:
+    return cls == "person" or "person" in load().ancestors(cls)
+
+
+def _worn(cls: str) -> bool:
+    return cls in WORN or bool({"clothing", "accessory"}.intersection(load().ancestors(cls)))
+
+
+def _held(cls: str) -> bool:
+    return not _worn(cls) and not _person(cls)
+
+
+Score = Callable[[SeenBox, SeenBox], float]
+Fits = Callable[[str], bool]
+#: Relations boxes tell only between kinds of things (the subject's, the object's): a person
+#: wears clothes, helmets and glasses, and holds what is neither worn nor a person (what is in a
+#: person's box at the height of the hands is as likely worn as held, and a hat within a
+#: table's box is on it).
+KINDED: dict[str, tuple[Score, Fits, Fits]] = {
+    "wearing": (_wearing, _person, _worn),
+    "holding": (_holding, _person, _held),
+}
+
+
+def relations(a: SeenBox, b: SeenBox, names: frozenset[str] | None = None,
+              classes: tuple[str, str] | None = None) -> dict[str, float]:
+    """The likelihood of each geometric relation (of `names`, if given) from a to b; with the
+    classes of a and b, also those that hold only between kinds of things."""
+    found = {name: score(a, b) for name, score in RELATIONS.items() if names is None or name in names}
+    if classes is not None:
+        found |= {name: score(a, b) for name, (score, subject, object_) in KINDED.items()
+                  if (names is None or name in names) and subject(classes[0]) and object_(classes[1])}
+    return found

@@ -30,7 +30,7 @@ from functools import cache
 from qlang.ir import Node, postorder
 from qlang.ontology import ANY_CATEGORY, load
 from qlang.signatures import SIGNATURES, Kind
-from qlang.vision.geometry import RELATIONS
+from qlang.vision.geometry import KINDED, RELATIONS
 from qlang.vision.labels import COCO, COCO_RENAMED, imagenet_classes
 
 #: Categories a scene answers for every object alike: its name and class (what was detected),
@@ -82,8 +82,8 @@ def _ssd() -> Sight:
     classes = frozenset(COCO_RENAMED.get(label, label) for label in COCO.values() if label)
     narrower = tuple((COCO_RENAMED[label], label) for label in NARROWER)
     glimpsed = frozenset(c for c in imagenet_classes().values() if c is not None) - classes
-    return Sight("ssd", classes, EVERY_PERCEIVER | {"color", "size"}, frozenset(RELATIONS), narrower,
-                 glimpsed)
+    return Sight("ssd", classes, EVERY_PERCEIVER | {"color", "size"}, frozenset({*RELATIONS, *KINDED}),
+                 narrower, glimpsed)
 
 
 #: COCO's labels for a kind of the GQA class they are renamed to: a plant is not only potted,
