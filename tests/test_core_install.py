@@ -1,7 +1,7 @@
 """The core installs alone: a fresh virtual environment with `pip install` of this checkout, no
 extra, holds none of the translators', vision's, the web page's or training's packages, and its
-`qlangc` compiles, checks, solves and explains the README's examples exactly as the full
-install does.
+`qlangc` compiles, checks, lowers, solves and explains the README's examples exactly as the
+full install does, and its language server starts.
 
 The install reaches the package index (pip's cache serves what it holds); where pip cannot
 reach one, the test is skipped and says so.  It takes about a minute and a half: the venv, the
@@ -11,6 +11,7 @@ from this install's WordNet (`QLANG_NLTK_DATA`).
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import subprocess
@@ -36,6 +37,7 @@ README_EXAMPLES = [
     *[pytest.param(["compile", "--to", to, str(EXAMPLES / "truck_tire.json")], "", id=f"compile-{to}")
       for to in ("code", "flat", "nested")],
     pytest.param(["check", str(EXAMPLES / "truck_tire.json")], "", id="check"),
+    pytest.param(["lower", str(EXAMPLES / "truck_tire.json")], "", id="lower"),
     pytest.param(["check", "-"], "verify_know(unique(select(scene(), frisbee)), usedfor, toy)\n",
                  id="check-error"),
     pytest.param(["solve", "--scene", SCENE],
@@ -94,6 +96,17 @@ def test_the_core_brings_no_extra_s_package(core: Path) -> None:
                             "print(*[m for m in sys.argv[1:] if u.find_spec(m)])", *EXTRAS_ONLY],
                            capture_output=True, text=True, env=_environment(alone=True), check=True)
     assert found.stdout.split() == []
+
+
+def test_the_core_s_language_server_starts(core: Path) -> None:
+    """`qlangc lsp` answers `initialize` and exits on `exit` (pygls over stdio)."""
+    message = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize",
+                          "params": {"processId": None, "rootUri": None, "capabilities": {}}})
+    exit_message = json.dumps({"jsonrpc": "2.0", "method": "exit"})
+    framed = "".join(f"Content-Length: {len(m)}\r\n\r\n{m}" for m in (message, exit_message))
+    done = subprocess.run([str(core / "qlangc"), "lsp"], input=framed.encode(), capture_output=True,
+                          env=_environment(alone=True), timeout=120)
+    assert b'"capabilities"' in done.stdout, done.stderr.decode()
 
 
 @pytest.mark.parametrize(("args", "stdin"), README_EXAMPLES)
