@@ -24,7 +24,8 @@ from qlang.syntax import SYNTAXES
 from tests import strategies
 from tests.conftest import all_questions
 
-CALL_SHAPED = {"nested": ".qn", "code": ".qc", "flat": ".qf"}
+#: The call-shaped syntaxes and their files' extensions, as their records say.
+CALL_SHAPED = {name: syntax.extension for name, syntax in SYNTAXES.items() if syntax.calls is not None}
 
 
 @cache

@@ -3,6 +3,7 @@ whole error messages with their caret lines."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -117,3 +118,15 @@ def test_the_documented_operation_table_is_generated_from_the_code() -> None:
     page = (Path(__file__).parents[1] / "docs" / "language.md").read_text()
     block = page.split("<!-- operation-table -->\n")[1].split("\n<!-- /operation-table -->")[0]
     assert block == markdown_table()
+
+
+def test_only_the_syntax_package_decides_by_a_syntax_s_name() -> None:
+    """What differs between the syntaxes is on their records: no module outside `qlang.syntax`
+    compares a syntax's name or keys a table by it."""
+    names = "|".join(re.escape(name) for name in SYNTAXES)
+    deciding = re.compile(rf"""(==|!=)\s*["']({names})["']|\{{\s*["']({names})["']\s*:""")
+    package = Path(qlang.__file__).parent
+    found = [f"{path.relative_to(package)}:{number}: {line.strip()}"
+             for path in sorted(package.rglob("*.py")) if path.parent.name != "syntax"
+             for number, line in enumerate(path.read_text().splitlines(), start=1) if deciding.search(line)]
+    assert found == []
