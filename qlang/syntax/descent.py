@@ -129,7 +129,7 @@ def tokens(lark: Lark, text: str, strays: bool = False) -> list[Tok]:
     return result
 
 
-def refuse(children: list[Any]) -> Any:
+def _refuse(children: list[Any]) -> Any:
     """A builder method the grammar does not have (flat's `call`): never reached by a program."""
     raise Refused
 
@@ -140,7 +140,7 @@ def reader(lark: Lark, shape: CallShape) -> Callable[[str], Any]:
     builder: Any = lark.options.transformer
     literals = _lexer(lark).literals
     open_, comma, close = literals["("], literals[","], "CLOSE"
-    nested, atom, ref = getattr(builder, "call", refuse), builder.atom, getattr(builder, "ref", refuse)
+    nested, atom, ref = getattr(builder, "call", _refuse), builder.atom, getattr(builder, "ref", _refuse)
     statement_call = getattr(builder, shape.rule)
     assign_ = literals[shape.assign] if shape.assign else None
     end = literals[shape.end] if shape.end else None

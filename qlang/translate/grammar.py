@@ -287,10 +287,10 @@ class _ModelBuilder:
 
     # programs
 
-    def nested(self) -> Seq:
+    def expression(self) -> Seq:
         return (self.typed(),)
 
-    def code(self) -> Seq:
+    def assignments(self) -> Seq:
         """``block-k``: what follows k assignments, the answer or assignment k + 1."""
         for scope in range(MAX_VARIABLES + 1):
             alternatives: list[Seq] = [(self.typed(scope),)]
@@ -303,7 +303,7 @@ class _ModelBuilder:
             self.add(f"block-{scope}", alternatives)
         return (Ref("block-0"),)
 
-    def flat(self) -> Seq:
+    def facts(self) -> Seq:
         """``steps-i``: fact i, then ``end(i).`` or ``steps-(i+1)``; fact i refers to ``ref-i``."""
         for step in range(MAX_STEPS):
             end: Seq = (Text(f"{END}({step})."),)
@@ -317,8 +317,8 @@ class _ModelBuilder:
 
     def build(self) -> dict[str, GrammarRule]:
         assert self.syntax.decoding is not None
-        layouts = {Decoding.FACTS: self.flat, Decoding.EXPRESSION: self.nested,
-                   Decoding.ASSIGNMENTS: self.code}
+        layouts = {Decoding.FACTS: self.facts, Decoding.EXPRESSION: self.expression,
+                   Decoding.ASSIGNMENTS: self.assignments}
         return {"root": GrammarRule("root", (layouts[self.syntax.decoding](),)), **self.rules}
 
 
