@@ -1,6 +1,6 @@
 """The Python interpreter of programs over GQA scene graphs, and its WordNet helpers."""
 
-from qlang.interpret.errors import (
+from qlang.interpret.failures import (
     KNOWLEDGE_ERRORS,
     AmbiguousAnswer,
     EmptyChoice,

@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from qlang.errors import ParseError, error
-from qlang.interpret.errors import InterpretError
+from qlang.interpret.failures import InterpretError
 from qlang.interpret.interpreter import OPERATIONS, Outcome, Run, sanitize
 from qlang.interpret.membership import Membership
 from qlang.interpret.scene import Scene

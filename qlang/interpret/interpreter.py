@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from qlang.errors import QlangError
-from qlang.interpret.errors import (
+from qlang.interpret.failures import (
     AmbiguousAnswer,
     EmptyChoice,
     EmptyQuery,

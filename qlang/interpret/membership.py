@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from qlang import wordnet
-from qlang.interpret.errors import IncompleteMetadata, NonTrivialCategory, NotInWordnet
+from qlang.interpret.failures import IncompleteMetadata, NonTrivialCategory, NotInWordnet
 from qlang.interpret.scene import SCENE_ATTRIBUTES, Scene, SceneObject
 from qlang.ontology import ANY_CATEGORY, CLASS_CATEGORIES, load
 
