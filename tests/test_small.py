@@ -20,10 +20,10 @@ from qlang.passes.canonical import canonicalize, equivalent
 from qlang.small import files
 from qlang.small import model as small_model
 from qlang.small.automaton import Automaton
+from qlang.small.beam import beam_search
 from qlang.small.calibrate import MARGIN, choose, curve
 from qlang.small.network import Config
 from qlang.small.parser import SMALL_MODEL, Decoded, SmallParser
-from qlang.small.search import beam_search
 from qlang.small.tokens import EOS, from_prefix, prefix, target_vocabulary
 from qlang.syntax import gqa
 from qlang.train import loop
@@ -152,7 +152,7 @@ def test_a_run_records_its_settings_flat_the_loop_in_its_place(trained) -> None:
 def test_save_then_load_gives_the_same_programs_and_scores(trained, few) -> None:
     import torch
 
-    from qlang.small.search import encode_questions
+    from qlang.small.beam import encode_questions
 
     first = small_model.load(trained / "model")
     questions = [p.question for p in few[:8]]

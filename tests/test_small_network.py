@@ -17,9 +17,9 @@ from qlang.passes.canonical import canonicalize
 from qlang.small import files
 from qlang.small import model as small_model
 from qlang.small.automaton import Automaton
+from qlang.small.beam import beam_search, encode_questions
 from qlang.small.network import Config, Floats, Ints, LSTMState, Mask, Network
 from qlang.small.parser import SMALL_MODEL
-from qlang.small.search import beam_search, encode_questions
 from qlang.small.tokens import BOS, EOS, Vocabularies, prefix, source_vocabulary, target_vocabulary
 from qlang.syntax import gqa
 from tests.conftest import all_questions

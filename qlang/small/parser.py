@@ -14,8 +14,8 @@ from qlang.knowledge.graph import Knowledge
 from qlang.paths import package_data
 from qlang.small import files
 from qlang.small.automaton import Automaton
+from qlang.small.beam import Candidate, beam_search
 from qlang.small.network import Network
-from qlang.small.search import Candidate, beam_search
 from qlang.small.tokens import from_prefix
 
 #: the shipped model (trained by `qlangc train --arch seq2seq`; its model card is beside it)
