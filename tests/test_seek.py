@@ -6,6 +6,7 @@ only the tools the graph allows."""
 from __future__ import annotations
 
 import json
+import time
 import warnings
 from pathlib import Path
 
@@ -123,6 +124,29 @@ def test_a_class_the_perceiver_sees_only_above_is_no_answer_where_that_is_seen(c
     assert verdicts(astronaut, "refine") == [(UNINFORMATIVE, "the classifier renames nothing")]
     cat = ask(context, "Is there a man?", "chelsea.png")
     assert cat.answer == "no" and cat.reason == "no person is seen, so no man"
+
+
+def test_looking_closer_and_refining_stay_within_the_budget(monkeypatch: pytest.MonkeyPatch) -> None:
+    """camera.png's "Is there a man?" spent 12 s refining, reading WordNet to name ImageNet's
+    labels: the tools read tables instead, the whole search ends within its budget, and each
+    closer look within a quarter of it (a second or two; the machine is shared)."""
+    from qlang import wordnet
+    from qlang.vision.pipeline import Options
+
+    def unread() -> None:
+        raise AssertionError("WordNet read while seeking")
+
+    context = Context(vision=Options(text=False))
+    seek("Is there a cat?", context, image=photo("camera.png"))  # the models, loaded
+    wordnet.reader.cache_clear()
+    monkeypatch.setattr(wordnet, "reader", unread)
+    budget = Bounds(budget_ms=30_000)
+    began = time.perf_counter()
+    sought = seek("Is there a man?", context, image=photo("camera.png"), bounds=budget)
+    assert (time.perf_counter() - began) * 1000 < budget.budget_ms
+    closer = [s for s in sought.steps if s.tool in ("look_closer", "refine")]
+    assert {s.tool for s in closer} == {"look_closer", "refine"}
+    assert all(s.ms < budget.budget_ms / 4 for s in closer), [(s.tool, s.ms) for s in closer]
 
 
 def test_a_best_answer_below_the_margin_is_uninformative(context: Context) -> None:
