@@ -8,6 +8,11 @@ relation, tail) and indexed by (tail, relation) once it is full, so either end o
 B-tree search.  An index is written beside its final name and moved there when complete: a killed
 build leaves no half index, and readers see the old one or the new.  What it holds (edges per
 relation, words) is counted once at the end and kept in its `meta` table.
+
+An index is a file like any other, so nothing in it is trusted: opening one checks its pages
+(SQLite's ``quick_check``), its tables and its `meta`; every edge read is checked as it comes
+out (words, a known relation, a weight in (0, 1]); and any SQLite error later (the file damaged
+or cut while in use) is a `KnowledgeError` naming the file and how to build it again.
 """
 
 from __future__ import annotations
@@ -16,10 +21,14 @@ import json
 import os
 import sqlite3
 from collections.abc import Collection, Iterable, Iterator, Mapping
-from contextlib import closing
+from contextlib import closing, contextmanager
 from itertools import islice
 from pathlib import Path
+from typing import Any
 
+from qlang.errors import shown
+from qlang.integers import is_integer
+from qlang.knowledge.relations import BY_NAME
 from qlang.knowledge.triples import Triple, failure
 
 #: What an index's `meta` table says it is, and the version of its tables.
@@ -44,6 +53,10 @@ _INSERT = """INSERT INTO edges VALUES (?, ?, ?, ?)
              ON CONFLICT DO UPDATE SET weight = max(weight, excluded.weight)"""
 _KNOWS = "SELECT EXISTS (SELECT 1 FROM edges WHERE head = ?) OR EXISTS (SELECT 1 FROM edges WHERE tail = ?)"
 _WORDS = "SELECT count(*) FROM (SELECT head FROM edges UNION SELECT tail FROM edges)"
+#: The columns of each table an index has, in order (what `PRAGMA table_info` names).
+_TABLES = {"meta": ("key", "value"), "edges": ("head", "relation", "tail", "weight")}
+#: The most problems `quick_check` lists (one is enough to refuse the file).
+_PROBLEMS = 3
 
 
 def build(triples: Iterable[Triple], path: Path, about: Mapping[str, str]) -> Index:
@@ -78,15 +91,64 @@ class Index:
     def __init__(self, path: Path) -> None:
         self.path = path
         self._db: tuple[int, sqlite3.Connection] | None = None
-        try:
+        with self._reading():
+            self._check_file()
             self.about = dict(self._connection().execute("SELECT key, value FROM meta"))
-            self.relations: dict[str, int] = json.loads(self.about.get("relations", "{}"))
-            self.words = int(self.about.get("words", "0"))
-        except (sqlite3.Error, ValueError) as exc:
-            raise failure(f"not a knowledge index ({exc})", str(path)) from None
         if (self.about.get("format"), self.about.get("version")) != (FORMAT, VERSION):
-            raise failure("not a knowledge index of this version of qlang", str(path),
-                          hint="build it again with qlangc kb build")
+            raise failure("not a knowledge index of this version of qlang", str(path), hint=self.rebuild)
+        self.relations, self.words = self._counts()
+
+    @property
+    def rebuild(self) -> str:
+        """How to make this index again, as an error's hint says it."""
+        return f"build it again with qlangc kb build FILE... --out {self.path}"
+
+    def _check_file(self) -> None:
+        """That the file is an SQLite database whose pages are sound and whose tables are an
+        index's (raises `KnowledgeError`, or sqlite3.Error where SQLite cannot read it)."""
+        problems = [str(row[0]) for row in self._connection().execute(f"PRAGMA quick_check({_PROBLEMS})")]
+        if problems != ["ok"]:
+            said = " ".join(" ".join(problems).split())  # SQLite's report, on one line
+            raise failure(f"the index is damaged (SQLite's quick_check: {shown(said, 200)})", str(self.path),
+                          hint=self.rebuild)
+        for table, columns in _TABLES.items():
+            found = tuple(row[1] for row in self._connection().execute(f"PRAGMA table_info({table})"))
+            if found != columns:
+                raise failure(f"not a knowledge index (its table {table!r} has the columns {found}, "
+                              f"not {columns})", str(self.path), hint=self.rebuild)
+
+    def _counts(self) -> tuple[dict[str, int], int]:
+        """Edges per relation and words, as the `meta` table says (raises `KnowledgeError` where
+        it says something else)."""
+        try:
+            relations = json.loads(self.about.get("relations", "{}"))
+            words = self.about.get("words", "0")
+        except ValueError:
+            relations, words = None, ""
+        if not (isinstance(relations, dict) and all(
+                name in BY_NAME and type(count) is int and count >= 0 for name, count in relations.items())
+                and isinstance(words, str) and is_integer(words)):
+            raise failure("not a knowledge index (its meta table's relations or words are not counts)",
+                          str(self.path), hint=self.rebuild)
+        return relations, int(words)
+
+    @contextmanager
+    def _reading(self) -> Iterator[None]:
+        """SQLite's errors while reading this index as `KnowledgeError`s naming the file."""
+        try:
+            yield
+        except sqlite3.Error as exc:
+            raise failure(f"not a knowledge index, or a damaged one ({exc})", str(self.path),
+                          hint=self.rebuild) from None
+
+    def _edge(self, row: tuple[Any, ...]) -> Triple:
+        """An edge as read from the file, checked: a crafted or damaged index can hold anything."""
+        head, relation, tail, weight = row
+        if not (type(head) is str and type(tail) is str and relation in BY_NAME
+                and type(weight) is float and 0 < weight <= 1):
+            raise failure(f"not a knowledge index (an edge {shown_row(row)} is not words, a relation "
+                          "and a weight in (0, 1])", str(self.path), hint=self.rebuild)
+        return Triple(head, relation, tail, weight)
 
     def __reduce__(self) -> tuple[type[Index], tuple[Path]]:
         """Pickled as its path (a Ray actor gets the index, not the connection), opened again."""
@@ -118,14 +180,23 @@ class Index:
             query = (f"SELECT head, relation, tail, weight FROM edges "
                      f"WHERE {column} IN ({', '.join('?' * len(chunk))}){only}{best}")
             values = [*chunk, *kinds, *([] if limit is None else [limit])]
-            found += map(Triple._make, self._connection().execute(query, values))
+            with self._reading():
+                found += map(self._edge, self._connection().execute(query, values))
         return found
 
     def knows(self, word: str) -> bool:
         """Whether `word` is an end of some edge."""
-        return bool(self._connection().execute(_KNOWS, (word, word)).fetchone()[0])
+        with self._reading():
+            return bool(self._connection().execute(_KNOWS, (word, word)).fetchone()[0])
 
     def triples(self) -> Iterator[Triple]:
         """Every edge, in order (streamed)."""
-        for row in self._connection().execute("SELECT head, relation, tail, weight FROM edges"):
-            yield Triple(*row)
+        with self._reading():
+            for row in self._connection().execute("SELECT head, relation, tail, weight FROM edges"):
+                yield self._edge(row)
+
+
+def shown_row(row: tuple[Any, ...]) -> str:
+    """A row of the edge table for a message, each value cut short."""
+    return "(" + ", ".join(shown(str(value), 20) if isinstance(value, str) else repr(value)[:20]
+                           for value in row) + ")"

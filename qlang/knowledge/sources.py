@@ -4,7 +4,8 @@ of a file (an index, ConceptNet's assertions, qlang's TSV), and its triples or i
 A file's kind is read from its first bytes: SQLite's header is an index (`qlangc kb build`'s
 output), a first line ``/a/[...`` is ConceptNet's CSV, anything else TSV; gzip is read through.
 A text file given to `--kb` is indexed once into the cache, under a name kept by its path,
-size and modification time, so an edited file is indexed again and an unchanged one never is.
+size and modification time, so an edited file is indexed again and an unchanged one never is
+(and a cached index found damaged is built again).
 (``./default`` names a file called ``default``.)
 """
 
@@ -73,7 +74,10 @@ def index(spec: str) -> Index:
         return Index(path)
     target = _cached(path)
     if target.is_file():
-        return Index(target)
+        try:
+            return Index(target)
+        except KnowledgeError:  # a damaged cache is built again, never an error
+            pass
     built = build(triples(spec, Counter()), target, {"source": str(path.resolve())})
     same_file = target.name.rsplit("-", 1)[0] + "-"
     for stale in target.parent.iterdir():
