@@ -4,10 +4,13 @@ question, resumed, and the report; the labelled photos are real files of install
 from __future__ import annotations
 
 import json
+from collections import Counter
 from pathlib import Path
 
+import pytest
 from conftest import run
 
+from qlang.errors import QlangError
 from qlang.evaluate import seeking
 
 
@@ -15,6 +18,67 @@ def test_the_labelled_photos_are_files_of_installed_packages() -> None:
     items = seeking.photo_items()
     assert len(items) >= 30 and all(Path(item.image or "").is_file() for item in items)
     assert {item.gold for item in items} >= {"yes", "no"}
+
+
+def test_the_photo_set_is_split_by_photo_into_two_halves() -> None:
+    """At least 150 questions about 25 photos, outdoor scenes and close-ups among them, of every
+    type; each photo in one half only, each half with enough of each type to measure."""
+    photos = seeking.read_photos(seeking.PHOTO_SET)
+    assert len(photos.photos) >= 25 and len(photos.questions) >= 150
+    assert {"outdoor", "close-up"} <= {photo.kind for photo in photos.photos.values()}
+    halves = {half: seeking.photo_items(seeking.PHOTO_SET, half)
+              for half in (seeking.CALIBRATION, seeking.TEST)}
+    assert sum(map(len, halves.values())) == len(seeking.photo_items(seeking.PHOTO_SET, None))
+    images = {half: {item.image for item in items} for half, items in halves.items()}
+    assert not images[seeking.CALIBRATION] & images[seeking.TEST]
+    for half, items in halves.items():
+        assert {item.group for item in items} == {f"photo set, {half}"}
+        types = Counter(item.type for item in items)
+        assert set(types) == {"exist", "colour", "relation", "what", "kind"} and min(types.values()) >= 5
+        assert {item.gold for item in items if item.type == "exist"} == {"yes", "no"}
+    assert halves == {half: seeking.photo_items(seeking.PHOTO_SET, half) for half in halves}  # each time
+
+
+@pytest.mark.parametrize(("photo", "why"), [
+    ({"source": "os", "file": "data/astronaut.png"}, "'os' is no known source of photos"),
+    ({"source": "skimage", "file": "../../os.py"}, "'../../os.py' is no plain relative path inside skimage"),
+    ({"source": "skimage", "file": "/etc/passwd"}, "'/etc/passwd' is no plain relative path inside skimage"),
+    ({"source": "skimage", "file": "data/nothing.png"}, "skimage has no file 'data/nothing.png'"),
+    ({"source": "skimage"}, "the photo 'p' needs a source and a file"),
+])
+def test_a_photo_names_a_known_package_and_a_file_inside_it(tmp_path: Path, photo: dict[str, str],
+                                                           why: str) -> None:
+    """Nothing a photo file says is imported or read outside its package: a located error."""
+    path = tmp_path / "photos.json"
+    path.write_text(json.dumps({"name": "bad", "photos": {"p": photo},
+                                "questions": [{"id": "q", "photo": "p", "question": "Is there a cat?",
+                                               "answer": "no"}]}, indent=1))
+    with pytest.raises(QlangError) as raised:
+        seeking.read_photos(path)
+    shown = raised.value.render()
+    assert shown.startswith(f"{path}:4:3: error: ") and why in shown, shown
+    code, _, err = run("experiment", "seek", "--out", str(tmp_path / "out"), "--photos", str(path),
+                       "--no-gqa")
+    assert code == 1 and why in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize(("questions", "why"), [
+    ([{"id": "q", "photo": "elsewhere", "question": "Is there a cat?", "answer": "no"}],
+     "3:3: error: the question 'q' is about no photo of this file"),
+    ([{"id": "q", "photo": "p", "question": "Is there a cat?", "answer": "no"}] * 2,
+     "4:3: error: the id 'q' is another question's"),
+    ([{"id": "q", "photo": "p", "question": "Is there a cat?"}], "needs a question and an answer"),
+    ([{"photo": "p", "question": "Is there a cat?", "answer": "no"}], "question 1 needs an id"),
+])
+def test_a_question_is_about_a_photo_of_its_file(tmp_path: Path, questions: list[dict[str, str]],
+                                                  why: str) -> None:
+    path = tmp_path / "photos.json"
+    photos = {"p": {"source": "skimage", "file": "data/astronaut.png"}}
+    path.write_text("{\"name\": \"bad\", \"photos\": " + json.dumps(photos) + ",\n \"questions\": [\n"
+                    + ",\n".join(" " + json.dumps(q) for q in questions) + "]}")
+    with pytest.raises(QlangError) as raised:
+        seeking.read_photos(path)
+    assert why in raised.value.render()
 
 
 def test_the_gqa_scenes_and_their_perturbed_copies() -> None:
@@ -40,14 +104,30 @@ def test_experiment_seek_logs_resumes_and_reports(tmp_path: Path) -> None:
     assert "report:" in shown
     results = [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()]
     configs = set(seeking.CONFIGS)
-    assert {r["config"] for r in results} == configs and len(results) == 4 * len(configs)
-    flag = {r["config"]: r for r in results if r["id"] == "astronaut-flag"}
+    assert {r["config"] for r in results} == configs and len(results) == 5 * len(configs)
+    assert {r["group"] for r in results if r["type"]} == {"photo set, test"}
+    flag = {r["config"]: r for r in results if r["id"] == "astronaut-flag" and r["group"] == "photos"}
     assert flag["pipeline"]["answer"] == "no" and flag["pipeline"]["unseen"] == ["flag"]
     assert flag["ask"]["cannot_tell"] and flag["seek"]["cannot_tell"]
     assert flag["seek"]["reason"] == "no perceiver knows 'flag'"
     report = (out / "report.md").read_text()
     assert "| pipeline | photos | 1 | 0.0% | 100.0% | 0.0% | 1 | 1 |" in report
     assert (out / "seek.png").stat().st_size > 0
-    code, _, err = run("experiment", "seek", "--out", str(out), "--limit", "1", "--no-progress")
+    assert "| pipeline | photo set, test | 1 |" in report and "## By question type" in report
+    code, _, err = run("experiment", "seek", "--out", str(out), "--limit", "1", "--no-progress",
+                       "--before", str(out))
     assert code == 0, err
     assert len((out / "results.jsonl").read_text().splitlines()) == len(results)
+    report = (out / "report.md").read_text()  # compared with itself: no change
+    row = [line for line in report.splitlines() if line.startswith("| seek | photo set, test | 1 | ")][-1]
+    before, after = row.split(" | ")[3].split(" → ")
+    assert before == after
+    assert (out / "before-after.png").stat().st_size > 0
+
+
+def test_a_malformed_photo_file_is_located(tmp_path: Path) -> None:
+    path = tmp_path / "photos.json"
+    path.write_text('{"name": "bad",\n "photos": {,}}')
+    with pytest.raises(QlangError) as raised:
+        seeking.read_photos(path)
+    assert raised.value.render().startswith(f"{path}:2:13: error: malformed JSON")

@@ -88,15 +88,20 @@ def take_seek(options: dict[str, Any]) -> Seeking | None:
 @click.command("seek")
 @click.option("--out", required=True, type=click.Path(file_okay=False),
               help="The folder for the log and the report.")
-@click.option("--photos", type=click.Path(exists=True, dir_okay=False),
-              help="Labelled photo questions (default: the bundled ones, qlang/data/seek/photos.json).")
+@click.option("--photos", multiple=True, type=click.Path(exists=True, dir_okay=False),
+              help="Labelled photo questions, repeatable (default: the bundled ones, "
+              "qlang/data/seek/photos.json and photo_set.json).")
+@click.option("--half", type=click.Choice(["test", "calibration", "all"]), default="test", show_default=True,
+              help="Of a photo file split by photo, the half asked.")
 @click.option("--gqa/--no-gqa", default=True, show_default=True,
               help="Also the real GQA scenes of the shared data, and their perturbed copies.")
 @click.option("--llm", is_flag=True, help="Also the LLM planner, with and without the graph.")
 @click.option("--limit", type=click.IntRange(min=1), help="At most this many questions of each set.")
+@click.option("--before", type=click.Path(exists=True, file_okay=False),
+              help="An earlier run's folder (its results.jsonl): the report compares with it.")
 @click.option("--progress/--no-progress", default=True, show_default=True)
-def seek_experiment(out: str, photos: str | None, gqa: bool, llm: bool, limit: int | None,
-                    progress: bool) -> None:
+def seek_experiment(out: str, photos: tuple[str, ...], half: str, gqa: bool, llm: bool, limit: int | None,
+                    before: str | None, progress: bool) -> None:
     """The fixed pipeline vs seek vs seek without the transition graph (AVIS's ablation), on
     labelled photo questions and on real GQA scenes (also with an object removed, or its
     confidence lowered): accuracy, answer rate, "cannot tell" rate, steps and time."""
@@ -107,16 +112,18 @@ def seek_experiment(out: str, photos: str | None, gqa: bool, llm: bool, limit: i
     from qlang.evaluate import seeking
     from qlang.evaluate.experiments import LOG
 
-    output_folder(out, photos, files=(LOG,))
+    output_folder(out, *photos, files=(LOG,))
     try:
-        items = seeking.photo_items(Path(photos) if photos else seeking.PHOTOS)[:limit]
+        items = [item for path in (map(Path, photos) if photos else (seeking.PHOTOS, seeking.PHOTO_SET))
+                 for item in seeking.photo_items(path, None if half == "all" else half)[:limit]]
         if gqa:
             found = seeking.gqa_items()
             items += [i for group in dict.fromkeys(i.group for i in found)
                       for i in [j for j in found if j.group == group][:limit]]
         configs = seeking.CONFIGS | (seeking.LLM_CONFIGS if llm else {})
         log = seeking.run(items, Path(out), configs, Context(), progress)
+        report = seeking.write(Path(out), log, "qlangc " + " ".join(shlex.quote(a) for a in sys.argv[1:]),
+                               Path(before) / LOG if before else None)
     except QlangError as exc:
         fail(exc)
-    command = "qlangc " + " ".join(shlex.quote(a) for a in sys.argv[1:])
-    click.echo(f"report: {seeking.write(Path(out), log, command)}")
+    click.echo(f"report: {report}")

@@ -3,7 +3,13 @@ transition graph (AVIS's ablation), on labelled photo questions and on real GQA 
 
 - **photos**: questions about photos that ship in installable packages (scikit-image's data,
   matplotlib's sample data), labelled by hand, each photo's provenance in the file
-  (`qlang/data/seek/photos.json`).
+  (`qlang/data/seek/photos.json`: the first 39 questions, reported whole).
+- **photo set**: 178 such questions about 26 photos (`qlang/data/seek/photo_set.json`, with
+  scikit-learn's sample images too): outdoor scenes, close-ups, drawings, documents, each
+  question typed (exist, colour, relation, what, kind), split by photo into a calibration half
+  (for whatever is tuned) and a test half (the figures; `--half`).  A photo names a source of
+  `SOURCES` and a relative path inside it: the file is checked as it is read, nothing it names
+  is imported, and nothing outside the package is read.
 - **gqa**: real GQA scene graphs with gold answers from `../shared/data`: the emma questions
   whose images have scene graphs (translated from their text), and the 50 yes/no examples of
   the ASP file (their flat programs given, their scenes as graphs of a 3x3 image); then the same
@@ -13,31 +19,35 @@ transition graph (AVIS's ablation), on labelled photo questions and on real GQA 
 
 A scene stands for a perception: the pipeline and the seeker look at its objects of at least
 the detection threshold, as at a photo's detections.  The configurations: **pipeline** (one
-translation, one look, one solve: `ask` before issue 25), **ask** (the same, with today's
+translation, one look, one solve: `ask` before seeking was added), **ask** (the same, with today's
 refusal of a "no" about what the perceiver cannot see), **seek** (the graph, the priority
 planner), **seek, no graph** (every tool in every state, the cheapest first); `--llm` adds
 the LLM planner with and without the graph.  Each (configuration, question) result is a line
 of `results.jsonl`, written as it comes (a killed run resumes); `report.md` and `seek.png` are
-made from the log alone.
+made from the log alone, and `--before` an earlier run's folder adds the two compared, in a
+table and `before-after.png`.
 """
 
 from __future__ import annotations
 
+import hashlib
 import importlib.util
 import json
 import re
 import statistics
 import time
+from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any
 
+from qlang import jsontext, limits
 from qlang.api import parse
 from qlang.asp.explain import explain
 from qlang.asp.scene import SceneLibrary, encode
 from qlang.asp_names import from_term
-from qlang.errors import Source
+from qlang.errors import QlangError, Source, Span, error
 from qlang.evaluate.experiments import LOG, open_log
 from qlang.evaluate.matching import matches
 from qlang.ir import Node
@@ -50,7 +60,14 @@ from qlang.signatures import END, SIGNATURES
 from qlang.syntax import gqa
 from qlang.vision.recall import blind_no
 
+#: the first labelled photos (9 photos, 39 questions), reported whole
 PHOTOS = package_data("seek", "photos.json")
+#: the labelled photo set, split by photo into a calibration half and a test half
+PHOTO_SET = package_data("seek", "photo_set.json")
+#: The packages a labelled photo may come from, by the name a file gives: their photos are
+#: found where the package is installed, and nothing else is ever looked up or imported.
+SOURCES = {"skimage": "skimage", "matplotlib": "matplotlib", "sklearn": "sklearn"}
+CALIBRATION, TEST = "calibration", "test"
 #: the confidence a lowered object gets: below the detection threshold, above `look_closer`'s
 LOWERED = 0.3
 #: configuration -> (planner, graph); None: the fixed pipeline (True: with ask's refusal)
@@ -73,21 +90,137 @@ class Item:
     scene: dict[str, Any] | None = None
     #: a program given (flat), where the question's text is not
     program: str | None = None
+    #: other answers a person would accept
+    also: tuple[str, ...] = ()
+    #: a labelled photo question's type: exist, colour, relation, what, kind
+    type: str | None = None
 
 
-def photo_items(path: Path = PHOTOS) -> list[Item]:
-    """The labelled photo questions, each photo found in its package."""
-    data = json.loads(path.read_text(encoding="utf-8"))
-    photos = {name: str(_package_file(p["package"], p["file"])) for name, p in data["photos"].items()}
-    return [Item(q["id"], "photos", q["answer"], q["question"], image=photos[q["photo"]])
-            for q in data["questions"]]
+def photo_items(path: Path = PHOTOS, half: str | None = TEST) -> list[Item]:
+    """The labelled questions of a photo file, each photo found in its source package; of a
+    file split by photo, those of one `half` (None: all).  The file is checked as it is read:
+    a photo names a known source and a file inside it, a question a photo of the file."""
+    photos = read_photos(path)
+    if half is not None and photos.split:
+        chosen = {name for name, photo in photos.photos.items() if photo.half == half}
+        group = f"{photos.name}, {half}"
+    else:
+        chosen, group = set(photos.photos), photos.name
+    return [Item(q["id"], group, q["answer"], q["question"], image=str(photos.photos[q["photo"]].path),
+                 also=tuple(q.get("also", ())), type=q.get("type"))
+            for q in photos.questions if q["photo"] in chosen]
 
 
-def _package_file(package: str, file: str) -> Path:
-    spec = importlib.util.find_spec(package)
+@dataclass(frozen=True)
+class LabelledPhoto:
+    path: Path
+    #: outdoor, close-up, drawing, ...: the split takes turns within each kind
+    kind: str
+    #: `CALIBRATION` or `TEST`, where the file is split by photo
+    half: str | None
+
+
+@dataclass(frozen=True)
+class LabelledPhotos:
+    """A labelled photo file, checked."""
+
+    name: str
+    split: bool
+    photos: dict[str, LabelledPhoto]
+    questions: list[dict[str, Any]]
+
+
+def read_photos(path: Path) -> LabelledPhotos:
+    """A labelled photo file, every entry checked, an error located in the file."""
+    try:
+        text = limits.read(path, limits.QUESTIONS).decode("utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise error(QlangError, "input", f"cannot read the photo file: {exc}", path=path) from None
+
+    def fail(message: str, span: Span | None = None) -> QlangError:
+        return error(QlangError, "photos", message, span, Source(text, str(path)))
+
+    try:
+        data = jsontext.loads(text)
+    except json.JSONDecodeError as exc:
+        at = Span(exc.lineno, exc.colno, exc.lineno, exc.colno + 1)
+        raise fail(f"malformed JSON: {exc.msg}", at) from None
+    if not isinstance(data, dict) or not isinstance(data.get("photos"), dict) \
+            or not isinstance(data.get("questions"), list) or not isinstance(data.get("name"), str):
+        raise fail("a photo file is an object with a name, its photos and its questions")
+    found: dict[str, tuple[Path, str]] = {}
+    for name, entry in data["photos"].items():
+        where = _where(text, "photos", _key(name))
+        if not isinstance(entry, dict) or not isinstance(entry.get("source"), str) \
+                or not isinstance(entry.get("file"), str) or not isinstance(entry.get("kind", ""), str):
+            raise fail(f"the photo {name!r} needs a source and a file (and a kind), each a word", where)
+        problem, photo = _source_file(entry["source"], entry["file"])
+        if photo is None:
+            raise fail(f"the photo {name!r}: {problem}", where)
+        found[name] = photo, entry.get("kind", "")
+    seen: Counter[str] = Counter()
+    for number, question in enumerate(data["questions"], start=1):
+        ident = question.get("id") if isinstance(question, dict) else None
+        if not isinstance(ident, str):
+            raise fail(f"question {number} needs an id")
+        seen[ident] += 1
+        where = _where(text, "questions", rf'"id"\s*:\s*{re.escape(json.dumps(ident, ensure_ascii=False))}',
+                       seen[ident])
+        if seen[ident] > 1:
+            raise fail(f"the id {ident!r} is another question's", where)
+        if question.get("photo") not in found:
+            raise fail(f"the question {ident!r} is about no photo of this file", where)
+        also = question.get("also", [])
+        if not all(isinstance(question.get(k), str) for k in ("question", "answer")) \
+                or not isinstance(also, list) or not all(isinstance(a, str) for a in also):
+            raise fail(f"the question {ident!r} needs a question and an answer (and words `also`)", where)
+    split = data.get("split") == "photo"
+    kinds = {kind: [name for name, (_, k) in found.items() if k == kind] for _, kind in found.values()}
+    photos = {name: LabelledPhoto(photo, kind, _half(name, kinds[kind]) if split else None)
+              for name, (photo, kind) in found.items()}
+    return LabelledPhotos(data["name"], split, photos, data["questions"])
+
+
+def _key(name: str) -> str:
+    """A pattern for an object's key `name` as JSON writes it."""
+    return re.escape(json.dumps(name, ensure_ascii=False)) + r"\s*:"
+
+
+def _where(text: str, section: str, pattern: str, nth: int = 1) -> Span | None:
+    """Where the `nth` match of `pattern` after the key `section` begins, as a span."""
+    start = re.search(_key(section), text)
+    found = list(re.finditer(pattern, text[start.end():])) if start else []
+    if len(found) < nth:
+        return None
+    at = start.end() + found[nth - 1].start() if start else 0
+    line = text.count("\n", 0, at) + 1
+    column = at - (text.rfind("\n", 0, at) + 1) + 1
+    return Span(line, column, line, column + len(found[nth - 1].group()))
+
+
+def _source_file(source: str, file: str) -> tuple[str, Path | None]:
+    """A file inside a known source package (a relative path that stays in it), or what is
+    wrong with it."""
+    if source not in SOURCES:
+        return f"{source!r} is no known source of photos ({', '.join(SOURCES)})", None
+    parts = PurePosixPath(file).parts
+    if not parts or file.startswith("/") or "\\" in file or any(p in ("..", ".") for p in parts):
+        return f"{file!r} is no plain relative path inside {source}", None
+    spec = importlib.util.find_spec(SOURCES[source])  # a top-level package: found, not imported
     if spec is None or not spec.submodule_search_locations:
-        raise FileNotFoundError(f"the package {package!r} is not installed")
-    return Path(next(iter(spec.submodule_search_locations))) / file
+        return f"the package {source!r} is not installed", None
+    root = Path(next(iter(spec.submodule_search_locations))).resolve()
+    path = (root / file).resolve()
+    if not path.is_relative_to(root) or not path.is_file():
+        return f"{source} has no file {file!r}", None
+    return "", path
+
+
+def _half(name: str, kind: list[str]) -> str:
+    """The photo's half: its kind's photos in the order of their names' SHA-256 take turns,
+    calibration first."""
+    order = sorted(kind, key=lambda n: hashlib.sha256(n.encode("utf-8")).hexdigest())
+    return (CALIBRATION, TEST)[order.index(name) % 2]
 
 
 def gqa_items(data: Path = SHARED_DATA) -> list[Item]:
@@ -195,7 +328,8 @@ def _result(label: str, config: tuple[str, str] | bool, item: Item, context: Con
         list(blind_no(context.sight, parse(program), "no"))
     return {"config": label, "id": item.id, "group": item.group, "question": item.question,
             "program": program, "gold": item.gold, "answer": answer, "cannot_tell": answer is None,
-            "correct": answer is not None and matches(answer, item.gold), "reason": reason,
+            "correct": answer is not None and any(matches(answer, g) for g in (item.gold, *item.also)),
+            "reason": reason, "type": item.type,
             "unseen": unseen, "steps": steps, "ms": round(seconds * 1000, 1)}
 
 
@@ -259,24 +393,100 @@ def rows(results: Iterable[dict[str, Any]]) -> list[Row]:
     return table
 
 
-def write(out: Path, log: Path, command: str) -> Path:
-    """`report.md` and `seek.png` from the log."""
-    results = [json.loads(line) for line in log.read_text(encoding="utf-8").splitlines() if line.strip()]
-    table = rows(results)
+def write(out: Path, log: Path, command: str, before: Path | None = None) -> Path:
+    """`report.md` and `seek.png` from the log; with an earlier run's log, the two compared
+    (`before-after.png`)."""
+    table = rows(_results(log))
+    order = list(CONFIGS | LLM_CONFIGS)
     lines = ["# Experiment: seek", "", f"`{command}`", "",
              "| configuration | questions | n | accuracy | answered | cannot tell | wrong | 'no' unseen "
              "| median steps | median ms |", "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
-    for row in sorted(table, key=lambda r: (r.group, list(CONFIGS | LLM_CONFIGS).index(r.config))):
+    for row in sorted(table, key=lambda r: (r.group, order.index(r.config))):
         lines.append(f"| {row.config} | {row.group} | {row.n} | {row.accuracy:.1%} | {row.answered:.1%} "
                      f"| {row.cannot_tell:.1%} | {row.wrong} | {row.blind_no} | {row.steps:g} "
                      f"| {row.ms:.0f} |")
     lines += ["", "*accuracy*: right answers of all questions; *answered*: an answer, not \"cannot tell\"; "
               "*wrong*: answered wrongly; *'no' unseen*: \"no\" to a question about a word the perceiver "
               "cannot see.", "", "![accuracy, answer rate and wrong answers](seek.png)", ""]
+    lines += _by_type(_results(log), order)
     _plot(out / "seek.png", table)
+    if before is not None:
+        lines += _compared(rows(_results(before)), table, order, out / "before-after.png")
     path = out / "report.md"
     path.write_text("\n".join(lines), encoding="utf-8")
     return path
+
+
+def _results(log: Path) -> list[dict[str, Any]]:
+    try:
+        text = log.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise error(QlangError, "input", f"cannot read the log: {exc.strerror}", path=log) from None
+    return [json.loads(line) for line in text.splitlines() if line.strip()]
+
+
+def _by_type(results: list[dict[str, Any]], order: list[str]) -> list[str]:
+    """Accuracy by question type, for the labelled questions that have types."""
+    groups: dict[tuple[str, str, str], list[bool]] = {}
+    for r in results:
+        if r.get("type"):
+            groups.setdefault((r["group"], r["config"], r["type"]), []).append(r["correct"])
+    if not groups:
+        return []
+    types = sorted({t for _, _, t in groups})
+    lines = ["## By question type", "", "accuracy (n)", "",
+             "| questions | configuration | " + " | ".join(types) + " |",
+             "|---|---|" + "---:|" * len(types)]
+    for group, config in sorted({(g, c) for g, c, _ in groups}, key=lambda gc: (gc[0], order.index(gc[1]))):
+        cells = [groups.get((group, config, t), []) for t in types]
+        lines.append(f"| {group} | {config} | "
+                     + " | ".join(f"{sum(c) / len(c):.0%} ({len(c)})" if c else "" for c in cells) + " |")
+    return [*lines, ""]
+
+
+def _compared(before: list[Row], after: list[Row], order: list[str], path: Path) -> list[str]:
+    """The rows of both runs side by side (those of groups and configurations both have), and
+    their plot."""
+    earlier = {(r.config, r.group): r for r in before}
+    pairs = [(earlier[r.config, r.group], r)
+             for r in sorted(after, key=lambda r: (r.group, order.index(r.config)))
+             if (r.config, r.group) in earlier]
+    lines = ["## Before and after", "", "| configuration | questions | n | accuracy | answered | wrong |",
+             "|---|---|---:|---:|---:|---:|"]
+    for old, new in pairs:
+        lines.append(f"| {new.config} | {new.group} | {new.n} | {old.accuracy:.1%} → {new.accuracy:.1%} "
+                     f"| {old.answered:.1%} → {new.answered:.1%} | {old.wrong / old.n:.1%} → "
+                     f"{new.wrong / new.n:.1%} |")
+    lines += ["", "![before and after](before-after.png)", ""]
+    _plot_compared(path, pairs)
+    return lines
+
+
+def _plot_compared(path: Path, pairs: list[tuple[Row, Row]]) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    measures: dict[str, Callable[[Row], float]] = {
+        "accuracy": lambda row: row.accuracy, "answer rate": lambda row: row.answered,
+        "wrong answers": lambda row: row.wrong / row.n}
+    figure, axes = plt.subplots(1, 3, figsize=(15, 4.2), sharey=True)
+    places = range(len(pairs))
+    for axis, (title, measure) in zip(axes, measures.items(), strict=True):
+        axis.bar([p - 0.2 for p in places], [100 * measure(old) for old, _ in pairs], 0.4, label="before",
+                 color="#b0b7c3")
+        axis.bar([p + 0.2 for p in places], [100 * measure(new) for _, new in pairs], 0.4, label="after",
+                 color="#1d3557")
+        axis.set_xticks(list(places), [f"{new.config}\n{new.group}" for _, new in pairs], fontsize=7,
+                        rotation=60, ha="right")
+        axis.set_title(title)
+        axis.set_ylim(0, 100)
+    axes[0].set_ylabel("% of questions")
+    axes[2].legend(fontsize=8, loc="upper left")
+    figure.tight_layout()
+    figure.savefig(path)
+    plt.close(figure)
 
 
 def _plot(path: Path, table: list[Row]) -> None:
