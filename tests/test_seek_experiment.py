@@ -131,3 +131,9 @@ def test_a_malformed_photo_file_is_located(tmp_path: Path) -> None:
     with pytest.raises(QlangError) as raised:
         seeking.read_photos(path)
     assert raised.value.render().startswith(f"{path}:2:13: error: malformed JSON")
+
+
+def test_an_unknown_configuration_is_a_usage_error(tmp_path: Path) -> None:
+    code, _, err = run("experiment", "seek", "--out", str(tmp_path / "out"), "--config", "seek, no plan")
+    assert code == 2 and "no configuration 'seek, no plan' (known: 'pipeline', 'ask', 'seek'," in err
+    assert not (tmp_path / "out").exists()

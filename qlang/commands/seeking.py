@@ -96,12 +96,15 @@ def take_seek(options: dict[str, Any]) -> Seeking | None:
 @click.option("--gqa/--no-gqa", default=True, show_default=True,
               help="Also the real GQA scenes of the shared data, and their perturbed copies.")
 @click.option("--llm", is_flag=True, help="Also the LLM planner, with and without the graph.")
+@click.option("--config", "chosen", multiple=True, metavar="NAME",
+              help="Only this configuration ('pipeline', 'seek', ...), repeatable (default: all but the "
+              "LLM planner's).")
 @click.option("--limit", type=click.IntRange(min=1), help="At most this many questions of each set.")
 @click.option("--before", type=click.Path(exists=True, file_okay=False),
               help="An earlier run's folder (its results.jsonl): the report compares with it.")
 @click.option("--progress/--no-progress", default=True, show_default=True)
-def seek_experiment(out: str, photos: tuple[str, ...], half: str, gqa: bool, llm: bool, limit: int | None,
-                    before: str | None, progress: bool) -> None:
+def seek_experiment(out: str, photos: tuple[str, ...], half: str, gqa: bool, llm: bool,
+                    chosen: tuple[str, ...], limit: int | None, before: str | None, progress: bool) -> None:
     """The fixed pipeline vs seek vs seek without the transition graph (AVIS's ablation), on
     labelled photo questions and on real GQA scenes (also with an object removed, or its
     confidence lowered): accuracy, answer rate, "cannot tell" rate, steps and time."""
@@ -112,6 +115,11 @@ def seek_experiment(out: str, photos: tuple[str, ...], half: str, gqa: bool, llm
     from qlang.evaluate import seeking
     from qlang.evaluate.experiments import LOG
 
+    known = seeking.CONFIGS | seeking.LLM_CONFIGS
+    if unknown := [name for name in chosen if name not in known]:
+        raise click.UsageError(f"no configuration {unknown[0]!r} (known: {', '.join(map(repr, known))})")
+    configs = {name: config for name, config in known.items() if name in chosen} if chosen \
+        else seeking.CONFIGS | (seeking.LLM_CONFIGS if llm else {})
     output_folder(out, *photos, files=(LOG,))
     try:
         items = [item for path in (map(Path, photos) if photos else (seeking.PHOTOS, seeking.PHOTO_SET))
@@ -120,7 +128,6 @@ def seek_experiment(out: str, photos: tuple[str, ...], half: str, gqa: bool, llm
             found = seeking.gqa_items()
             items += [i for group in dict.fromkeys(i.group for i in found)
                       for i in [j for j in found if j.group == group][:limit]]
-        configs = seeking.CONFIGS | (seeking.LLM_CONFIGS if llm else {})
         log = seeking.run(items, Path(out), configs, Context(), progress)
         report = seeking.write(Path(out), log, "qlangc " + " ".join(shlex.quote(a) for a in sys.argv[1:]),
                                Path(before) / LOG if before else None)
