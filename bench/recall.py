@@ -1,13 +1,13 @@
 """The perceiver's recall per class on the labelled photos, written as qlang's table of it.
 
-    .venv/bin/python bench/recall.py [--photos qlang/data/seek/photos.json]
+    .venv/bin/python bench/recall.py [--photos qlang/data/seek/photo_set.json]
 
 For each existence question ("Is there a cup?") whose answer is "yes", about a class the
 perceiver covers (`qlang.vision.sight.Sight.covers`), the photo is perceived for that class at
 seek's closer threshold; the class counts as found when an object of it (or of a kind of it in
-the ontology) is seen.  Only the calibration half is read where the questions are split
-(`"half"`), so that the experiment's test half stays unseen.  The counts go to
-`qlang/data/vision/recall.json` (`qlang.vision.recall`).
+the ontology) is seen.  Only the calibration half of the photo set is read, so that the
+experiment's test half stays unseen.  The counts go to `qlang/data/vision/recall.json`
+(`qlang.vision.recall`).
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ import re
 from pathlib import Path
 
 from qlang.api import parse
-from qlang.evaluate.seeking import PHOTOS, photo_items
+from qlang.evaluate.seeking import CALIBRATION, PHOTO_SET, photo_items
 from qlang.ontology import load
 from qlang.seek.tools import CLOSER
 from qlang.timing import Stages
@@ -32,16 +32,14 @@ EXISTS = re.compile(r"^(?:is|are) there (?:a |an )?(.+?)\?$", re.IGNORECASE)
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
-    parser.add_argument("--photos", type=Path, default=PHOTOS)
+    parser.add_argument("--photos", type=Path, default=PHOTO_SET)
     args = parser.parse_args()
     ontology, sight = load(), SIGHTS["ssd"]
-    halves = {q["id"]: q.get("half", "calibration")
-              for q in json.loads(args.photos.read_text(encoding="utf-8"))["questions"]}
-    perceiver = pipeline.make_perceiver(pipeline.Options())
+    perceiver = pipeline.make_perceiver(pipeline.Options(text=False))
     counts: dict[str, list[int]] = {}
-    for item in photo_items(args.photos):
+    for item in photo_items(args.photos, CALIBRATION):
         match = EXISTS.match(item.question or "")
-        if item.gold != "yes" or halves[item.id] != "calibration" or match is None:
+        if item.gold != "yes" or match is None:
             continue
         cls = match.group(1).lower()
         if cls not in ontology.classes or not sight.covers(cls):
@@ -56,8 +54,8 @@ def main() -> None:
         counts[cls][1] += 1
         print(f"{item.id:<28} {cls:<12} {'found' if found else 'missed'}")
     about = ("The embedded perceivers' recall per class: objects found at seek's closer threshold of "
-             "those labelled there, on the calibration half of qlang/data/seek/photos.json (all of it "
-             "where it is not split). Written by bench/recall.py.")
+             "those labelled there, on the calibration half of qlang/data/seek/photo_set.json. "
+             "Written by bench/recall.py.")
     measured = {"threshold": CLOSER, "classes": dict(sorted(counts.items()))}
     table = {"about": about, "perceivers": {"ssd": measured}}
     TABLE.parent.mkdir(parents=True, exist_ok=True)

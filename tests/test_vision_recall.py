@@ -34,7 +34,7 @@ def test_a_covered_class_is_as_sure_as_its_recall_measured_or_pooled() -> None:
     assert doubt(SSD, "dog") is None and not measured.measured("dog")
     found, there = (sum(column) for column in zip(*measured.counts.values(), strict=True))
     assert sureness(SSD, "dog") == pytest.approx(found / there)
-    assert sureness(SSD, "person") == 1.0
+    assert sureness(SSD, "cat") == 1.0
 
 
 def test_an_open_vocabulary_perceiver_is_not_doubted() -> None:
