@@ -62,20 +62,25 @@ SYNTAXES: dict[str, Syntax] = {
     for s in (
         Syntax("gqa", gqa.parse, gqa.print_program,
                '[{"operation": "select", "dependencies": [], "argument": "dish"}, ...]',
-               ".json", None, None, None, extent.GQA, gqa.parse_steps),
+               extension=".json", grammar=None, comment=None, decoding=None, extent=extent.GQA,
+               steps=gqa.parse_steps),
         Syntax("gqa-str", gqa.parse, gqa.print_semantic_str, "select: dish->query: name [0]",
-               ".qg", gqa.GRAMMAR, None, None, extent.GQA_STR, gqa.parse_steps),
+               extension=".qg", grammar=gqa.GRAMMAR, comment=None, decoding=None,
+               extent=extent.GQA_STR, steps=gqa.parse_steps),
         Syntax("flat", flat.parse, flat.print_program,
                "scene(0). select(1, 0, dish). unique(2, 1). query(3, 2, name). end(3).",
-               ".qf", flat.GRAMMAR, "%", Decoding.FACTS, extent.FLAT),
-        Syntax("nested", nested.parse, nested.print_program,
-               "query(unique(select(scene(), dish)), name)",
-               ".qn", nested.GRAMMAR, "%", Decoding.EXPRESSION, extent.NESTED),
+               extension=".qf", grammar=flat.GRAMMAR, comment="%", decoding=Decoding.FACTS,
+               extent=extent.FLAT),
+        Syntax("nested", nested.parse, nested.print_program, "query(unique(select(scene(), dish)), name)",
+               extension=".qn", grammar=nested.GRAMMAR, comment="%", decoding=Decoding.EXPRESSION,
+               extent=extent.NESTED),
         Syntax("code", code.parse, code.print_program,
                "var1 = unique(select(scene(), dish))\nquery(var1, name)",
-               ".qc", code.GRAMMAR, "%", Decoding.ASSIGNMENTS, extent.CODE),
+               extension=".qc", grammar=code.GRAMMAR, comment="%", decoding=Decoding.ASSIGNMENTS,
+               extent=extent.CODE),
     )
 }
+
 
 def load(names: Iterable[str]) -> None:
     """Build these syntaxes' parsers now: before worker processes fork, so that they share them."""
