@@ -26,7 +26,9 @@ class Reading:
         perception = self.inner.perceive(image, concepts, thresholds)
         seen = len(perception.objects)
         height, width = image.shape[:2]
-        for region in ocr.read(image):
+        with perception.stages.time("read text"):
+            found = ocr.read(image)
+        for region in found:
             box = SeenBox(*region.box).clipped(width, height)
             read = Detection(region.kind, region.confidence, box, "text", text=region.text)
             perception.objects.append(read)
