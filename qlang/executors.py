@@ -38,6 +38,7 @@ from multiprocessing.connection import Connection, wait
 from typing import Any, Protocol, TypeVar
 
 from qlang.errors import QlangError, error
+from qlang.integers import OutOfRange, integer, is_digits
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -315,11 +316,12 @@ def answering(address: str | None) -> None:
     QlangError, within `CONNECT_TIMEOUT`, where nothing does.  Other addresses (none, "auto",
     "local") name clusters Ray finds by itself, failing fast where there is none."""
     host, _, port = (address or "").removeprefix("ray://").rpartition(":")
-    if not host or not port.isdigit():
+    if not host or not is_digits(port):
         return
     try:
-        socket.create_connection((host.strip("[]"), int(port)), timeout=CONNECT_TIMEOUT).close()
-    except (OSError, OverflowError) as exc:
+        number = integer(port, most=65_535)
+        socket.create_connection((host.strip("[]"), number), timeout=CONNECT_TIMEOUT).close()
+    except (OSError, OutOfRange) as exc:
         raise error(QlangError, "executor", f"cannot reach Ray at {address}: "
                     f"{getattr(exc, 'strerror', None) or exc}",
                     hint="start it with `ray start --head`, or give --address of a running cluster") from None

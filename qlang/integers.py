@@ -2,9 +2,9 @@
 a port, a step's reference, a count in a file.
 
 `str.isdigit` and `int` disagree (``'²'`` is a digit to one and no number to the other, and
-``int`` takes ``' 7 '``, ``'+7'``, ``'7_000'`` and Arabic-Indic digits), and `int` of a 5,000-
-digit string is an error of its own: so a number is ASCII digits only, at most `DIGITS` of them,
-and within the bounds its reader gives.
+``int`` takes ``' 7 '``, ``'+7'``, ``'7_000'`` and Arabic-Indic digits, but no string of more
+than 4,300 digits): so a number is ASCII digits only, and is judged against its bounds before
+`int` sees it, whatever its length.
 
 >>> integer("42", most=100)
 42
@@ -14,28 +14,43 @@ from __future__ import annotations
 
 import re
 
-#: The most digits a number read from text may have (a 64-bit count has 20).
-DIGITS = 20
+from qlang.errors import shown
+
 _DIGITS = re.compile(r"[0-9]+")
+
+
+class OutOfRange(ValueError):
+    """A whole number, but outside the bounds its reader allows."""
+
+
+def is_digits(text: str) -> bool:
+    """Whether `text` is ASCII digits only (a number of any length, which `integer` reads).
+
+    >>> is_digits("12"), is_digits("²"), is_digits(" 1"), is_digits("")
+    (True, False, False, False)
+    """
+    return _DIGITS.fullmatch(text) is not None
 
 
 def integer(text: str, *, least: int = 0, most: int) -> int:
     """The number `text` writes in ASCII digits (no sign, no spaces), in [least, most]; raises
-    ValueError saying what is wrong.
+    ValueError saying what is wrong (`OutOfRange` for a number beyond the bounds).
 
     >>> integer("²", most=9)
     Traceback (most recent call last):
     ...
     ValueError: '²' is not a whole number written in the digits 0-9
+    >>> integer("9" * 5000, most=9)
+    Traceback (most recent call last):
+    ...
+    qlang.integers.OutOfRange: a number of 5000 digits is not between 0 and 9
     """
-    if len(text) > DIGITS or not _DIGITS.fullmatch(text):
-        raise ValueError(f"{text[:DIGITS + 1]!r} is not a whole number written in the digits 0-9")
-    value = int(text)
+    if not is_digits(text):
+        raise ValueError(f"{shown(text)} is not a whole number written in the digits 0-9")
+    significant = text.lstrip("0") or "0"
+    if len(significant) > len(str(most)):
+        raise OutOfRange(f"a number of {len(significant)} digits is not between {least} and {most}")
+    value = int(significant)
     if not least <= value <= most:
-        raise ValueError(f"{value} is not between {least} and {most}")
+        raise OutOfRange(f"{value} is not between {least} and {most}")
     return value
-
-
-def is_integer(text: str) -> bool:
-    """Whether `text` is a number `integer` reads (of any size within `DIGITS` digits)."""
-    return len(text) <= DIGITS and _DIGITS.fullmatch(text) is not None

@@ -17,6 +17,10 @@ from qlang.errors import QlangError, error
 from qlang.paths import GQA_QUESTIONS
 from qlang.syntax import SYNTAXES
 
+#: The most copies `data --augment` makes of each pair, and pairs `--knowledge` makes: the
+#: templates run out of new pairs long before, and a larger count only keeps a run busy.
+MAX_AUGMENT, MAX_KNOWLEDGE = 100, 100_000
+
 
 @click.command()
 @click.argument("files", nargs=-1, type=click.Path(exists=True, dir_okay=False))
@@ -27,9 +31,9 @@ from qlang.syntax import SYNTAXES
               help="Share of image ids whose questions go to dev.")
 @click.option("--exclude", multiple=True, type=click.Path(exists=True, dir_okay=False),
               help="Question file(s) whose questions and images never enter the data.")
-@click.option("--augment", type=click.IntRange(min=0), default=0, show_default=True,
+@click.option("--augment", type=click.IntRange(min=0, max=MAX_AUGMENT), default=0, show_default=True,
               help="Add up to N ontology-substituted copies of each train pair.")
-@click.option("--knowledge", type=click.IntRange(min=0), default=0, show_default=True,
+@click.option("--knowledge", type=click.IntRange(min=0, max=MAX_KNOWLEDGE), default=0, show_default=True,
               help="Add N pairs of the knowledge operations made by templates over the ontology "
                    "and the bundled knowledge base; a held-out phrasing's go to knowledge-dev.jsonl.")
 @click.option("--seed", type=int, default=0, show_default=True)

@@ -24,6 +24,7 @@ import re
 
 from qlang import api, syntax
 from qlang.errors import Source
+from qlang.integers import is_digits
 from qlang.ir import Node
 from qlang.passes.lower import Fact, facts
 from qlang.signatures import END, SIGNATURES
@@ -94,9 +95,9 @@ def _lower_case_variables(text: str) -> str:
 def _undefined_steps_as_scene(text: str) -> str:
     """A `scene` step added for each operand step number that no fact defines."""
     facts = [(name, [a.strip() for a in args.split(",")]) for name, args in _FACT.findall(text)]
-    defined = {args[0] for name, args in facts if name in SIGNATURES and args[0].isdigit()}
+    defined = {args[0] for name, args in facts if name in SIGNATURES and is_digits(args[0])}
     used = {ref for name, args in facts if name in SIGNATURES
-            for ref in args[1:1 + len(SIGNATURES[name].operands)] if ref.isdigit()}
+            for ref in args[1:1 + len(SIGNATURES[name].operands)] if is_digits(ref)}
     return "".join(f"scene({step}). " for step in sorted(used - defined, key=_numeric)) + text
 
 

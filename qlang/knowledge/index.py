@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from qlang.errors import shown
-from qlang.integers import is_integer
+from qlang.integers import integer
 from qlang.knowledge.relations import BY_NAME
 from qlang.knowledge.triples import Triple, failure
 
@@ -55,6 +55,8 @@ _KNOWS = "SELECT EXISTS (SELECT 1 FROM edges WHERE head = ?) OR EXISTS (SELECT 1
 _WORDS = "SELECT count(*) FROM (SELECT head FROM edges UNION SELECT tail FROM edges)"
 #: The columns of each table an index has, in order (what `PRAGMA table_info` names).
 _TABLES = {"meta": ("key", "value"), "edges": ("head", "relation", "tail", "weight")}
+#: The most edges or words an index's `meta` may count (SQLite's most rows).
+_MOST = 2**63 - 1
 #: The most problems `quick_check` lists (one is enough to refuse the file).
 _PROBLEMS = 3
 
@@ -122,15 +124,15 @@ class Index:
         it says something else)."""
         try:
             relations = json.loads(self.about.get("relations", "{}"))
-            words = self.about.get("words", "0")
-        except ValueError:
-            relations, words = None, ""
+            words = integer(str(self.about.get("words", "0")), most=_MOST)
+        except (ValueError, TypeError, RecursionError):  # not JSON, not text, nested deep
+            relations, words = None, 0
         if not (isinstance(relations, dict) and all(
-                name in BY_NAME and type(count) is int and count >= 0 for name, count in relations.items())
-                and isinstance(words, str) and is_integer(words)):
+                name in BY_NAME and type(count) is int and 0 <= count <= _MOST
+                for name, count in relations.items())):
             raise failure("not a knowledge index (its meta table's relations or words are not counts)",
                           str(self.path), hint=self.rebuild)
-        return relations, int(words)
+        return relations, words
 
     @contextmanager
     def _reading(self) -> Iterator[None]:

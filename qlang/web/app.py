@@ -27,6 +27,7 @@ from starlette.types import ASGIApp
 
 from qlang import limits, pipeline
 from qlang.errors import QlangError, error, printable
+from qlang.integers import integer
 from qlang.web import report
 from qlang.web.service import MAX_QUESTION, MAX_TOP_K, Service
 from qlang.web.sources import EXAMPLES
@@ -99,8 +100,11 @@ async def _read(form: FormData, field: str, service: Service) -> tuple[str, Phot
     if not isinstance(text, str):
         raise error(QlangError, "request", f"the request has no {field}")
     top_k = form.get("top_k", "3")
-    if not (isinstance(top_k, str) and top_k.isdigit() and 1 <= int(top_k) <= MAX_TOP_K):
-        raise error(QlangError, "request", f"the number of answers is a whole number from 1 to {MAX_TOP_K}")
+    try:
+        answers = integer(top_k if isinstance(top_k, str) else "", least=1, most=MAX_TOP_K)
+    except ValueError:
+        raise error(QlangError, "request",
+                    f"the number of answers is a whole number from 1 to {MAX_TOP_K}") from None
     source = form.get("source")
     about: Photo | str
     if source == "photo":
@@ -114,7 +118,7 @@ async def _read(form: FormData, field: str, service: Service) -> tuple[str, Phot
         about = str(form.get("scene"))
     else:
         raise error(QlangError, "request", "choose a photo, an example photo or a scene")
-    return text, about, int(top_k)
+    return text, about, answers
 
 
 def _shown(exc: QlangError) -> str:

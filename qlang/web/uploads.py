@@ -21,6 +21,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from qlang import limits
 from qlang.errors import QlangError
+from qlang.integers import OutOfRange, integer
 
 
 def most_bytes() -> int:
@@ -37,14 +38,17 @@ class BoundedBody:
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http" and scope["method"] not in ("GET", "HEAD"):
-            declared = dict(scope["headers"]).get(b"content-length")
-            if declared is None or not declared.isdigit():
-                await _refuse(receive, send, 411, "the request must say how long it is (Content-Length)")
+            declared = dict(scope["headers"]).get(b"content-length", b"").decode("latin-1")
+            try:
+                integer(declared, most=most_bytes())
+            except OutOfRange:
+                size = f"{int(declared) / limits.MB:,.1f} MB" if len(declared) < 20 else \
+                    f"of a {len(declared)}-digit length"
+                await _refuse(receive, send, 413, f"the upload is {size}: a photo may be at most "
+                              f"{limits.IMAGE.bound()}")
                 return
-            size = int(declared)
-            if size > most_bytes():
-                await _refuse(receive, send, 413, f"the upload is {size / limits.MB:,.1f} MB: a photo "
-                              f"may be at most {limits.IMAGE.bound()}")
+            except ValueError:
+                await _refuse(receive, send, 411, "the request must say how long it is (Content-Length)")
                 return
         await self.app(scope, receive, send)
 
