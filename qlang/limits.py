@@ -90,7 +90,10 @@ PIXELS = Limit("an image's decoded pixels", "QLANG_MAX_PIXELS_MB", 256)
 KNOWLEDGE = Limit("a knowledge file (decompressed)", "QLANG_MAX_KNOWLEDGE_MB", 20_000)
 #: A documents file (`qlang.text.documents`), read whole: its texts are all searched.
 DOCUMENTS = Limit("a documents file", "QLANG_MAX_DOCUMENTS_MB", 512)
-LIMITS = (PROGRAM, RULES, CONFIG, SCENE, QUESTIONS, LINE, OUTPUT, IMAGE, MODEL, PIXELS, KNOWLEDGE, DOCUMENTS)
+#: One message to the language server (a document's whole text, as an editor sends it).
+LSP_MESSAGE = Limit("a language server message", "QLANG_MAX_LSP_MESSAGE_MB", 64)
+LIMITS = (PROGRAM, RULES, CONFIG, SCENE, QUESTIONS, LINE, OUTPUT, IMAGE, MODEL, PIXELS, KNOWLEDGE, DOCUMENTS,
+          LSP_MESSAGE)
 
 
 def check_settings() -> None:
