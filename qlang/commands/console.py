@@ -102,6 +102,23 @@ def check_output(path: str | None, *inputs: str | None) -> None:
         fail(error(QlangError, "output", f"the output {what} cannot be written", path=path))
 
 
+def check_distinct(*outputs: tuple[str, str | None]) -> None:
+    """Refuse (exit 1) two outputs of one command, (option, path) each, that name one file under
+    any names, existing or not: one would replace the other."""
+    seen: dict[object, str] = {}
+    for option, path in outputs:
+        if path is None or path == "-":
+            continue
+        key: object = os.path.realpath(path)
+        if os.path.exists(path):
+            status = os.stat(path)
+            key = (status.st_dev, status.st_ino)
+        if key in seen:
+            fail(error(QlangError, "output", f"{seen[key]} and {option} name one file: one would replace "
+                       "the other", path=path))
+        seen[key] = option
+
+
 def output_folder(path: str, *inputs: str | None, files: tuple[str, ...] = ()) -> Path:
     """An output folder, made now, before any work is done (exit 1 where it cannot be), and
     whose `files` are none of the `inputs`."""

@@ -16,7 +16,7 @@ from qlang.commands.background_options import kb_option, knowledge_from
 from qlang.commands.console import fail
 from qlang.errors import QlangError, error
 from qlang.knowledge import bundled, sources
-from qlang.knowledge.index import Index, build
+from qlang.knowledge.index import Index, build, check_target
 from qlang.knowledge.relations import BY_NAME
 from qlang.knowledge.triples import Triple, normal_word
 
@@ -31,7 +31,8 @@ def kb() -> None:
 @click.option("--out", type=click.Path(dir_okay=False),
               help="The index to write.  Default: `default` alone rebuilds the bundled base in the "
                    "cache; else the first FILE's name with .sqlite for its extensions, beside it.")
-def build_command(files: tuple[str, ...], out: str | None) -> None:
+@click.option("--force", is_flag=True, help="Replace an existing --out that is no knowledge index.")
+def build_command(files: tuple[str, ...], out: str | None, force: bool) -> None:
     """Index knowledge files (qlang's TSV, ConceptNet's assertions CSV, gzipped or not, detected;
     `default`, the bundled base; `-`, standard input) into one SQLite index."""
     start, tally = time.perf_counter(), Counter[str]()
@@ -40,7 +41,8 @@ def build_command(files: tuple[str, ...], out: str | None) -> None:
             index = bundled.rebuild()
         else:
             target = _target(files, out)
-            index = build(_triples(files, tally), target, {"source": ", ".join(files)})
+            check_target(target, force=force)
+            index = build(_triples(files, tally), target, {"source": ", ".join(files)}, force=force)
     except QlangError as exc:
         fail(exc)
     skipped = "".join(f"; skipped {count:,} ({why})" for why, count in sorted(tally.items()))

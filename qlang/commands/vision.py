@@ -11,7 +11,7 @@ from typing import Any
 import click
 
 from qlang import limits
-from qlang.commands.console import Bounded, check_output, fail, read_source, run_and_exit
+from qlang.commands.console import Bounded, check_distinct, check_output, fail, read_source, run_and_exit
 from qlang.errors import QlangError
 from qlang.records.output import holding
 from qlang.timing import Stages
@@ -88,6 +88,7 @@ def perceive(image: str, question: str | None, program: str | None, concepts_fil
     options = take_options(kwargs)
     if sum(x is not None for x in (question, program, concepts_file)) > 1:
         raise click.UsageError("give at most one of --question, --program and --concepts")
+    check_distinct(("-o", output), ("--draw", draw))
     check_output(output, image, program, concepts_file)
     check_output(draw, image, program, concepts_file, output)
     try:

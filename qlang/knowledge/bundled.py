@@ -32,7 +32,7 @@ def triples() -> Iterator[Triple]:
 def rebuild() -> Index:
     """Build the bundled base's index (again)."""
     try:
-        return build(triples(), INDEX, {"source": SOURCE, "recipe": RECIPE})
+        return build(triples(), INDEX, {"source": SOURCE, "recipe": RECIPE}, force=True)
     except wordnet.WordNetMissing as exc:
         raise failure(f"the bundled knowledge base needs WordNet: {exc}", "--kb default") from None
 

@@ -20,6 +20,7 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
+import stat
 from collections.abc import Collection, Iterable, Iterator, Mapping
 from contextlib import closing, contextmanager
 from itertools import islice
@@ -61,10 +62,12 @@ _MOST = 2**63 - 1
 _PROBLEMS = 3
 
 
-def build(triples: Iterable[Triple], path: Path, about: Mapping[str, str]) -> Index:
+def build(triples: Iterable[Triple], path: Path, about: Mapping[str, str], *, force: bool = False) -> Index:
     """A new index of `triples` at `path` (replacing what is there once it is complete), with
-    `about` (where it came from) in its `meta` table."""
+    `about` (where it came from) in its `meta` table; its folder made where missing, and `path`
+    checked before any work (`check_target`; a command checks it before making the folder)."""
     path.parent.mkdir(parents=True, exist_ok=True)
+    check_target(path, force=force)
     partial = path.with_name(f".{path.name}.{os.getpid()}.partial")
     try:
         with closing(sqlite3.connect(partial)) as db:
@@ -84,6 +87,36 @@ def build(triples: Iterable[Triple], path: Path, about: Mapping[str, str]) -> In
     finally:
         partial.unlink(missing_ok=True)
     return Index(path)
+
+
+def check_target(path: Path, *, force: bool = False) -> None:
+    """That an index may be written at `path` (raises `KnowledgeError` before any work): its
+    folder exists, and what is there is nothing, or a regular file that is an index of qlang's
+    (any regular file, with `force`).  A device, a FIFO or a folder is never replaced."""
+    if not path.parent.is_dir():
+        raise failure(f"the output folder {path.parent} does not exist", str(path))
+    try:
+        status = path.lstat()
+    except FileNotFoundError:
+        return
+    except OSError as exc:
+        raise failure(exc.strerror or str(exc), str(path)) from None
+    if not stat.S_ISREG(status.st_mode):
+        raise failure("not a regular file: an index is written beside it and moved there, which "
+                      "would replace it", str(path), hint="give --out a file's name")
+    if not force and not _is_ours(path):
+        raise failure("an existing file that is no knowledge index: building would replace it", str(path),
+                      hint="give --out another name, or --force to replace it")
+
+
+def _is_ours(path: Path) -> bool:
+    """Whether the file at `path` says it is an index of qlang's (of any version)."""
+    try:
+        with closing(sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)) as db:
+            found = db.execute("SELECT value FROM meta WHERE key = 'format'").fetchone()
+    except sqlite3.Error:
+        return False
+    return found is not None and found[0] == FORMAT
 
 
 class Index:

@@ -78,7 +78,7 @@ def index(spec: str) -> Index:
             return Index(target)
         except KnowledgeError:  # a damaged cache is built again, never an error
             pass
-    built = build(triples(spec, Counter()), target, {"source": str(path.resolve())})
+    built = build(triples(spec, Counter()), target, {"source": str(path.resolve())}, force=True)
     same_file = target.name.rsplit("-", 1)[0] + "-"
     for stale in target.parent.iterdir():
         if stale.name.startswith(same_file) and stale.suffix == ".sqlite" and stale != target:
