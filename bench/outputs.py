@@ -3,7 +3,7 @@
     .venv/bin/python bench/outputs.py OUT [--pythonpath DIR] [--python PY | --qlangc PATH]
     .venv/bin/python bench/outputs.py --compare DIR_A DIR_B
 
-A restructuring must leave behaviour unchanged (issue 22): this runs a fixed list of `qlangc`
+A restructuring must leave behaviour unchanged: this runs a fixed list of `qlangc`
 commands (compile, check, fmt, lower, ops, grammar, solve, explain, translate, ask, eval,
 oracle, data, perceive) on the real files under ``../shared/data`` and writes one file per
 command into OUT, named after the command (stable across runs): the command line, its exit

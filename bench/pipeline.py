@@ -1,11 +1,11 @@
-"""The three-step batch conversion of issue 12: GQA JSON -> flat -> nested -> flat.
+"""The three-step batch conversion, every program checked: GQA JSON -> flat -> nested -> flat.
 
     .venv/bin/python bench/pipeline.py [--jobs N ...] [--repeat N] [--checkout DIR]
 
 Each step is one ``qlangc compile --jsonl`` process reading the previous step's output (the
 first reads one ``{"id", "semantic"}`` line per real GQA question).  A step's time is its wall
 time less the process start-up, measured as the same command on an empty input (best of
-`--repeat`), as the issue measured the regex peer; grammar loading is not start-up and counts.
+`--repeat`), as the regex peer was measured; grammar loading is not start-up and counts.
 The CPU time the steps used (their worker processes' included, start-up subtracted) is shown
 per program too: on a busy machine it moves far less than the wall time.
 Every program must come through every step, and the last step must print exactly what the first
@@ -14,7 +14,7 @@ printed.  ``--checkout DIR`` runs the qlang of another work tree (an older commi
 three steps through `qlang.program_lines.run` in this process, with no start-up at all.
 
 The peer, the public reproduction's regex converters, is not run here (no network); its figure
-is the issue's: 3,314 programs/s on the machine the issue was measured on.
+is the one measured for it once: 3,314 programs/s, on the machine it was measured on.
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ from pathlib import Path
 
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "gqa" / "questions"
 STEPS = (("gqa", "flat"), ("flat", "nested"), ("nested", "flat"))
-PEER = 3_314  # programs/s, issue 12's measurement of the regex converters
+PEER = 3_314  # programs/s: the thesis reproduction's regex converters, as measured once
 
 
 def gqa_lines() -> bytes:
@@ -158,7 +158,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     data = gqa_lines()
     programs = data.count(b"\n")
     print(f"{programs} real GQA programs, GQA JSON -> flat -> nested -> flat, {os.cpu_count()} cores, "
-          f"Python {sys.version.split()[0]}; peer (issue 12, not run here): {PEER:,} programs/s")
+          f"Python {sys.version.split()[0]}; regex converters (not run here): {PEER:,} programs/s")
     for jobs in args.jobs:
         label = f"qlangc --jobs {jobs}" if jobs else "qlangc (all cores)"
         wall, cpu = pipeline(jobs or None, args.checkout, data, args.repeat)

@@ -1,5 +1,5 @@
 """What `ask --seek` costs over plain `ask` on questions it answers on the first try (translate,
-look, solve: issue 25 asks at most 10 % more).
+look, solve: it should cost at most 10 % more).
 
     .venv/bin/python bench/seek.py [--repeat 5] [--rounds 20]
 

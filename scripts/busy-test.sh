@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The tests whose verdict could hang on the clock, run while every core is kept busy by other
-# processes: they must pass as on an idle machine (issue 28).  `scripts/busy-test.sh all` runs
+# processes: they must pass as on an idle machine.  `scripts/busy-test.sh all` runs
 # the whole suite so (as `make test` runs pytest); other arguments go to pytest after the list
 # (`-x`, `-k timeout`).  BUSY=n: n busy loops (default: one a core).
 set -euo pipefail

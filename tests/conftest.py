@@ -126,7 +126,7 @@ def serving(args: Sequence[str], log: Path, env: dict[str, str] | None = None,
         process.terminate()
     assert process.wait(timeout=60) == 0
     assert "Traceback" not in log.read_text()
-#: The most address space a process of the hostile and fuzz tests may map (issue 23): an
+#: The most address space a process of the hostile and fuzz tests may map: an
 #: unbounded read or a decompression bomb fails the test instead of the machine.
 MEMORY_CEILING = 2 << 30
 

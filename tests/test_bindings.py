@@ -1,4 +1,4 @@
-"""`solve --bindings` (issue 24 item 5): every object each step of the answer's model bound, as
+"""`solve --bindings`: every object each step of the answer's model bound, as
 text and JSON and in the batch's lines, held step by step to the scene's own facts on programs
 drawn from the real emma scenes' words; over a weighted scene, the best model's."""
 

@@ -1,4 +1,4 @@
-"""Hostile input (issue 9): never a traceback, one bad line never stops a batch, nothing lost.
+"""Hostile input: never a traceback, one bad line never stops a batch, nothing lost.
 
 Every input is built here.  Each case asserts the exit status and a located message; batch
 cases also that every other line was answered, and that a resume answers nothing twice.

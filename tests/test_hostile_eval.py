@@ -1,4 +1,4 @@
-"""Honest evaluation (issue 23): `eval` counts every translation, a failure that is not the
+"""Honest evaluation: `eval` counts every translation, a failure that is not the
 translation's as wrong and named; experiments write a record for every line of the question file.
 
 Each case breaks one input of the real emma questions and scene graphs: a scene whose object is

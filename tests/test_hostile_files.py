@@ -1,4 +1,4 @@
-"""Hostile model files and images (issue 23): each is a located error (exit 1), never a crash
+"""Hostile model files and images: each is a located error (exit 1), never a crash
 below Python, a hang or a picture read wrong.  What could crash natively or hang runs in a
 process of its own, under the memory ceiling and a hang guard (`conftest.qlangc_process`)."""
 

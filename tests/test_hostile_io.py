@@ -1,4 +1,4 @@
-"""Hostile input and output (issue 23): every read is bounded, every output is checked before
+"""Hostile input and output: every read is bounded, every output is checked before
 the work, and an output that cannot be written is an error, exit 1.
 
 Reads that once grew without end run in a process of their own under the memory ceiling

@@ -1,4 +1,4 @@
-"""Hostile values (issue 23, item 3): numbers, depth and text at the edges.
+"""Hostile values: numbers, depth and text at the edges.
 
 JSON nested 100,000 deep, an integer of thousands of digits or a lone surrogate, wherever a file
 or a line is read; step numbers beyond clingo's 32 bits; an ASP scene spaced or escaped as clingo

@@ -1,4 +1,4 @@
-"""Knowledge as data (issue 24 items 1, 2 and `qlangc kb`): the TSV and ConceptNet readers
+"""Knowledge as data and `qlangc kb`: the TSV and ConceptNet readers
 (real ConceptNet lines in tests/fixtures/conceptnet_sample.csv, round trips on generated
 triples, every kind of bad line located), the SQLite index against a plain breadth-first search
 and a brute-force path search on generated graphs, the bundled base, and the `kb` commands."""
@@ -471,7 +471,7 @@ def test_an_edited_file_is_indexed_again(tmp_path: Path, cache: Path) -> None:
 
 @pytest.mark.parametrize("kind", ["device", "bomb", "limit"])
 def test_hostile_files_fail_in_a_process_within_its_memory(tmp_path: Path, kind: str) -> None:
-    """As issue 23 asks of every reader: under a 2 GB ceiling, an endless device, a gzip bomb
+    """As of every reader: under a 2 GB ceiling, an endless device, a gzip bomb
     (500 MB of comment lines in 0.5 MB) and a file past QLANG_MAX_KNOWLEDGE_MB end in a message."""
     bomb = tmp_path / "bomb.tsv.gz"
     comment = gzip.compress(b"#" * 999_999 + b"\n")  # gzip members concatenated read as one file

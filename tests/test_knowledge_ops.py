@@ -1,4 +1,4 @@
-"""The knowledge operations (issue 24 item 3): know, verify_know and infer, checked against the
+"""The knowledge operations: know, verify_know and infer, checked against the
 knowledge in use, printed in every syntax, answered by the theory (best first, with the path
 behind the answer) and by the interpreter alike, over small graphs and the bundled base."""
 

@@ -1,4 +1,4 @@
-"""The rules language (issue 24 item 4): rules files read, checked with located errors, lowered
+"""The rules language: rules files read, checked with located errors, lowered
 into clingo structures beside the theory, and held to a Python evaluator's meaning on generated
 rules and scenes and on the real emma scenes."""
 

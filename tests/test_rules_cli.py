@@ -1,4 +1,4 @@
-"""Rules and knowledge where questions are answered (issue 24 items 4 and 7): `solve`, `explain`,
+"""Rules and knowledge where questions are answered: `solve`, `explain`,
 `ask` and `solve --jsonl` with `--rules` and `--kb`, held to the Python evaluator of rules on
 generated rules over the real emma scenes; a bad rules or knowledge file stops a command before
 it answers anything, with the error at its line."""

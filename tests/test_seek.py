@@ -1,4 +1,4 @@
-"""`ask --seek` (issue 25) with the real models on real photos (scikit-image's) and real GQA
+"""`ask --seek` with the real models on real photos (scikit-image's) and real GQA
 scenes: each verdict of the reasoner, backtracking, the bounds, "cannot tell" with its reason,
 plain `ask` refusing a "no" about what its perceiver cannot see, and the LLM planner decoding
 only the tools the graph allows."""

@@ -1,4 +1,4 @@
-"""Hostile small-parser model folders (issue 23): every file is checked before its bytes are
+"""Hostile small-parser model folders: every file is checked before its bytes are
 read as numbers, and a bad one is a located error (exit 1), never a traceback or a crash.
 The folders are the shipped model's files, cut, mutated or replaced."""
 

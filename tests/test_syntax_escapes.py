@@ -1,5 +1,6 @@
 """Open-vocabulary words in every syntax: a printed program reads back as itself, or its printing
-is refused with an error naming the word and the syntax (issue 23).
+is refused with an error naming the word and the syntax, so
+that no hostile word can change what a program means.
 
 The ASP syntaxes (flat, nested, code) quote any word ASP cannot spell as a constant, so every
 word reads back but NUL, which they refuse.  GQA's arguments have no escapes (`qlang.syntax.gqa`),
@@ -56,8 +57,9 @@ def cup_filtered(word: str) -> Node:
     return op("exist", op("filter", op("select", op("scene"), "cup"), "color", word))
 
 
-#: The words of issue 23 and GQA's own, each in a program: every ASP syntax reads them back;
-#: GQA would have read another program (or none) and refuses them (gqa-str alone the first two,
+#: Hostile words (spaces, separators, operation names, ids) and GQA's own, each in a program:
+#: every ASP syntax reads them back; GQA would have read another program (or none) and refuses
+#: them (gqa-str alone the first two,
 #: `test_semantic_str_ends_an_argument_where_gqa_json_does_not`).
 HOSTILE = {
     "a->b": cup_filtered("a->b"),

@@ -1,4 +1,4 @@
-"""What a question is solved against besides the scene: knowledge and rules (issue 24).
+"""What a question is solved against besides the scene: knowledge and rules.
 
 A `Background` is read and checked once per run (a command reads its rules file and opens its
 knowledge bases), travels to batch workers by pickle (the checked rules as they are, the

@@ -1,7 +1,7 @@
 """What a perceiver can see: the classes, attribute categories and relations it has a model for.
 
 A "no" about anything else is no evidence: the embedded SSD has no notion of a flag, so a scene
-it perceived has no flag in it whether or not the photo has one (issue 25).  `unseen` lists a
+it perceived has no flag in it whether or not the photo has one.  `unseen` lists a
 program's words that a perceiver cannot see, so that `ask` says so instead of answering "no".
 
 A class is seen when the perceiver names it, or names one of its members in the ontology (it
