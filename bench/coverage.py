@@ -42,6 +42,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from qlang import api
 from qlang.asp.background import Background
+from qlang.asp.options import SolveOptions
 from qlang.asp.scene import SceneLibrary
 from qlang.asp.solve import solve
 from qlang.errors import Source
@@ -97,8 +98,8 @@ def ranked(template: str, item: Item, background: Background) -> list[str]:
     """The best `TOP` distinct answers of the item's program over its object's scene."""
     program = template.format(*(word.replace(" ", "_") for word in (item.word, item.cls)))
     question = facts(api.compile(program, knowledge=background.knowledge))
-    return [a.value for a in solve(question, one_object(item.word), top_k=TOP, distinct=True,
-                                   background=background).answers]
+    options = SolveOptions(TOP, distinct=True, background=background)
+    return [a.value for a in solve(question, one_object(item.word), options).answers]
 
 
 def hit(answers: list[str], gold: str, k: int) -> bool:

@@ -30,7 +30,7 @@ from qlang.executors import Executor, Local, Ray
 from tests.test_asp_scene import SCENES, emma_questions
 
 
-def rate(lines: list[bytes], settings: batch.Settings, executor: Executor) -> float:
+def rate(lines: list[bytes], settings: batch.BatchSettings, executor: Executor) -> float:
     out = io.StringIO()
     start = time.perf_counter()
     batch.run(lines, settings, out, executor=executor)
@@ -46,7 +46,7 @@ def main() -> None:
     args = parser.parse_args()
     lines = [json.dumps({**q, "id": f"{n}-{k}"}).encode() for n in range(args.copies)
              for k, q in enumerate(emma_questions())]
-    settings = batch.Settings(SceneLibrary(Source((SCENES / "emma_sceneGraphs.json").read_text())))
+    settings = batch.BatchSettings(SceneLibrary(Source((SCENES / "emma_sceneGraphs.json").read_text())))
     print(f"{len(lines)} lines, {os.cpu_count()} cores, {platform.processor() or platform.machine()}")
     os.environ.setdefault("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")  # loopback only
     import ray

@@ -40,6 +40,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from qlang import api
 from qlang.asp import knowledge_facts
 from qlang.asp.background import Background
+from qlang.asp.options import SolveOptions
 from qlang.asp.scene import SceneLibrary
 from qlang.asp.solve import solve
 from qlang.errors import Source
@@ -119,7 +120,7 @@ def answer_questions(bases: dict[str, Knowledge], rounds: int) -> None:
 
     def answer(name: str, program: str) -> str:
         question = facts(api.compile(program, ontology=backgrounds[name].ontology()))
-        found = solve(question, scene, background=backgrounds[name]).answers
+        found = solve(question, scene, SolveOptions(background=backgrounds[name])).answers
         return found[0].value if found else "(none)"
 
     def grounded(name: str, program: str) -> int:

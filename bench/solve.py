@@ -72,7 +72,7 @@ def per_question(repeat: int) -> list[float]:
 def batch_rate(copies: int, workers: int) -> float:
     lines = [json.dumps({**q, "id": f"{n}-{q['imageId']}"}).encode() for n in range(copies)
              for q in emma_questions()]
-    settings = batch.Settings(SceneLibrary(Source((SCENES / "emma_sceneGraphs.json").read_text())))
+    settings = batch.BatchSettings(SceneLibrary(Source((SCENES / "emma_sceneGraphs.json").read_text())))
     out = output.Output(io.StringIO())
     start = time.perf_counter()
     assert batch.run(lines, settings, out, workers=workers)

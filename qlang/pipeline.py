@@ -17,8 +17,7 @@ import time
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 
-from qlang.asp.background import Background
-from qlang.asp.options import DEFAULT_LIMITS, Limits
+from qlang.asp.options import DEFAULT_OPTIONS, SolveOptions
 from qlang.asp.outcome import Answer
 from qlang.asp.query import Query
 from qlang.asp.solve import solve
@@ -53,17 +52,20 @@ class Answered:
     unseen: tuple[str, ...] = ()
 
 
-def solve_program(root: Node, scene: str, *, lowered: Query | None = None, top_k: int = 1,
-                  distinct: bool = False, limits: Limits = DEFAULT_LIMITS, semantics: str = "qlang",
-                  stages: Stages | None = None, background: Background | None = None) -> Answered:
+#: How a person's question is answered: its three best distinct answers (a person asking wants
+#: no answer twice; each with its best cost).
+ASKED = SolveOptions(top_k=3, distinct=True)
+
+
+def solve_program(root: Node, scene: str, options: SolveOptions = DEFAULT_OPTIONS, *,
+                  lowered: Query | None = None, stages: Stages | None = None) -> Answered:
     """The k best models' answers of a checked program over an encoded scene (its facts), as the
     seed thesis's top-k counts them (eval's judge), or with `distinct` the k best distinct
     answers: the program lowered as it is (the checker has passed it), or as `lowered`, where a
     reader lowers it its own way (the thesis's lenient reader writes apart steps that lowering shares)."""
     stages = stages or Stages()
     with stages.time("solve"):
-        result = solve(facts(root) if lowered is None else lowered, scene, top_k=top_k, distinct=distinct,
-                       limits=limits, semantics=semantics, background=background)
+        result = solve(facts(root) if lowered is None else lowered, scene, options)
     return Answered(result.answers, result.complete, root, stages=stages)
 
 
@@ -84,17 +86,16 @@ def load_perceiver(options: Options) -> Future[tuple[Perceiver, float]]:
 
 
 def ask(question: str, translator: Translates, *, scene: str | None = None, image: str | None = None,
-        vision: Options | None = None, loaded: Loaded | None = None, top_k: int = 3,
-        limits: Limits = DEFAULT_LIMITS, stages: Stages | None = None,
-        perceiver: Perceiver | None = None, background: Background | None = None) -> Answered:
+        vision: Options | None = None, loaded: Loaded | None = None, options: SolveOptions = ASKED,
+        stages: Stages | None = None, perceiver: Perceiver | None = None) -> Answered:
     """Translate `question`, then answer it (its k best distinct answers, as `answer`) over
     `scene` (facts) or the photo `image`, perceived for what the program needs; every model
     `loaded` on the way is a stage of its own, and the perceiver loads beside translating
     unless `perceiver` is one already loaded (a server's).
     Raises `Untranslated` when no program came out, QlangError when no answer could be computed."""
     stages = stages or Stages()
-    options = vision or Options()
-    looking = load_perceiver(options) if image is not None and perceiver is None else None
+    vision = vision or Options()
+    looking = load_perceiver(vision) if image is not None and perceiver is None else None
     translation = translator.translate(question)
     for label, seconds in (loaded.seconds if loaded else {}).items():
         stages.add(label, seconds)
@@ -108,19 +109,17 @@ def ask(question: str, translator: Translates, *, scene: str | None = None, imag
         perceiver, seconds = looking.result()
         stages.add("load detector (beside translating)", seconds)
     answered = answer(translation.root, scene=scene, image=image, perceiver=perceiver,
-                      thresholds=options.thresholds, top_k=top_k, limits=limits, stages=stages,
-                      background=background)
+                      thresholds=vision.thresholds, options=options, stages=stages)
     return replace(answered, translation=translation)
 
 
 def answer(root: Node, *, scene: str | None = None, image: str | None = None,
-           perceiver: Perceiver | None = None, thresholds: Thresholds | None = None, top_k: int = 3,
-           limits: Limits = DEFAULT_LIMITS, stages: Stages | None = None,
-           background: Background | None = None) -> Answered:
+           perceiver: Perceiver | None = None, thresholds: Thresholds | None = None,
+           options: SolveOptions = ASKED, stages: Stages | None = None) -> Answered:
     """A checked program's k best distinct answers (a person asking wants no answer twice; each
     with its best cost) over `scene` (facts) or the photo `image`, which `perceiver` perceives for
-    what the program needs, with the `background`'s knowledge and rules: `ask`'s second half,
-    and the whole of answering a program edited by hand (`qlang.web`)."""
+    what the program needs, with the `options`' limits and background knowledge and rules:
+    `ask`'s second half, and the whole of answering a program edited by hand (`qlang.web`)."""
     stages = stages or Stages()
     perceived = None
     if image is not None:
@@ -134,8 +133,7 @@ def answer(root: Node, *, scene: str | None = None, image: str | None = None,
         scene = perceived.facts
     if scene is None:
         raise ValueError("answering needs a scene or an image")
-    answered = solve_program(root, scene, top_k=top_k, distinct=True, limits=limits, stages=stages,
-                             background=background)
+    answered = solve_program(root, scene, replace(options, distinct=True), stages=stages)
     if perceived is not None and perceiver is not None and answered.answers:
         from qlang.vision.recall import blind_no
         from qlang.vision.sight import SIGHTS

@@ -14,6 +14,7 @@ import json
 import time
 from collections import Counter
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -23,7 +24,7 @@ from hypothesis import strategies as st
 import qlang
 from qlang.asp import theory
 from qlang.asp.multishot import GroundedScene
-from qlang.asp.options import Limits
+from qlang.asp.options import Limits, SolveOptions
 from qlang.asp.outcome import Solution, SolveError
 from qlang.asp.query import Query, read
 from qlang.asp.scene import SceneLibrary
@@ -66,15 +67,15 @@ def outcome(run: Any) -> Solution | str:
         return str(exc.diagnostics[0].to_json())
 
 
-def same(scene: str, questions: Sequence[Query], **options: Any) -> None:
-    grouped = GroundedScene(scene)
+def same(scene: str, questions: Sequence[Query], options: SolveOptions) -> None:
+    grouped = GroundedScene(scene, options)
     for question in questions:
-        alone = outcome(lambda: solve(question, scene, **options))  # noqa: B023
-        together = outcome(lambda: grouped.solve(question, **options))  # noqa: B023
+        alone = outcome(lambda: solve(question, scene, options))  # noqa: B023
+        together = outcome(lambda: grouped.solve(question))  # noqa: B023
         if together == alone or not isinstance(alone, Solution) or not isinstance(together, Solution):
             assert together == alone, question
             continue
-        every = solve(question, scene, **{**options, "top_k": 100})  # the ties in full
+        every = solve(question, scene, replace(options, top_k=100))  # the ties in full
         assert [(a.rank, a.cost) for a in together.answers] == [(a.rank, a.cost) for a in alone.answers]
         assert together.complete == alone.complete
         for cost in {a.cost for a in alone.answers}:  # a tie: the answers of one cost
@@ -83,10 +84,11 @@ def same(scene: str, questions: Sequence[Query], **options: Any) -> None:
 
 
 @pytest.mark.parametrize("name", list(real_scenes()))
-@pytest.mark.parametrize("options", [{"top_k": 1}, {"top_k": 3}, {"top_k": 3, "distinct": True}],
+@pytest.mark.parametrize("options", [SolveOptions(top_k=1), SolveOptions(top_k=3),
+                                     SolveOptions(top_k=3, distinct=True)],
                          ids=["top-1", "top-3 models", "top-3 distinct"])
-def test_every_real_question_over_a_shared_scene_answers_as_alone(name: str, options: dict[str, Any]) -> None:
-    same(real_scenes()[name], real_questions(), **options)
+def test_every_real_question_over_a_shared_scene_answers_as_alone(name: str, options: SolveOptions) -> None:
+    same(real_scenes()[name], real_questions(), options)
 
 
 def test_the_emma_questions_repeated_answer_as_alone_across_a_fresh_control() -> None:
@@ -105,7 +107,8 @@ def test_a_question_leaves_nothing_behind_for_the_next() -> None:
     impossible = read("scene(0). select(1, 0, cat). unique(2, 1). exist(3, 2). end(3).")
     assert scene.solve(impossible).answers == ()  # its `unique` must not hold for later questions
     assert [a.value for a in scene.solve(unique).answers] == ["yes"]
-    assert scene.solve(unique, top_k=3).answers == solve(unique, scene.scene, top_k=3).answers
+    scene.options = SolveOptions(top_k=3)  # more answers, from the same grounding
+    assert scene.solve(unique).answers == solve(unique, scene.scene, scene.options).answers
 
 
 def test_a_search_past_its_deadline_is_a_timeout_however_fast_it_ends() -> None:
@@ -121,12 +124,12 @@ def test_a_search_past_its_deadline_is_a_timeout_however_fast_it_ends() -> None:
 
 def test_a_fact_of_no_operation_is_solved_alone_with_the_same_outcome() -> None:
     """Lowering never makes one; facts built by hand may."""
-    scene = GroundedScene("object(1). has_attr(1, class, dog).")
+    scene = GroundedScene("object(1). has_attr(1, class, dog).", SolveOptions(top_k=3))
     dogs = read("scene(0). select(1, 0, dog). exist(2, 1). end(2).")
     for question in ([*dogs, Fact("ans", ("banana",))], [*dogs[:2], Fact("exist", (2,)), dogs[-1]],
                      [*dogs[:2], Fact("exist", (2, 1, 0)), dogs[-1]]):
-        assert outcome(lambda: scene.solve(question, top_k=3)) == outcome(  # noqa: B023
-            lambda: solve(question, scene.scene, top_k=3))  # noqa: B023
+        assert outcome(lambda: scene.solve(question)) == outcome(  # noqa: B023
+            lambda: solve(question, scene.scene, scene.options))  # noqa: B023
 
 
 def test_a_scene_clingo_rejects_gives_each_question_the_error_it_gives_alone() -> None:
@@ -139,17 +142,18 @@ def test_a_scene_clingo_rejects_gives_each_question_the_error_it_gives_alone() -
 def test_the_grounding_guard_holds_for_every_question() -> None:
     scene = "\n".join(f"object({i}). has_attr({i}, class, dog)." for i in range(200))
     question = read("scene(0). all_different(1, 0, color). end(1).")
-    shared = GroundedScene(scene, Limits(max_ground=1000))
-    assert outcome(lambda: shared.solve(question)) == outcome(
-        lambda: solve(question, scene, limits=Limits(max_ground=1000)))
+    guarded = SolveOptions(limits=Limits(max_ground=1000))
+    shared = GroundedScene(scene, guarded)
+    assert outcome(lambda: shared.solve(question)) == outcome(lambda: solve(question, scene, guarded))
 
 
 def test_the_thesis_semantics_is_solved_question_by_question() -> None:
     assert theory.shared("thesis") is None
     scene = real_scenes()["yesno 0"]
-    same_thesis = GroundedScene(scene, semantics="thesis")
+    thesis = SolveOptions(top_k=3, semantics="thesis")
+    same_thesis = GroundedScene(scene, thesis)
     for question in real_questions()[:10]:
-        assert same_thesis.solve(question, top_k=3) == solve(question, scene, top_k=3, semantics="thesis")
+        assert same_thesis.solve(question) == solve(question, scene, thesis)
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -159,5 +163,5 @@ def test_random_questions_over_one_random_scene_answer_as_alone(
     graph = cases[0][0]  # every question over the first case's scene
     scene = SceneLibrary(Source(json.dumps(graph))).facts()
     questions = [facts(root) for _, root in cases]
-    same(scene, questions, top_k=3)
-    same(scene, questions, top_k=2, distinct=True)
+    same(scene, questions, SolveOptions(top_k=3))
+    same(scene, questions, SolveOptions(top_k=2, distinct=True))

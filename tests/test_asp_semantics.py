@@ -10,6 +10,7 @@ import pytest
 from click.testing import CliRunner
 
 import qlang
+from qlang.asp.options import SolveOptions
 from qlang.asp.scene import SceneLibrary, domain
 from qlang.asp.solve import solve
 from qlang.asp.theory import SEMANTICS, theory
@@ -36,7 +37,7 @@ SCENE = {"width": 300, "height": 300, "objects": {
 def answers(program: str, semantics: str, scene: dict[str, object] = SCENE) -> set[str]:
     """Every answer of a tie (all models cost the same on a ground-truth scene)."""
     facts = SceneLibrary(Source(json.dumps(scene))).facts()
-    result = solve(lower.facts(qlang.compile(program)), facts, top_k=100, semantics=semantics)
+    result = solve(lower.facts(qlang.compile(program)), facts, SolveOptions(top_k=100, semantics=semantics))
     return {a.value for a in result.answers}
 
 
@@ -81,7 +82,7 @@ def test_the_thesis_guess_in_an_uncertain_scene_prices_the_values_it_denies() ->
               "attributes": [{"value": "white", "confidence": 0.9}]}}}
     facts = SceneLibrary(Source(json.dumps(scene))).facts()
     question = lower.facts(qlang.compile("query(unique(select(scene(), table)), color)"))
-    best = {s: solve(question, facts, top_k=2, semantics=s).answers for s in SEMANTICS}
+    best = {s: solve(question, facts, SolveOptions(top_k=2, semantics=s)).answers for s in SEMANTICS}
     assert [a.value for a in best["qlang"]] == ["white"]
     white, guess = best["thesis"]
     assert white.value == "white" and guess.value in COLOURS - {"white"}

@@ -6,6 +6,7 @@ import json
 
 import qlang
 from qlang.asp.explain import explain
+from qlang.asp.options import SolveOptions
 from qlang.asp.outcome import Solution
 from qlang.asp.scene import SceneLibrary, weight
 from qlang.asp.solve import solve
@@ -20,7 +21,7 @@ from tests.conftest import WEIGHTED
 def ask(program: str, top_k: int = 3) -> Solution:
     """The top-k distinct answers (the models' ranking is tested in test_top_k.py)."""
     facts = SceneLibrary(Source(json.dumps(WEIGHTED))).facts()
-    return solve(lower.facts(qlang.compile(program)), facts, top_k=top_k, distinct=True)
+    return solve(lower.facts(qlang.compile(program)), facts, SolveOptions(top_k=top_k, distinct=True))
 
 
 def test_the_likeliest_scene_has_no_green_cup() -> None:

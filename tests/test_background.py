@@ -6,6 +6,7 @@ knowledge their literals reach, and the guard weighs the rules."""
 from __future__ import annotations
 
 import pickle
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -13,7 +14,7 @@ import pytest
 from qlang import api
 from qlang.asp.background import Background
 from qlang.asp.multishot import GroundedScene
-from qlang.asp.options import Limits
+from qlang.asp.options import Limits, SolveOptions
 from qlang.asp.outcome import Answer, SolveError
 from qlang.asp.query import Query
 from qlang.asp.scene import SceneLibrary, encode
@@ -70,35 +71,36 @@ def answers(found: tuple[Answer, ...]) -> set[tuple[str, tuple[int, ...]]]:
 @pytest.mark.parametrize("program", QUESTIONS)
 def test_one_question_and_a_shared_scene_answer_alike(program: str, background: Background) -> None:
     question = lowered(program, background)
-    alone = solve(question, scene_facts(), top_k=20, distinct=True, background=background)
-    shared = GroundedScene(scene_facts(), background=background)
-    assert alone.answers and answers(alone.answers) == answers(shared.solve(question, top_k=20,
-                                                                            distinct=True).answers)
+    options = SolveOptions(top_k=20, distinct=True, background=background)
+    alone = solve(question, scene_facts(), options)
+    shared = GroundedScene(scene_facts(), options)
+    assert alone.answers and answers(alone.answers) == answers(shared.solve(question).answers)
     again = pickle.loads(pickle.dumps(background))  # as a Ray actor gets it
     assert again.rules == background.rules
     assert [i.path for i in again.knowledge.indexes] == [i.path for i in background.knowledge.indexes]
-    shared_again = GroundedScene(scene_facts(), background=again)
-    assert answers(shared_again.solve(question, top_k=20, distinct=True).answers) == answers(alone.answers)
+    shared_again = GroundedScene(scene_facts(), replace(options, background=again))
+    assert answers(shared_again.solve(question).answers) == answers(alone.answers)
 
 
 def test_knowledge_operations_read_the_classes_rules_derive(background: Background) -> None:
     """The man is an athlete only by the rules; what the base says of athletes is his too."""
     question = lowered("know(unique(select(scene(), athlete)), is_a)", background)
-    found = {a.value for a in solve(question, scene_facts(), top_k=50, distinct=True,
-                                    background=background).answers}
+    options = SolveOptions(top_k=50, distinct=True, background=background)
+    found = {a.value for a in solve(question, scene_facts(), options).answers}
     knowledge = background.knowledge
     assert knowledge is not None
     assert {e.tail for e in knowledge.edges(["athlete"], relations={"is_a"})} <= found
-    assert not solve(question, scene_facts(), background=Background(knowledge, rules(TOYS))).answers
+    toys = SolveOptions(background=Background(knowledge, rules(TOYS)))
+    assert not solve(question, scene_facts(), toys).answers
 
 
 @pytest.mark.parametrize("question", emma_questions(), ids=lambda q: q["question"])
 def test_an_empty_background_changes_nothing(question: dict) -> None:
     lowered_question = facts(api.parse(question["semanticStr"], "gqa-str"))
     scene = encode(graphs("emma")[question["imageId"]], question["imageId"])
-    plain = solve(lowered_question, scene, top_k=5)
+    plain = solve(lowered_question, scene, SolveOptions(top_k=5))
     for empty in (Background(), Background(sources.knowledge(["none"])), Background(sources.knowledge(()))):
-        assert solve(lowered_question, scene, top_k=5, background=empty) == plain
+        assert solve(lowered_question, scene, SolveOptions(top_k=5, background=empty)) == plain
 
 
 def test_the_scenes_words_count_what_the_rules_derive() -> None:
@@ -135,9 +137,10 @@ def test_the_guard_weighs_the_rules(tmp_path: Path) -> None:
     text = "class c0.\nclass(X, c0) :- class(X, C), class(Y, D), class(Z, E)."
     cubed = rules(text)
     question = lowered("exist(select(scene(), c0))", Background(rules=cubed))
+    options = SolveOptions(background=Background(rules=cubed))
     with pytest.raises(SolveError, match="would ground to about"):
-        solve(question, scene_facts(), limits=Limits(max_ground=100_000), background=Background(rules=cubed))
-    assert solve(question, scene_facts(), background=Background(rules=cubed)).answers[0].value == "yes"
+        solve(question, scene_facts(), replace(options, limits=Limits(max_ground=100_000)))
+    assert solve(question, scene_facts(), options).answers[0].value == "yes"
     path = write(tmp_path / "cubed.rules", text)
     program = write(tmp_path / "q.txt", "exist(select(scene(), c0))")
     code, _, err = run("solve", "--program", program, "--scene", str(EXAMPLES / "scene_2353884.json"),
@@ -154,8 +157,9 @@ def test_infer_without_knowledge_bases_still_reads_gqas_hierarchy(tmp_path: Path
     question = facts(api.compile("infer(select(scene(), man), person)"))
     encoded = encode(SceneLibrary(Source(SCENE)).graph(), "s")
     for background in (None, Background(sources.knowledge(["none"]))):
-        assert [a.value for a in solve(question, encoded, background=background).answers] == ["man"]
-        shared = GroundedScene(encoded, background=background)
+        options = SolveOptions(background=background)
+        assert [a.value for a in solve(question, encoded, options).answers] == ["man"]
+        shared = GroundedScene(encoded, options)
         assert [a.value for a in shared.solve(question).answers] == ["man"]
 
 

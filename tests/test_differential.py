@@ -52,6 +52,7 @@ from typing import Any
 from hypothesis import HealthCheck, assume, given, settings
 
 from qlang.asp import knowledge_facts
+from qlang.asp.options import SolveOptions
 from qlang.asp.scene import SceneLibrary
 from qlang.asp.solve import solve
 from qlang.errors import Source
@@ -78,8 +79,8 @@ def asp_answers(root: Node, graph: dict[str, Any], semantics: str = "qlang",
                        *(f"{s}." for s in knowledge_facts.facts(knowledge, question, classes))])
     found: set[str] = set()
     while True:  # every distinct answer: ask for one more than found until none is new
-        answers = {a.value for a in solve(question, scene, top_k=len(found) + 1, distinct=True,
-                                          semantics=semantics).answers}
+        options = SolveOptions(top_k=len(found) + 1, distinct=True, semantics=semantics)
+        answers = {a.value for a in solve(question, scene, options).answers}
         if answers <= found:
             return frozenset(sanitize(a) for a in found)
         found |= answers

@@ -208,7 +208,7 @@ def test_an_actor_killed_mid_run_loses_and_repeats_nothing(
 
     cloudpickle.register_pickle_by_value(sys.modules[__name__])  # the actors need not import tests
     lines, expected = local_output
-    settings = batch.Settings(SceneLibrary(Source(Path(EMMA).read_text())))
+    settings = batch.BatchSettings(SceneLibrary(Source(Path(EMMA).read_text())))
     tasks = batch._tasks(read_records(enumerate(Path(lines).read_bytes().split(b"\n"), start=1)), Pending(),
                          None)
     flag = tmp_path / "killed"

@@ -36,7 +36,6 @@ ALLOWED_TWICE = {
     "Config": "split: evaluate/experiments.py (small/network.py keeps it)",
     "Row": "split: evaluate/seeking.py (evaluate/report.py keeps it)",
     "Scenes": "split: evaluate/pipeline.py (web/sources.py keeps it)",
-    "Settings": "split: asp/batch.py (translate/translator.py keeps it)",
     "Rule": "syntax: translate/grammar.py (rules/language.py keeps it)",
     "Word": "syntax: lsp/calls.py (rules/language.py keeps it)",
     "_Builder": "syntax: rules/syntax.py, syntax/*.py, translate/grammar.py",

@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 
 from qlang.asp import knowledge_facts
 from qlang.asp.explain import explain
+from qlang.asp.options import SolveOptions
 from qlang.asp.scene import SceneLibrary, weight
 from qlang.asp.solve import solve
 from qlang.errors import Source
@@ -98,7 +99,7 @@ def test_infer_ranks_as_a_breadth_first_search(triples: list[Triple], names: lis
         knowledge = Knowledge([build(triples, Path(folder) / "k.sqlite", {})])
         scene = "\n".join([SceneLibrary(Source(json.dumps(graph))).facts(),
                            *(f"{s}." for s in knowledge_facts.facts(knowledge, question, starts))])
-    found = solve(question, scene, top_k=len(expected) + 1, distinct=True).answers
+    found = solve(question, scene, SolveOptions(top_k=len(expected) + 1, distinct=True)).answers
     assert {a.value: a.cost for a in found} == expected
     assert [a.cost for a in found] == sorted(expected.values())  # best first
     if not expected:

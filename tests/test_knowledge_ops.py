@@ -11,6 +11,7 @@ import pytest
 from qlang import api
 from qlang.asp import knowledge_facts
 from qlang.asp.explain import explain
+from qlang.asp.options import SolveOptions
 from qlang.asp.scene import SceneLibrary, weight
 from qlang.asp.solve import solve
 from qlang.errors import CheckError, Source, UnsupportedOperation
@@ -55,7 +56,8 @@ def answers(text: str, graph: dict[str, object], knowledge: Knowledge, top_k: in
     question = facts(api.compile(text, knowledge=knowledge))
     scene = "\n".join([SceneLibrary(Source(json.dumps(graph))).facts(),
                        *(f"{s}." for s in knowledge_facts.facts(knowledge, question, classes(graph)))])
-    return [(a.value, a.cost) for a in solve(question, scene, top_k=top_k, distinct=True).answers]
+    found = solve(question, scene, SolveOptions(top_k=top_k, distinct=True))
+    return [(a.value, a.cost) for a in found.answers]
 
 
 # --- checking ----------------------------------------------------------------------------------

@@ -8,6 +8,7 @@ import json
 import pytest
 
 import qlang
+from qlang.asp.options import SolveOptions
 from qlang.asp.query import Query
 from qlang.asp.scene import SceneLibrary
 from qlang.asp.solve import solve
@@ -25,7 +26,7 @@ SCENE = {"width": 90, "height": 90, "objects": {
 
 def answers(question: Query) -> set[str]:
     scene = SceneLibrary(Source(json.dumps(SCENE))).facts()
-    return {a.value for a in solve(question, scene, top_k=10).answers}
+    return {a.value for a in solve(question, scene, SolveOptions(top_k=10)).answers}
 
 
 def test_two_equal_unique_steps_choose_apart_only_when_read_leniently() -> None:

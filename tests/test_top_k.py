@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 import qlang
+from qlang.asp.options import SolveOptions
 from qlang.asp.scene import SceneLibrary
 from qlang.asp.solve import solve
 from qlang.errors import Source
@@ -16,7 +17,7 @@ from tests.conftest import TIE, WEIGHTED, run, write
 
 def models(scene: dict[str, object], program: str, k: int) -> list[tuple[int, str]]:
     facts = SceneLibrary(Source(json.dumps(scene))).facts()
-    result = solve(lower.facts(qlang.compile(program)), facts, top_k=k)
+    result = solve(lower.facts(qlang.compile(program)), facts, SolveOptions(top_k=k))
     return [(a.rank, a.value) for a in result.answers]
 
 
@@ -39,7 +40,7 @@ def test_weighted_models_repeat_an_answer_in_cost_order_and_distinct_does_not() 
     assert [value for _, value in found] == ["plastic", "plastic", "glass"]
     assert [rank for rank, _ in found] == [1, 2, 3]
     facts = SceneLibrary(Source(json.dumps(WEIGHTED))).facts()
-    distinct = solve(lower.facts(qlang.compile(program)), facts, top_k=3, distinct=True)
+    distinct = solve(lower.facts(qlang.compile(program)), facts, SolveOptions(top_k=3, distinct=True))
     assert [a.value for a in distinct.answers] == ["plastic", "glass"]
 
 

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 import qlang
+from qlang.asp.options import SolveOptions
 from qlang.asp.solve import solve
 from qlang.passes import lower
 from qlang.vision import geometry, weighted
@@ -140,7 +141,7 @@ def test_a_perception_is_a_weighted_scene_that_solves() -> None:
     facts = weighted.facts(graph)
 
     def answers(program: str) -> list[str]:
-        result = solve(lower.facts(qlang.compile(program)), facts, top_k=2, distinct=True)
+        result = solve(lower.facts(qlang.compile(program)), facts, SolveOptions(top_k=2, distinct=True))
         return [a.value for a in result.answers]
     assert answers("query(unique(select(scene(), cup)), color)") == ["red", "white"]
     assert answers("query(unique(relate(select(scene(), cup), furniture, on, object)), name)")[0] == "table"

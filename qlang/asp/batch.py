@@ -23,7 +23,7 @@ from typing import Any
 from qlang.asp.background import NOTHING, Background
 from qlang.asp.explain import trace
 from qlang.asp.multishot import GroundedScene
-from qlang.asp.options import DEFAULT_LIMITS, Limits
+from qlang.asp.options import DEFAULT_OPTIONS, SolveOptions
 from qlang.asp.query import Query
 from qlang.asp.scene import SceneLibrary
 from qlang.executors import Executor, Local
@@ -53,29 +53,24 @@ class Task:
 
 
 @dataclass(frozen=True, slots=True)
-class Settings:
+class BatchSettings:
+    """What every question of a batch is solved over and with."""
+
     #: read once by the parent; forked workers inherit it
     scenes: SceneLibrary
-    top_k: int = 1
-    limits: Limits = DEFAULT_LIMITS
-    #: the k best distinct answers instead of the k best models
-    distinct: bool = False
-    #: the theory's choice rules (`qlang.asp.solve.SEMANTICS`)
-    semantics: str = "qlang"
-    #: the knowledge and rules besides each scene
-    background: Background | None = None
-    #: each answer's bindings: every object each step of the best model bound
-    bindings: bool = False
+    #: with `atoms`, each answer's bindings too: every object each step of the best model bound
+    options: SolveOptions = DEFAULT_OPTIONS
 
 
-def run(lines: Iterable[bytes], settings: Settings, output: Output, *, syntax: str | None = None,
+def run(lines: Iterable[bytes], settings: BatchSettings, output: Output, *, syntax: str | None = None,
         workers: int = 1, executor: Executor | None = None) -> bool:
     """Answer every line still pending, writing results to `output` in input order; True if
     every line succeeded.  `executor`: where the questions are solved (default: `workers` local
     processes)."""
-    tasks = _tasks(read_records(enumerate(lines, start=1), syntax), output.pending, settings.background)
+    tasks = _tasks(read_records(enumerate(lines, start=1), syntax), output.pending,
+                   settings.options.background)
     if executor is None:
-        executor = Local(workers, RECYCLE, settings.limits.timeout + 60)
+        executor = Local(workers, RECYCLE, settings.options.limits.timeout + 60)
     batch = LOCAL_BATCH if isinstance(executor, Local) else RAY_BATCH
     return run_batch(Solving(settings), tasks, output, executor, batch=batch)
 
@@ -84,7 +79,7 @@ def run(lines: Iterable[bytes], settings: Settings, output: Output, *, syntax: s
 class Solving:
     """The job of a batch: its settings travel to each worker, which answers tasks with them."""
 
-    settings: Settings
+    settings: BatchSettings
 
     def setup(self) -> Callable[[list[Task]], list[dict[str, Any]]]:
         _init(self.settings)
@@ -109,12 +104,12 @@ def _tasks(records: Iterable[Record], pending: Pending, background: Background |
         yield Task(record.id, record.line, question, None if image is None else str(image))
 
 
-_SETTINGS: Settings | None = None
+_SETTINGS: BatchSettings | None = None
 #: the scenes grounded in this process, by image id, the most recently asked last
 _SCENES: dict[str | None, GroundedScene] = {}
 
 
-def _init(settings: Settings) -> None:
+def _init(settings: BatchSettings) -> None:
     global _SETTINGS
     _SETTINGS = settings
     _SCENES.clear()
@@ -126,8 +121,7 @@ def _scene(image_id: str | None) -> GroundedScene:
     if scene is None:
         if len(_SCENES) >= SCENES:
             del _SCENES[next(iter(_SCENES))]
-        scene = GroundedScene(_SETTINGS.scenes.facts(image_id), _SETTINGS.limits, _SETTINGS.semantics,
-                      _SETTINGS.background)
+        scene = GroundedScene(_SETTINGS.scenes.facts(image_id), _SETTINGS.options)
     _SCENES[image_id] = scene
     return scene
 
@@ -140,10 +134,9 @@ def _answer(task: Task) -> dict[str, Any]:
     if task.id is None:
         result["input_line"] = task.line
     try:
-        answers = _scene(task.image_id).solve(task.query, top_k=_SETTINGS.top_k,
-                                              distinct=_SETTINGS.distinct, atoms=_SETTINGS.bindings)
+        answers = _scene(task.image_id).solve(task.query)
         result["answers"] = [a.to_json() for a in answers.answers]
-        if _SETTINGS.bindings and answers.answers:
+        if _SETTINGS.options.atoms and answers.answers:
             result["bindings"] = trace(answers.answers[0], answers.atoms).bindings()
         if not answers.complete:
             result["complete"] = False

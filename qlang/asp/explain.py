@@ -19,8 +19,7 @@ from dataclasses import dataclass
 import clingo
 
 from qlang.asp import knowledge_facts
-from qlang.asp.background import Background
-from qlang.asp.options import DEFAULT_LIMITS, Limits
+from qlang.asp.options import DEFAULT_OPTIONS, SolveOptions
 from qlang.asp.outcome import Answer
 from qlang.asp.query import Query
 from qlang.asp.session import ground
@@ -160,23 +159,21 @@ def _objects(step: ExplainedStep, names: dict[str, str]) -> str:
 
 
 def explain(query: Query, scene: str, *, answer: str | None = None,
-            limits: Limits = DEFAULT_LIMITS, semantics: str = "qlang",
-            background: Background | None = None) -> Explanation | None:
-    """The trace of `answer` (the best one if None) under the theory's `semantics`, with the
-    `background`'s knowledge and rules; None if the question has no such answer."""
-    session = ground(query, scene, limits, semantics, background)
+            options: SolveOptions = DEFAULT_OPTIONS) -> Explanation | None:
+    """The trace of `answer` (the best one if None) under the `options`' semantics, limits,
+    and background knowledge and rules; None if the question has no such answer."""
+    session = ground(query, scene, options)
     assumptions = []
     if answer is not None:  # its symbol built as a question's words are, not parsed
         assumptions.append((clingo.Function("ans", [to_symbol(answer)]), True))
     found = session.optimum(assumptions, atoms=True)
     if found is None:
         return None
-    rules = background.rules if background is not None else None
+    rules = options.background.rules if options.background is not None else None
     return trace(Answer(found.answer, found.cost), found.atoms, rules, _stated(scene) if rules else ())
 
 
-def first_empty(query: Query, scene: str, *, limits: Limits = DEFAULT_LIMITS,
-                semantics: str = "qlang", background: Background | None = None) -> EmptyStep | None:
+def first_empty(query: Query, scene: str, options: SolveOptions = DEFAULT_OPTIONS) -> EmptyStep | None:
     """The first step, in the program's order, that keeps no object (or yields no value) in any
     model of the steps it reads: where a question with no answer comes to nothing.  Each step is
     tried alone with what feeds it: an objects step as `exist` of it answering "yes", a value
@@ -190,8 +187,7 @@ def first_empty(query: Query, scene: str, *, limits: Limits = DEFAULT_LIMITS,
         objects = SIGNATURES[fact.name].result in _OBJECTS
         asked = [*feeding, Fact("exist", (probe, number)), Fact(END, (probe,))] if objects \
             else [*feeding, Fact(END, (number,))]
-        found = explain(asked, scene, answer="yes" if objects else None, limits=limits,
-                        semantics=semantics, background=background)
+        found = explain(asked, scene, answer="yes" if objects else None, options=options)
         if found is None:
             width = len(SIGNATURES[fact.name].operands)
             step = ExplainedStep(number, fact.name, tuple(int(a) for a in fact.args[1:1 + width]),

@@ -14,7 +14,7 @@ import clingo
 from qlang.asp import guard, theory
 from qlang.asp.background import NOTHING, Background, Lazy, Words
 from qlang.asp.messages import Log
-from qlang.asp.options import DEFAULT_LIMITS, Limits
+from qlang.asp.options import DEFAULT_OPTIONS, Limits, SolveOptions
 from qlang.asp.outcome import Solution, SolveError
 from qlang.asp.query import Query
 from qlang.asp.session import Session, symbols, timeout
@@ -41,25 +41,23 @@ class GroundedScene:
     #: batches of 25-50 a Control answer 20 % more questions/s than batches of 200).
     RENEW = 50
 
-    def __init__(self, scene: str, limits: Limits = DEFAULT_LIMITS, semantics: str = "qlang",
-                 background: Background | None = None) -> None:
+    def __init__(self, scene: str, options: SolveOptions = DEFAULT_OPTIONS) -> None:
         self.scene = scene
-        self.limits = limits
-        self.semantics = semantics
-        self.background = background or NOTHING
-        self.shared = theory.shared(semantics)
+        self.options = options
+        self.background = options.background or NOTHING
+        self.shared = theory.shared(options.semantics)
         self._sizes = guard.sizes(scene)
-        self._rules_size = guard.rules_size(scene, self._sizes, background)
+        self._rules_size = guard.rules_size(scene, self._sizes, options.background)
         self._ctl: _Shared | None = None
         self._broken = self.shared is None
         self._words: Words | None = None
 
-    def solve(self, query: Query, *, top_k: int = 1, distinct: bool = False,
-              atoms: bool = False) -> Solution:
-        """The answers `solve(query, scene, ...)` gives, from the shared grounding."""
-        deadline = time.monotonic() + self.limits.timeout
+    def solve(self, query: Query) -> Solution:
+        """The answers `solve(query, scene, options)` gives, from the shared grounding."""
+        options = self.options
+        deadline = time.monotonic() + options.limits.timeout
         background = self.background
-        guard.check(self._sizes, query, self.limits, self._rules_size)
+        guard.check(self._sizes, query, options.limits, self._rules_size)
         if not self._broken and (self._ctl is None or self._ctl.asked >= self.RENEW):
             try:
                 assert self.shared is not None
@@ -68,16 +66,15 @@ class GroundedScene:
                 self._broken, self._ctl = True, None
         asked = None
         if self._ctl is not None:
-            known = background.query_facts(query, self.words, self.semantics)
+            known = background.query_facts(query, self.words, options.semantics)
             try:
-                asked = self._ctl.ask(query, known, deadline, self.limits)
+                asked = self._ctl.ask(query, known, deadline, options.limits)
             except RuntimeError:
                 self._ctl = None  # clingo refused the query: start afresh next time
         if asked is None:
-            return solve(query, self.scene, top_k=top_k, distinct=distinct, limits=self.limits,
-                         semantics=self.semantics, background=background, atoms=atoms)
+            return solve(query, self.scene, options)
         try:
-            result = ranked(asked, top_k, distinct, atoms)
+            result = ranked(asked, options)
         except SolveError:
             self._ctl = None  # a search cut short leaves what it learnt: start afresh
             raise

@@ -18,10 +18,10 @@ from functools import cache
 import clingo
 
 from qlang.asp import guard, theory
-from qlang.asp.background import NOTHING, Background
+from qlang.asp.background import NOTHING
 from qlang.asp.facts import INT_RANGE
 from qlang.asp.messages import Log
-from qlang.asp.options import DEFAULT_LIMITS, Limits
+from qlang.asp.options import DEFAULT_OPTIONS, Limits, SolveOptions
 from qlang.asp.outcome import SolveError
 from qlang.asp.query import Query
 from qlang.asp.watchdog import WATCHDOG
@@ -141,16 +141,17 @@ class Session:
         return result
 
 
-def ground(query: Query, scene: str, limits: Limits = DEFAULT_LIMITS, semantics: str = "qlang",
-           background: Background | None = None) -> Session:
-    """One query grounded over one scene on a Control of its own.
+def ground(query: Query, scene: str, options: SolveOptions = DEFAULT_OPTIONS) -> Session:
+    """One query grounded over one scene on a Control of its own, with the `options`' limits,
+    semantics and background.
 
     Only the theory's rules for the query's operations go in (`qlang.asp.theory.cut`):
     the others would ground to nothing, and preparing them costs more than the rest."""
+    limits, semantics = options.limits, options.semantics
     deadline = time.monotonic() + limits.timeout
     log = Log()
     ctl = log.control()
-    background = background or NOTHING
+    background = options.background or NOTHING
     sizes = guard.sizes(scene)
     guard.check(sizes, query, limits, guard.rules_size(scene, sizes, background))
     atoms = symbols(query)

@@ -9,32 +9,30 @@ from __future__ import annotations
 
 import clingo
 
-from qlang.asp.background import Background
-from qlang.asp.options import DEFAULT_LIMITS, Limits
+from qlang.asp.options import DEFAULT_OPTIONS, SolveOptions
 from qlang.asp.outcome import Answer, Solution, SolveError
 from qlang.asp.query import Query
 from qlang.asp.session import Session, ground
 
 
-def solve(query: Query, scene: str, *, top_k: int = 1, distinct: bool = False,
-          limits: Limits = DEFAULT_LIMITS, semantics: str = "qlang",
-          background: Background | None = None, atoms: bool = False) -> Solution:
+def solve(query: Query, scene: str, options: SolveOptions = DEFAULT_OPTIONS) -> Solution:
     """The k best models of a query over scene facts, cheapest first, as answers with their
     rank; with `distinct`, the k best distinct answers instead; `semantics` picks the theory's
     choice rules (`qlang.asp.theory.SEMANTICS`); `background`, the knowledge and rules besides
-    the scene; with `atoms`, the best model's atoms too.
+    the scene; with `atoms`, the best model's atoms too (all of them `options`).
 
     >>> from qlang.asp.query import read
     >>> cat = read("scene(0). select(1, 0, cat). exist(2, 1). end(2).")
     >>> solve(cat, "object(1). has_attr(1, class, dog).")
     Solution(answers=(Answer(value='no', cost=(), rank=1),), complete=True)
     """
-    return ranked(ground(query, scene, limits, semantics, background), top_k, distinct, atoms)
+    return ranked(ground(query, scene, options), options)
 
 
-def ranked(session: Session, top_k: int, distinct: bool, atoms: bool = False) -> Solution:
+def ranked(session: Session, options: SolveOptions) -> Solution:
     """A grounded query's answers: its `top_k` best models, or best distinct answers, ranked."""
-    if not distinct:
+    top_k, atoms = options.top_k, options.atoms
+    if not options.distinct:
         models, complete = session.best_models(top_k, atoms=atoms)
         rank: dict[tuple[int, ...], int] = {}
         for index, model in enumerate(models):

@@ -61,9 +61,9 @@ def ask(question: str, scene: str | None, image: str | None, image_id: str | Non
             with stages.time("scene"):
                 facts = SceneLibrary(read_source(scene, limits.SCENE)).facts(image_id)
         translator = make(settings, models, loaded)
+        solving = replace(pipeline.ASKED, top_k=top_k, limits=Limits(timeout=timeout), background=background)
         answered = pipeline.ask(question, translator, scene=facts, image=image, vision=vision,
-                                loaded=loaded, top_k=top_k, limits=Limits(timeout=timeout), stages=stages,
-                                background=background)
+                                loaded=loaded, options=solving, stages=stages)
     except pipeline.Untranslated as exc:
         click.echo(f"model output: {exc.translation.program!r}", err=True)
         fail(exc)

@@ -18,11 +18,11 @@ from qlang.asp import batch
 from qlang.asp.background import Background
 from qlang.asp.explain import explain as explain_answer
 from qlang.asp.explain import first_empty, trace
-from qlang.asp.options import DEFAULT_LIMITS, Limits
+from qlang.asp.options import DEFAULT_LIMITS, Limits, SolveOptions
 from qlang.asp.outcome import SolveError
 from qlang.asp.query import Query
 from qlang.asp.scene import SceneLibrary
-from qlang.asp.solve import solve as solve_question
+from qlang.asp.solve import solve as solve_query
 from qlang.asp.theory import SEMANTICS
 from qlang.commands.background_options import background_from, background_options
 from qlang.commands.console import (
@@ -95,17 +95,14 @@ def solve(program: str, scene: str, image_id: str | None, from_: str | None, tim
     if jsonl and as_json:
         raise click.UsageError("--json is for one question: --jsonl writes a JSON line each")
     check_output(output, program, scene, rules)
-    limits = Limits(timeout, max_ground)
     scenes = _scenes(scene)
     background = background_from(kb, rules)
+    options = SolveOptions(top_k, distinct, Limits(timeout, max_ground), semantics, background, bindings)
     if jsonl:
-        _batch(program, batch.Settings(scenes, top_k, limits, distinct, semantics, background, bindings),
-               from_, output, workers, runner)
-    question, source = _question(program, from_, background)
+        _batch(program, batch.BatchSettings(scenes, options), from_, output, workers, runner)
+    query, source = _query(program, from_, background)
     try:
-        result = solve_question(question, scenes.facts(image_id), top_k=top_k, distinct=distinct,
-                                limits=limits, semantics=semantics, background=background,
-                                atoms=bindings)
+        result = solve_query(query, scenes.facts(image_id), options)
     except QlangError as exc:
         fail(exc, source)
     if not result.answers:
@@ -140,13 +137,12 @@ def explain(program: str, scene: str, image_id: str | None, from_: str | None, t
         raise click.UsageError("--answer needs a word")
     scenes = _scenes(scene)
     background = background_from(kb, rules)
-    question, source = _question(program, from_, background)
-    scene, limits = scenes.facts(image_id), Limits(timeout, max_ground)
+    query, source = _query(program, from_, background)
+    scene = scenes.facts(image_id)
+    options = SolveOptions(limits=Limits(timeout, max_ground), semantics=semantics, background=background)
     try:
-        result = explain_answer(question, scene, answer=answer, limits=limits, semantics=semantics,
-                                background=background)
-        nothing = None if result is not None or answer is not None else \
-            first_empty(question, scene, limits=limits, semantics=semantics, background=background)
+        result = explain_answer(query, scene, answer=answer, options=options)
+        nothing = None if result is not None or answer is not None else first_empty(query, scene, options)
     except QlangError as exc:
         fail(exc, source)
     if result is None:
@@ -166,7 +162,7 @@ def _scenes(path: str) -> SceneLibrary:
         fail(exc)
 
 
-def _question(path: str, syntax: str | None, background: Background) -> tuple[Query, Source]:
+def _query(path: str, syntax: str | None, background: Background) -> tuple[Query, Source]:
     """The program, compiled (parsed and checked once, against the rules' words and the
     knowledge's too) and lowered, and its source; a parse or type error is reported against it."""
     source = read_source(path, PROGRAM)
@@ -176,7 +172,7 @@ def _question(path: str, syntax: str | None, background: Background) -> tuple[Qu
         fail(exc, source)
 
 
-def _batch(path: str, settings: batch.Settings, syntax: str | None, output: str | None,
+def _batch(path: str, settings: batch.BatchSettings, syntax: str | None, output: str | None,
            workers: int, executor: executors.Executor | None) -> NoReturn:
     lines = read_lines(path)
     run_and_exit(lambda out: batch.run(lines, settings, out, syntax=syntax, workers=workers,

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from qlang import api
+from qlang.asp.options import SolveOptions
 from qlang.asp.scene import SceneLibrary
 from qlang.errors import Diagnostic, QlangError
 from qlang.evaluate import lenient as thesis_reader
@@ -61,7 +62,7 @@ def judge(record_id: str, program: str | None, syntax: str, question: dict[str, 
           lenient: bool = False, semantics: str = "qlang", facts: str | None = None) -> Judged:
     """The translation's answers (the best models) and their correctness; `lenient` reads the
     program as the thesis's converter did (`qlang.evaluate.lenient`); `semantics` is both the
-    theory's (`qlang.asp.solve.SEMANTICS`) and the oracle's (`qlang.interpret.SEMANTICS`).
+    theory's (`qlang.asp.program.SEMANTICS`) and the oracle's (`qlang.interpret.SEMANTICS`).
     The oracle runs on the question's scene graph in `scenes`; the program is solved over it
     too, or over `facts` (a weighted scene's, say) where given.
 
@@ -105,9 +106,10 @@ def _solved(program: str, syntax: str, scene: str, lenient: bool, semantics: str
     """The program answered through the pipeline, checked once: read strictly and lowered as it
     is, or read leniently and lowered as the thesis did (read twice: for the program, and by
     the lenient lowering)."""
+    options = SolveOptions(top_k, semantics=semantics)
     if not lenient:
-        return solve_program(api.compile(program, syntax), scene, top_k=top_k, semantics=semantics)
-    return solve_program(thesis_reader.read(program, syntax), scene, top_k=top_k, semantics=semantics,
+        return solve_program(api.compile(program, syntax), scene, options)
+    return solve_program(thesis_reader.read(program, syntax), scene, options,
                          lowered=thesis_reader.lower(program, syntax))
 
 

@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING, Any
 from qlang.asp.background import Background
 from qlang.asp.explain import ExplainedStep
 from qlang.asp.explain import explain as explain_answer
-from qlang.asp.options import DEFAULT_LIMITS, Limits
+from qlang.asp.options import DEFAULT_LIMITS, Limits, SolveOptions
 from qlang.asp.scene import encode
 from qlang.asp.solve import solve
 from qlang.asp_names import from_term
@@ -117,6 +117,10 @@ class Context:
 
             self._refining = pipeline.make_perceiver(replace(self.vision, refine=True))
         return self._refining
+
+    def solving(self) -> SolveOptions:
+        """How the tools solve: within these limits, with this background."""
+        return SolveOptions(limits=self.limits, background=self.background)
 
     def knowledge(self) -> Knowledge:
         if self.background is not None and self.background.knowledge is not None:
@@ -330,8 +334,8 @@ def _solve(memory: Memory, context: Context) -> Output:
     scene = memory.facts()
     try:
         with context.stages.time("solve"):
-            result = solve(facts(memory.root), scene, top_k=ANSWERS, distinct=True, limits=context.limits,
-                           background=context.background)
+            options = replace(context.solving(), top_k=ANSWERS, distinct=True)
+            result = solve(facts(memory.root), scene, options)
     except QlangError as exc:
         return Solved((), error=exc.diagnostics[0].message)
     return Solved(result.answers, result.complete, base=likeliest(scene))
@@ -365,7 +369,7 @@ def _explain(memory: Memory, context: Context) -> Output:
     answer = memory.solved.answers[0].value
     with context.stages.time("explain"):
         explanation = explain_answer(facts(memory.root), memory.facts(), answer=answer,
-                                     limits=context.limits, background=context.background)
+                                     options=context.solving())
     if explanation is None:
         return Explained(answer, (), 0.0)
     steps = {step.step: step for step in explanation.steps}

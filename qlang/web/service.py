@@ -13,6 +13,7 @@ from __future__ import annotations
 import base64
 import threading
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -51,9 +52,10 @@ class Service:
         #: the example photos, PNG bytes by name
         self.photos = photos
         self.vision = vision
-        self.limits = limits
         #: the knowledge and rules every question is answered with (`serve --kb --rules`)
         self.background = background
+        #: how every question is solved, but for the k a request asks
+        self.options = replace(pipeline.ASKED, limits=limits, background=background)
         self._one_at_a_time = threading.Lock()
 
     def example(self, name: str) -> Photo:
@@ -67,8 +69,8 @@ class Service:
 
         def run(scene: str | None, image: str | None, stages: Stages) -> pipeline.Answered:
             return pipeline.ask(question, self.translator, scene=scene, image=image, vision=self.vision,
-                                perceiver=self.perceiver, top_k=top_k, limits=self.limits, stages=stages,
-                                background=self.background)
+                                perceiver=self.perceiver, options=replace(self.options, top_k=top_k),
+                                stages=stages)
 
         return self._answer(about, run, self.translator.description)
 
@@ -78,8 +80,8 @@ class Service:
 
         def run(scene: str | None, image: str | None, stages: Stages) -> pipeline.Answered:
             return pipeline.answer(root, scene=scene, image=image, perceiver=self.perceiver,
-                                   thresholds=self.vision.thresholds, top_k=top_k, limits=self.limits,
-                                   stages=stages, background=self.background)
+                                   thresholds=self.vision.thresholds,
+                                   options=replace(self.options, top_k=top_k), stages=stages)
 
         return self._answer(about, run, None)
 
@@ -107,10 +109,9 @@ class Service:
         steps up to the first that kept nothing."""
         with answered.stages.time("explain"):
             if not answered.answers:
-                return first_empty(facts(answered.root), scene, limits=self.limits,
-                                   background=self.background)
-            return explain(facts(answered.root), scene, answer=answered.answers[0].value, limits=self.limits,
-                           background=self.background)
+                return first_empty(facts(answered.root), scene, self.options)
+            return explain(facts(answered.root), scene, answer=answered.answers[0].value,
+                           options=self.options)
 
 
 def _question(text: str) -> str:
