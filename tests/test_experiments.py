@@ -13,10 +13,11 @@ import pytest
 
 import qlang
 from qlang.evaluate import report
+from qlang.evaluate.answers import THESIS_JUDGING
 from qlang.evaluate.experiments import (
     LOG,
-    Config,
     Question,
+    TranslatorConfig,
     _result,
     constrained,
     models,
@@ -83,7 +84,7 @@ class _Fixed:
 def test_each_result_records_exact_strict_and_execution() -> None:
     gold = qlang.parse("and(exist(select(scene(), cat)), exist(filter(select(scene(), dog), color, black)))")
     question = Question("1", "Is there a cat and a black dog?", gold)
-    config = Config("c", Settings(syntax="nested"))
+    config = TranslatorConfig("c", Settings(syntax="nested"))
     swapped = _result(config, question, _Fixed(  # type: ignore[arg-type]
         "and(exist(filter(select(scene(), dog), color, black)), exist(select(scene(), cat)))"))
     assert (swapped["exact"], swapped["strict"], swapped["execution"]) == (True, False, True)
@@ -178,7 +179,7 @@ def test_answers_are_judged_where_the_image_has_a_scene_graph(tmp_path: Path) ->
             program = qlang.convert(json.dumps(semantic), to="nested", from_="gqa")
             return Translation(text, program, raw=[program])
 
-    config = Config("gold", Settings(syntax="nested"))
+    config = TranslatorConfig("gold", Settings(syntax="nested"))
     log = run([config], questions, tmp_path, lambda _: Gold(),  # type: ignore[arg-type, return-value]
               progress=False, scenes=library)
     results = [json.loads(line) for line in log.read_text().splitlines()]
@@ -214,8 +215,8 @@ def test_the_lenient_reader_answers_what_the_strict_one_refuses(tmp_path: Path) 
         def translate(self, text: str) -> Translation:
             return Translation(text, None, raw=[output])  # the strict reader refused it
 
-    config = Config("code", Settings(syntax="code"))
+    config = TranslatorConfig("code", Settings(syntax="code"))
     read = _result(config, question, Refused(), library)  # type: ignore[arg-type]
-    strict = _result(config, question, Refused(), library, lenient=False)  # type: ignore[arg-type]
+    strict = _result(config, question, Refused(), library, replace(THESIS_JUDGING, lenient=False))  # type: ignore[arg-type]
     assert (read["answers"][:1], read["correct"]) == (["man"], True)
     assert (strict["answers"], strict["correct"]) == ([], False)

@@ -33,9 +33,6 @@ PACKAGE = TESTS.parent / "qlang"
 #: Class names other engineers' renames still define twice, each with its owner and where the
 #: other definition lives; an entry goes as its rename lands, and the list with the last one.
 ALLOWED_TWICE = {
-    "Config": "split: evaluate/experiments.py (small/network.py keeps it)",
-    "Row": "split: evaluate/seeking.py (evaluate/report.py keeps it)",
-    "Scenes": "split: evaluate/pipeline.py (web/sources.py keeps it)",
     "Rule": "syntax: translate/grammar.py (rules/language.py keeps it)",
     "Word": "syntax: lsp/calls.py (rules/language.py keeps it)",
     "_Builder": "syntax: rules/syntax.py, syntax/*.py, translate/grammar.py",

@@ -60,7 +60,7 @@ def library(scenes: dict[str, object]) -> SceneLibrary:
 
 
 def test_the_rows_of_table_10(tmp_path: Path) -> None:
-    scenes = pipeline.Scenes(library(TRUTH), library(WEIGHTED), library(BLIND))
+    scenes = pipeline.PipelineScenes(library(TRUTH), library(WEIGHTED), library(BLIND))
     translator = StandIn()
     log = pipeline.run(questions_from(QUESTIONS), tmp_path, lambda: translator, scenes,  # type: ignore[arg-type]
                        "nested", progress=False)
@@ -84,7 +84,7 @@ def test_the_rows_of_table_10(tmp_path: Path) -> None:
 
 
 def test_a_resumed_run_translates_only_what_is_missing(tmp_path: Path) -> None:
-    scenes = pipeline.Scenes(library(TRUTH), library(WEIGHTED))
+    scenes = pipeline.PipelineScenes(library(TRUTH), library(WEIGHTED))
     questions = questions_from(QUESTIONS)
     pipeline.run(questions[:1], tmp_path, StandIn, scenes, "nested", progress=False)  # type: ignore[arg-type]
     again = StandIn()

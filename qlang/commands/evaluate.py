@@ -15,6 +15,7 @@ import click
 
 from qlang import limits
 from qlang.commands.console import (
+    F,
     check_output,
     executor_from,
     executor_options,
@@ -39,8 +40,10 @@ from qlang.words import normal_question
 if TYPE_CHECKING:
     from qlang.asp.scene import SceneLibrary
     from qlang.evaluate import experiments
-    from qlang.evaluate.answers import Judged
+    from qlang.evaluate.answers import Judged, JudgeOptions
     from qlang.evaluate.programs import ProgramScore
+    from qlang.executors import Executor
+    from qlang.translate.translator import Settings
 
 _experiment_options = (
     click.option("--questions", "questions_file", type=click.Path(exists=True, dir_okay=False),
@@ -74,53 +77,122 @@ def experiment() -> None:
     """Run one of the seed thesis's experiments (or the constrained-decoding one)."""
 
 
-def _experiment(name: str, doc: str, extra: tuple[Any, ...] = ()) -> None:
-    def command(questions_file: str, limit: int | None, out: str, **options: Any) -> None:
-        from qlang.evaluate import experiments, pipeline, report
+@dataclass(frozen=True, slots=True)
+class ExperimentRun:
+    """What an experiment reads from its command line, beside the translation settings."""
 
-        specs = options.pop("models", None)
-        workers = options.pop("workers")
-        runner = executor_from(options.pop("executor"), workers, options.pop("address"))
-        weighted, blind = options.pop("weighted", None), options.pop("blind_weighted", None)
-        scenes, only = options.pop("scenes"), options.pop("answerable_only")
-        lenient, semantics = options.pop("reader") == "lenient", options.pop("semantics")
-        if only and scenes is None:
+    name: str
+    base: Settings
+    models: Models
+    questions: list[experiments.Question]
+    out: Path
+    scenes: SceneLibrary | None
+    judging: JudgeOptions
+    executor: Executor
+    command_line: str
+    #: the experiment's own options, by name
+    own: dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class ExperimentCommand:
+    """An `experiment` subcommand: its help, how it runs (returning its report's path), its own
+    options (`inputs`: those that name input files), whether it needs --scenes, and the
+    translation settings it starts from where the command line leaves them at their default."""
+
+    doc: str
+    run: Callable[[ExperimentRun], Path]
+    options: tuple[Callable[[F], F], ...] = ()
+    inputs: tuple[str, ...] = ()
+    needs_scenes: bool = False
+    defaults: tuple[tuple[str, object], ...] = ()
+
+
+def _compare(run: ExperimentRun) -> Path:
+    """An experiment over translator configurations (`qlang.evaluate.experiments.EXPERIMENTS`):
+    every configuration over every question, then the report."""
+    from qlang.evaluate import experiments, report
+
+    configs = experiments.EXPERIMENTS[run.name](run.base, run.own.get("models", ()))
+    log = experiments.run(configs, run.questions, run.out, _factory(run.models), scenes=run.scenes,
+                          judging=run.judging, executor=run.executor)
+    axes = [axis for axis, _ in configs[0].axes]
+    return report.write(run.out, f"Experiment: {run.name}", log, axes, run.command_line)
+
+
+def _pipeline(run: ExperimentRun) -> Path:
+    """The translator in the whole pipeline (`qlang.evaluate.pipeline`), then its report."""
+    from qlang.evaluate import experiments, pipeline
+
+    assert run.scenes is not None  # needs_scenes: checked before
+    weighted, blind = run.own["weighted"], run.own["blind_weighted"]
+    found = pipeline.PipelineScenes(run.scenes, _library(weighted), _library(blind) if blind else None)
+    translator = partial(_factory(run.models), experiments.TranslatorConfig("translation", run.base))
+    log = pipeline.run(run.questions, run.out, translator, found, run.base.syntax, judging=run.judging,
+                       executor=run.executor)
+    return pipeline.write(run.out, log, run.command_line)
+
+
+#: The experiments, by name (the seeking one is `qlang.commands.seeking.seek_experiment`).
+EXPERIMENT_COMMANDS = {
+    "prompt-grid": ExperimentCommand(
+        "Examples {1,3,5,10,15} x sampling x cover_operators (thesis Tables 4-5).", _compare),
+    "prompts": ExperimentCommand("Prompt versions v1-v10 (thesis Table 6).", _compare),
+    "syntaxes": ExperimentCommand(
+        "GQA vs flat vs nested vs code-like (thesis Tables 7-8); decoded freely, as the thesis did, "
+        "unless --constrained (then GQA, without a grammar, is left out).", _compare,
+        defaults=(("constrained", False),)),
+    "constrained": ExperimentCommand("Unconstrained vs syntax-only vs GBNF vs llguidance decoding.",
+                                     _compare),
+    "models": ExperimentCommand("Any list of backends/models (thesis Table 9).", _compare, (
+        click.option("--models", multiple=True, required=True,
+                     help="backend:model, repeatable (e.g. llama-cpp:smollm2, llama-cpp:gemma3)."),)),
+    "pipeline": ExperimentCommand(
+        "The translator in the whole pipeline: isolated, base, pipeline and blind rows with top-1 vs "
+        "base (thesis Table 10); needs --scenes and --weighted.", _pipeline, (
+            click.option("--weighted", type=click.Path(exists=True, dir_okay=False), required=True,
+                         help="Weighted scenes from the gold programs' concepts, by question or image id."),
+            click.option("--blind-weighted", type=click.Path(exists=True, dir_okay=False),
+                         help="Weighted scenes from the translations' concepts (the blind row)."),),
+        inputs=("weighted", "blind_weighted"), needs_scenes=True),
+}
+
+
+def _experiment(name: str, spec: ExperimentCommand) -> None:
+    def command(questions_file: str, limit: int | None, out: str, scenes: str | None, answerable_only: bool,
+                reader: str, semantics: str, workers: int, executor: str, address: str | None,
+                **options: Any) -> None:
+        from qlang.evaluate import experiments
+        from qlang.evaluate.answers import JudgeOptions
+
+        runner = executor_from(executor, workers, address)
+        if answerable_only and scenes is None:
             raise click.UsageError("--answerable-only needs --scenes")
-        if name == "pipeline" and scenes is None:
-            raise click.UsageError("the pipeline experiment needs --scenes (the ground truth)")
-        output_folder(out, questions_file, scenes, weighted, blind, files=(experiments.LOG,))
+        if spec.needs_scenes and scenes is None:
+            raise click.UsageError(f"the {name} experiment needs --scenes (the ground truth)")
+        output_folder(out, questions_file, scenes, *(options[key] for key in spec.inputs),
+                      files=(experiments.LOG,))
         if options["translator"] == "auto":  # the thesis's experiments are few-shot ones
             options["translator"] = "fewshot"
-        if name == "syntaxes" and _default("constrained"):  # the thesis decoded every syntax freely
-            options["constrained"] = False
+        for key, value in spec.defaults:
+            if _default(key):
+                options[key] = value
         library = _library(scenes) if scenes else None
         command_line = "qlangc " + " ".join(shlex.quote(a) for a in sys.argv[1:])
         try:
-            base, models = translator_from(options)
-            entries = read_question_file(questions_file, limit)
-            questions = experiments.questions_of(entries)
-            if only and library is not None:
+            base, models = translator_from(options)  # what is left are the experiment's own
+            questions = experiments.questions_of(read_question_file(questions_file, limit))
+            if answerable_only and library is not None:
                 questions = experiments.answerable_only(questions, library, semantics)
-            if name == "pipeline":
-                assert library is not None  # --scenes: checked above
-                found = pipeline.Scenes(library, _library(weighted), _library(blind) if blind else None)
-                translator = partial(_factory(models), experiments.Config("translation", base))
-                log = pipeline.run(questions, Path(out), translator, found, base.syntax, lenient=lenient,
-                                   semantics=semantics, executor=runner or Local(workers))
-                click.echo(f"report: {pipeline.write(Path(out), log, command_line)}")
-                return
-            build = experiments.EXPERIMENTS[name]
-            configs = build(base, list(specs)) if name == "models" else build(base)
-            log = experiments.run(configs, questions, Path(out), _factory(models), scenes=library,
-                                  lenient=lenient, semantics=semantics, executor=runner or Local(workers))
+            report = spec.run(ExperimentRun(name, base, models, questions, Path(out), library,
+                                            JudgeOptions(reader == "lenient", semantics),
+                                            runner or Local(workers), command_line, options))
         except QlangError as exc:
             fail(exc)
-        axes = [axis for axis, _ in configs[0].axes]
-        path = report.write(Path(out), f"Experiment: {name}", log, axes, command_line)
-        click.echo(f"report: {path}")
+        click.echo(f"report: {report}")
 
-    command.__doc__ = doc
-    for option in reversed((*_experiment_options, *_judging_options, *extra)):
+    command.__doc__ = spec.doc
+    for option in reversed((*_experiment_options, *_judging_options, *spec.options)):
         command = option(command)
     experiment.command(name)(translation_options(command))
 
@@ -131,11 +203,11 @@ def _default(parameter: str) -> bool:
     return source in (None, click.core.ParameterSource.DEFAULT)
 
 
-def _factory(models: Models) -> Callable[[experiments.Config], Translates]:
+def _factory(models: Models) -> Callable[[experiments.TranslatorConfig], Translates]:
     """Builds a translator per configuration, loading each model once."""
     loaded = Loaded()
 
-    def made(config: experiments.Config) -> Translates:
+    def made(config: experiments.TranslatorConfig) -> Translates:
         model = config.model if config.model is not None else models.model
         return make(config.settings, replace(models, backend=config.backend or models.backend, model=model),
                     loaded)
@@ -143,20 +215,8 @@ def _factory(models: Models) -> Callable[[experiments.Config], Translates]:
     return made
 
 
-_experiment("prompt-grid", "Examples {1,3,5,10,15} x sampling x cover_operators (thesis Tables 4-5).")
-_experiment("prompts", "Prompt versions v1-v10 (thesis Table 6).")
-_experiment("syntaxes", "GQA vs flat vs nested vs code-like (thesis Tables 7-8); decoded freely, as the "
-                        "thesis did, unless --constrained (then GQA, without a grammar, is left out).")
-_experiment("constrained", "Unconstrained vs syntax-only vs GBNF vs llguidance decoding.")
-_experiment("models", "Any list of backends/models (thesis Table 9).", (
-    click.option("--models", multiple=True, required=True,
-                 help="backend:model, repeatable (e.g. llama-cpp:smollm2, llama-cpp:gemma3)."),))
-_experiment("pipeline", "The translator in the whole pipeline: isolated, base, pipeline and blind "
-                        "rows with top-1 vs base (thesis Table 10); needs --scenes and --weighted.", (
-    click.option("--weighted", type=click.Path(exists=True, dir_okay=False), required=True,
-                 help="Weighted scenes from the gold programs' concepts, by question or image id."),
-    click.option("--blind-weighted", type=click.Path(exists=True, dir_okay=False),
-                 help="Weighted scenes from the translations' concepts (the blind row)."),))
+for _name, _spec in EXPERIMENT_COMMANDS.items():
+    _experiment(_name, _spec)
 experiment.add_command(seek_experiment)
 experiment.add_command(text_experiment)
 
@@ -185,6 +245,7 @@ def evaluate(translations: str, question_files: tuple[str, ...], syntax: str | N
     strict: the same program; exact: the same up to the order of symmetric operands and of a
     choice's alternatives; execution: the same outcome on a suite of synthetic scenes.
     """
+    from qlang.evaluate.answers import JudgeOptions
     from qlang.evaluate.programs import summarize
 
     runner = executor_from(executor, workers, address)
@@ -202,7 +263,8 @@ def evaluate(translations: str, question_files: tuple[str, ...], syntax: str | N
     lines = _translations(translations)
     pairs = [(r, gold[str(r.get("id"))]) for r in lines if str(r.get("id")) in gold]
     seen = _question_texts(seen_file) if seen_file else set()
-    job = Evaluating(syntax, reader == "lenient", semantics, _library(scenes) if scenes else None)
+    judging = JudgeOptions(reader == "lenient", semantics)
+    job = Evaluating(syntax, judging, _library(scenes) if scenes else None)
     scores, unseen, judged, failed = [], [], [], 0
     try:
         results = list((runner or Local(workers)).map(job, pairs, batch=EVALUATED))
@@ -248,8 +310,7 @@ class Evaluating:
     one's `Evaluated` out: every translation counted, a failure of one costing only itself."""
 
     syntax: str | None
-    lenient: bool
-    semantics: str
+    judging: JudgeOptions
     scenes: SceneLibrary | None
 
     def setup(self) -> Callable[[list[tuple[dict[str, Any], dict[str, Any]]]], list[Evaluated]]:
@@ -264,7 +325,8 @@ class Evaluating:
 
         program = record.get("program") if isinstance(record.get("program"), str) else None
         raw = record.get("raw") if isinstance(record.get("raw"), str) else None
-        syntax = self.syntax or (lenient_detect if self.lenient else detect)(program or raw or "")
+        lenient = self.judging.lenient
+        syntax = self.syntax or (lenient_detect if lenient else detect)(program or raw or "")
         try:
             gold = gqa.to_ir(gqa.steps_from_json(question["semantic"]))
         except Exception as exc:  # this translation alone is not scored, and the reason is given
@@ -272,8 +334,8 @@ class Evaluating:
         scored, failed = counted(program, syntax, gold)
         if self.scenes is None or question.get("imageId") not in self.scenes.image_ids:
             return Evaluated(scored, error=failed)
-        judged = judge(str(record["id"]), answered_program(program, raw, syntax, self.lenient), syntax,
-                       question, self.scenes, lenient=self.lenient, semantics=self.semantics)
+        judged = judge(str(record["id"]), answered_program(program, raw, syntax, lenient), syntax,
+                       question, self.scenes, self.judging)
         return Evaluated(scored, judged, failed or judged.error)
 
 

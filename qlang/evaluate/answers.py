@@ -29,6 +29,24 @@ TOP_K = (1, 3, 5)
 
 
 @dataclass(frozen=True, slots=True)
+class JudgeOptions:
+    """How translations' answers are judged: the program read as the thesis's converter read it
+    (`lenient`, `qlang.evaluate.lenient`) or strictly; `semantics`, both the theory's
+    (`qlang.asp.theory.SEMANTICS`) and the oracle's (`qlang.interpret.SEMANTICS`); at each
+    generosity of `levels` and each k of `top_k`."""
+
+    lenient: bool = False
+    semantics: str = "qlang"
+    levels: tuple[str, ...] = LEVELS
+    top_k: tuple[int, ...] = TOP_K
+
+
+DEFAULT_JUDGING = JudgeOptions()
+#: How the experiments judge unless told otherwise: as the thesis did.
+THESIS_JUDGING = JudgeOptions(lenient=True, semantics="thesis")
+
+
+@dataclass(frozen=True, slots=True)
 class Judged:
     id: str
     answerable: bool
@@ -58,13 +76,10 @@ class Judged:
 
 
 def judge(record_id: str, program: str | None, syntax: str, question: dict[str, Any],
-          scenes: SceneLibrary, levels: Sequence[str] = LEVELS, top_k: Sequence[int] = TOP_K,
-          lenient: bool = False, semantics: str = "qlang", facts: str | None = None) -> Judged:
-    """The translation's answers (the best models) and their correctness; `lenient` reads the
-    program as the thesis's converter did (`qlang.evaluate.lenient`); `semantics` is both the
-    theory's (`qlang.asp.program.SEMANTICS`) and the oracle's (`qlang.interpret.SEMANTICS`).
-    The oracle runs on the question's scene graph in `scenes`; the program is solved over it
-    too, or over `facts` (a weighted scene's, say) where given.
+          scenes: SceneLibrary, options: JudgeOptions = DEFAULT_JUDGING, facts: str | None = None) -> Judged:
+    """The translation's answers (the best models) and their correctness, judged as `options`
+    say.  The oracle runs on the question's scene graph in `scenes`; the program is solved over
+    it too, or over `facts` (a weighted scene's, say) where given.
 
     Every translation is judged: one that does not read, check or solve has no answers; where
     anything else fails (the scene, the question, or qlang itself), it has none either, and
@@ -72,13 +87,14 @@ def judge(record_id: str, program: str | None, syntax: str, question: dict[str, 
 
     def judged() -> Judged:
         scene = scenes.facts(question["imageId"]) if facts is None else facts
-        answers = _answers(program, syntax, scene, lenient, semantics, max(top_k))
+        answers = _answers(program, syntax, scene, options.lenient, options.semantics, max(options.top_k))
         correct = {(level, k): top_k_match(answers, question["answer"], k, Generosity.parse(level))
-                   for level in levels for k in top_k}
-        return Judged(record_id, oracle(question, scenes, semantics), answers, question["answer"], correct)
+                   for level in options.levels for k in options.top_k}
+        return Judged(record_id, oracle(question, scenes, options.semantics), answers, question["answer"],
+                      correct)
 
     return attempt(judged, lambda why: Judged.failed(record_id, question.get("answer"), why.diagnostics[0],
-                                                     levels, top_k))
+                                                     options.levels, options.top_k))
 
 
 def oracle(question: dict[str, Any], scenes: SceneLibrary, semantics: str) -> bool:

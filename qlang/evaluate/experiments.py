@@ -18,14 +18,14 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from qlang.errors import Diagnostic, QlangError, error
-from qlang.evaluate.answers import judge, oracle
+from qlang.evaluate.answers import THESIS_JUDGING, JudgeOptions, judge, oracle
 from qlang.evaluate.programs import counted
 from qlang.executors import Executor, Local
 from qlang.ir import Node
@@ -44,7 +44,9 @@ LOG = "results.jsonl"
 
 
 @dataclass(frozen=True, slots=True)
-class Config:
+class TranslatorConfig:
+    """One configuration an experiment compares: a labelled translator setting and its model."""
+
     label: str
     settings: Settings
     backend: str = "llama-cpp"
@@ -108,38 +110,38 @@ def answerable_only(questions: list[Question], scenes: SceneLibrary,
 
 # ----- the experiments -------------------------------------------------------------------------
 
-def prompt_grid(base: Settings) -> list[Config]:
+def prompt_grid(base: Settings) -> list[TranslatorConfig]:
     """Seed thesis Tables 4-5: number of examples x sampling x cover_operators."""
-    return [Config(f"n={n} {sampling}{' +cover' if cover else ''}",
+    return [TranslatorConfig(f"n={n} {sampling}{' +cover' if cover else ''}",
                    replace(base, examples=n, sampling=sampling, cover_operators=cover),
                    axes=(("examples", n), ("sampling", sampling), ("cover_operators", cover)))
             for n in (1, 3, 5, 10, 15) for sampling in ("random", "jaccard", "embedding")
             for cover in (False, True)]
 
 
-def prompts(base: Settings) -> list[Config]:
+def prompts(base: Settings) -> list[TranslatorConfig]:
     """Seed thesis Table 6: the prompt versions."""
-    return [Config(version, replace(base, prompt=version), axes=(("prompt", version),))
+    return [TranslatorConfig(version, replace(base, prompt=version), axes=(("prompt", version),))
             for version in [f"v{i}" for i in range(1, 11)]]
 
 
-def syntaxes(base: Settings) -> list[Config]:
+def syntaxes(base: Settings) -> list[TranslatorConfig]:
     """Seed thesis Tables 7-8: the target syntax, every one decoded alike: freely, or under its
     grammar (then without GQA's JSON, which has none)."""
-    return [Config(syntax, replace(base, syntax=syntax, prompt=None), axes=(("syntax", syntax),))
+    return [TranslatorConfig(syntax, replace(base, syntax=syntax, prompt=None), axes=(("syntax", syntax),))
             for syntax in ("gqa", "flat", "nested", "code")
             if not base.constrained or syntax in GRAMMAR_SYNTAXES]
 
 
-def constrained(base: Settings) -> list[Config]:
+def constrained(base: Settings) -> list[TranslatorConfig]:
     """The experiment the thesis proposed and never ran: constrained vs free decoding."""
     variants = [("unconstrained", False, True, "gbnf"), ("syntax only (GBNF)", True, False, "gbnf"),
                 ("GBNF", True, True, "gbnf"), ("llguidance", True, True, "lark")]
-    return [Config(label, replace(base, constrained=on, vocabulary=vocab, engine=engine),
+    return [TranslatorConfig(label, replace(base, constrained=on, vocabulary=vocab, engine=engine),
                    axes=(("decoding", label),)) for label, on, vocab, engine in variants]
 
 
-def models(base: Settings, specs: list[str]) -> list[Config]:
+def models(base: Settings, specs: Sequence[str]) -> list[TranslatorConfig]:
     """Seed thesis Table 9: any list of `[translator/]backend[:model]` specs, e.g.
     `finetuned/llama-cpp` (the bundled fine-tuned model) or `fewshot/llama-cpp:gemma3`; a
     translator alone (`small`, `cascade`) runs on the default backend and model."""
@@ -153,13 +155,16 @@ def models(base: Settings, specs: list[str]) -> list[Config]:
                         f"(one of {', '.join(FACTORIES)})")
         backend, _, model = rest.partition(":")
         settings = replace(base, translator=kind or base.translator)
-        configs.append(Config(spec, settings, backend, model or None, axes=(("model", spec),)))
+        configs.append(TranslatorConfig(spec, settings, backend, model or None, axes=(("model", spec),)))
     return configs
 
 
-EXPERIMENTS: dict[str, Callable[..., list[Config]]] = {
-    "prompt-grid": prompt_grid, "prompts": prompts, "syntaxes": syntaxes,
-    "constrained": constrained, "models": models,
+#: The experiments that compare translator configurations, by name: each makes them from the base
+#: settings and the model specs the command line gives (only `models` reads those).
+EXPERIMENTS: dict[str, Callable[[Settings, Sequence[str]], list[TranslatorConfig]]] = {
+    "prompt-grid": lambda base, _: prompt_grid(base), "prompts": lambda base, _: prompts(base),
+    "syntaxes": lambda base, _: syntaxes(base), "constrained": lambda base, _: constrained(base),
+    "models": models,
 }
 
 
@@ -192,18 +197,17 @@ def failures(results: list[dict[str, Any]]) -> list[str]:
             "translating, scoring or judging; the log's `failure` says why."]
 
 
-def run(configs: list[Config], questions: list[Question], out: Path,
-        make_translator: Callable[[Config], Translates], progress: bool = True,
-        scenes: SceneLibrary | None = None, lenient: bool = True, semantics: str = "thesis",
+def run(configs: list[TranslatorConfig], questions: list[Question], out: Path,
+        make_translator: Callable[[TranslatorConfig], Translates], progress: bool = True,
+        scenes: SceneLibrary | None = None, judging: JudgeOptions = THESIS_JUDGING,
         executor: Executor | None = None) -> Path:
     """Translate and score every question under every configuration (and judge its answer
-    where `scenes` has its image, as the thesis did unless told otherwise: the program read
-    leniently, the theory's and the oracle's `semantics` the thesis's), on `executor` (default:
-    in this process); returns the log path."""
+    where `scenes` has its image, as the thesis did unless `judging` says otherwise), on
+    `executor` (default: in this process); returns the log path."""
     with open_log(out) as output:
         todo = output.pending.todo([(c, q) for c in configs for q in questions],
                                    lambda pair: log_key({"config": pair[0].label, "id": pair[1].id}))
-        run_batch(Experimenting(make_translator, scenes, lenient, semantics), todo, output,
+        run_batch(Experimenting(make_translator, scenes, judging), todo, output,
                   executor or Local(), batch=1, progress=Progress("experiment", len(todo), shown=progress))
     return out / LOG
 
@@ -223,41 +227,39 @@ class Experimenting:
     """The job of an experiment (`qlang.executors`): (configuration, question) pairs in, their
     log records out; each worker makes a configuration's translator when it first needs it."""
 
-    make_translator: Callable[[Config], Translates]
+    make_translator: Callable[[TranslatorConfig], Translates]
     scenes: SceneLibrary | None
-    lenient: bool
-    semantics: str
+    judging: JudgeOptions
 
-    def setup(self) -> Callable[[list[tuple[Config, Question]]], list[dict[str, Any]]]:
+    def setup(self) -> Callable[[list[tuple[TranslatorConfig, Question]]], list[dict[str, Any]]]:
         translators: dict[str, Translates] = {}
 
-        def answer(pairs: list[tuple[Config, Question]]) -> list[dict[str, Any]]:
+        def answer(pairs: list[tuple[TranslatorConfig, Question]]) -> list[dict[str, Any]]:
             results = []
             for config, question in pairs:
                 if config.label not in translators:
                     translators[config.label] = self.make_translator(config)
                 results.append(_result(config, question, translators[config.label], self.scenes,
-                                       self.lenient, self.semantics))
+                                       self.judging))
             return results
 
         return answer
 
 
-def _result(config: Config, question: Question, translator: Translates,
-            scenes: SceneLibrary | None = None, lenient: bool = True,
-            semantics: str = "thesis") -> dict[str, Any]:
+def _result(config: TranslatorConfig, question: Question, translator: Translates,
+            scenes: SceneLibrary | None = None, judging: JudgeOptions = THESIS_JUDGING) -> dict[str, Any]:
     """The question's log record under the configuration; a failure record where the line is no
     usable question, or where translating it fails."""
     key = {"config": config.label, "id": question.id}
     if question.problem is not None:
         return failure_record(key, question, question.problem)
     keyed = key | {"question": question.text}
-    return attempt(lambda: _translated(config, question, translator, scenes, lenient, semantics),
+    return attempt(lambda: _translated(config, question, translator, scenes, judging),
                    lambda why: failure_record(keyed, question, why.diagnostics[0]))
 
 
-def _translated(config: Config, question: Question, translator: Translates, scenes: SceneLibrary | None,
-                lenient: bool, semantics: str) -> dict[str, Any]:
+def _translated(config: TranslatorConfig, question: Question, translator: Translates,
+                scenes: SceneLibrary | None, judging: JudgeOptions) -> dict[str, Any]:
     """The question translated, scored and judged; a failure while scoring or judging that is
     not the translation's counts it as wrong, and is the record's `failure`."""
     translation = translator.translate(question.text)
@@ -276,9 +278,8 @@ def _translated(config: Config, question: Question, translator: Translates, scen
     if scenes is not None and question.record.get("imageId") in scenes.image_ids:
         raw = translation.raw[-1] if translation.raw else None
         syntax = config.settings.syntax
-        answered = answered_program(translation.program, raw, syntax, lenient)
-        judged = judge(str(question.id), answered, syntax, dict(question.record), scenes, lenient=lenient,
-                       semantics=semantics)
+        answered = answered_program(translation.program, raw, syntax, judging.lenient)
+        judged = judge(str(question.id), answered, syntax, dict(question.record), scenes, judging)
         record |= judged.to_json()
         why = why or judged.error
     return record | failed(why)

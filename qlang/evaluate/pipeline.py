@@ -25,13 +25,13 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from qlang.errors import Diagnostic
-from qlang.evaluate.answers import LEVELS, TOP_K, Judged, judge
+from qlang.evaluate.answers import LEVELS, THESIS_JUDGING, TOP_K, Judged, JudgeOptions, judge
 from qlang.evaluate.experiments import (
     LOG,
     Question,
@@ -54,7 +54,7 @@ ROWS = ("isolated", "base", "pipeline", "blind")
 
 
 @dataclass(frozen=True, slots=True)
-class Scenes:
+class PipelineScenes:
     #: the ground-truth scene graphs by image id: the isolated row, and the oracle
     truth: SceneLibrary
     #: weighted scenes from the gold program's concepts: the base and pipeline rows
@@ -63,9 +63,9 @@ class Scenes:
     blind: SceneLibrary | None = None
 
 
-def run(questions: list[Question], out: Path, make_translator: Callable[[], Translates], scenes: Scenes,
-        syntax: str, *, lenient: bool = True, semantics: str = "thesis", progress: bool = True,
-        executor: Executor | None = None) -> Path:
+def run(questions: list[Question], out: Path, make_translator: Callable[[], Translates],
+        scenes: PipelineScenes, syntax: str, *, judging: JudgeOptions = THESIS_JUDGING,
+        progress: bool = True, executor: Executor | None = None) -> Path:
     """Translate each question once and judge every row it has scenes for, one log line per
     (row, question), resuming what the log already has, on `executor` (default: in this
     process); returns the log path."""
@@ -75,7 +75,7 @@ def run(questions: list[Question], out: Path, make_translator: Callable[[], Tran
         missing = [(q, [row for row in _rows(q, scenes)
                         if output.pending(log_key({"config": row, "id": q.id}))]) for q in kept]
         todo = [(question, rows) for question, rows in missing if rows]
-        run_batch(Judging(make_translator, scenes, syntax, lenient, semantics), todo, output,
+        run_batch(Judging(make_translator, scenes, syntax, judging), todo, output,
                   executor or Local(), batch=1, progress=Progress("pipeline", len(todo), shown=progress))
     return out / LOG
 
@@ -87,10 +87,9 @@ class Judging:
     it first needs it (a question with only its base row left needs none)."""
 
     make_translator: Callable[[], Translates]
-    scenes: Scenes
+    scenes: PipelineScenes
     syntax: str
-    lenient: bool
-    semantics: str
+    judging: JudgeOptions
 
     def setup(self) -> Callable[[list[tuple[Question, list[str]]]], list[Printed]]:
         translator = cache(self.make_translator)
@@ -102,8 +101,7 @@ class Judging:
                 translation = translator().translate(question.text) if set(rows) - {"base"} else None
             except Exception as exc:  # its rows fail, and say why
                 return [_failed_row(question, row, failure(exc).diagnostics[0]) for row in rows]
-            return _judged(question, rows, translation, self.scenes, self.syntax, self.lenient,
-                           self.semantics)
+            return _judged(question, rows, translation, self.scenes, self.syntax, self.judging)
 
         return lambda pairs: [printed(records(question, rows)) for question, rows in pairs]
 
@@ -114,7 +112,7 @@ def _failed_row(question: Question, row: str, why: Diagnostic) -> dict[str, Any]
     return failure_record({"config": row, "id": question.id}, question, why) | {"program": None} | judged
 
 
-def _rows(question: Question, scenes: Scenes) -> list[str]:
+def _rows(question: Question, scenes: PipelineScenes) -> list[str]:
     """The rows the question has scenes for (a line that is no usable question: isolated)."""
     if question.problem is not None:
         return ["isolated"]
@@ -123,13 +121,13 @@ def _rows(question: Question, scenes: Scenes) -> list[str]:
     return ["isolated", *(["base", "pipeline"] if weighted else []), *(["blind"] if blind else [])]
 
 
-def _judged(question: Question, rows: list[str], translation: Translation | None, scenes: Scenes,
-            syntax: str, lenient: bool, semantics: str) -> list[dict[str, Any]]:
+def _judged(question: Question, rows: list[str], translation: Translation | None, scenes: PipelineScenes,
+            syntax: str, judging: JudgeOptions) -> list[dict[str, Any]]:
     """The question's record in each row; a row that cannot be judged (its weighted scene
     unusable, say) fails alone."""
     record = dict(question.record) | {"id": question.id}
     raw = translation.raw[-1] if translation is not None and translation.raw else None
-    translated = answered_program(translation.program if translation else None, raw, syntax, lenient)
+    translated = answered_program(translation.program if translation else None, raw, syntax, judging.lenient)
     over = {"isolated": None, "base": scenes.weighted, "pipeline": scenes.weighted,
             "blind": scenes.blind}
 
@@ -139,10 +137,9 @@ def _judged(question: Question, rows: list[str], translation: Translation | None
             facts = None if library is None else _facts(library, record)
             if row == "base":  # the gold program, as GQA wrote it
                 found = judge(str(question.id), json.dumps(record["semantic"]), "gqa", record, scenes.truth,
-                              semantics=semantics, facts=facts)
+                              replace(judging, lenient=False), facts)
             else:
-                found = judge(str(question.id), translated, syntax, record, scenes.truth, lenient=lenient,
-                              semantics=semantics, facts=facts)
+                found = judge(str(question.id), translated, syntax, record, scenes.truth, judging, facts)
         except Exception as exc:  # this row fails alone, and says why
             return _failed_row(question, row, failure(exc).diagnostics[0])
         return ({"config": row, "id": question.id, "program": translated if row != "base" else None}

@@ -364,7 +364,9 @@ def _fixed(item: Item, root: Node | None, context: Context,
 # ----- the report -------------------------------------------------------------------------------
 
 @dataclass(frozen=True)
-class Row:
+class SeekingRow:
+    """A row of the seeking experiment's table: one configuration over one group of questions."""
+
     config: str
     group: str
     n: int
@@ -378,18 +380,18 @@ class Row:
     ms: float
 
 
-def rows(results: Iterable[dict[str, Any]]) -> list[Row]:
+def rows(results: Iterable[dict[str, Any]]) -> list[SeekingRow]:
     groups: dict[tuple[str, str], list[dict[str, Any]]] = {}
     for result in results:
         groups.setdefault((result["config"], result["group"]), []).append(result)
     table = []
     for (config, group), found in groups.items():
         n, told = len(found), sum(r["cannot_tell"] for r in found)
-        table.append(Row(config, group, n, sum(r["correct"] for r in found) / n, (n - told) / n, told / n,
-                         sum(r["answer"] == "no" and bool(r["unseen"]) for r in found),
-                         sum(not r["cannot_tell"] and not r["correct"] for r in found),
-                         statistics.median(r["steps"] for r in found),
-                         statistics.median(r["ms"] for r in found)))
+        table.append(SeekingRow(config, group, n, sum(r["correct"] for r in found) / n, (n - told) / n,
+                                told / n, sum(r["answer"] == "no" and bool(r["unseen"]) for r in found),
+                                sum(not r["cannot_tell"] and not r["correct"] for r in found),
+                                statistics.median(r["steps"] for r in found),
+                                statistics.median(r["ms"] for r in found)))
     return table
 
 
@@ -444,7 +446,7 @@ def _by_type(results: list[dict[str, Any]], order: list[str]) -> list[str]:
     return [*lines, ""]
 
 
-def _compared(before: list[Row], after: list[Row], order: list[str], path: Path) -> list[str]:
+def _compared(before: list[SeekingRow], after: list[SeekingRow], order: list[str], path: Path) -> list[str]:
     """The rows of both runs side by side (those of groups and configurations both have), and
     their plot."""
     earlier = {(r.config, r.group): r for r in before}
@@ -462,13 +464,13 @@ def _compared(before: list[Row], after: list[Row], order: list[str], path: Path)
     return lines
 
 
-def _plot_compared(path: Path, pairs: list[tuple[Row, Row]]) -> None:
+def _plot_compared(path: Path, pairs: list[tuple[SeekingRow, SeekingRow]]) -> None:
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    measures: dict[str, Callable[[Row], float]] = {
+    measures: dict[str, Callable[[SeekingRow], float]] = {
         "accuracy": lambda row: row.accuracy, "answer rate": lambda row: row.answered,
         "wrong answers": lambda row: row.wrong / row.n}
     figure, axes = plt.subplots(1, 3, figsize=(15, 4.2), sharey=True)
@@ -489,7 +491,7 @@ def _plot_compared(path: Path, pairs: list[tuple[Row, Row]]) -> None:
     plt.close(figure)
 
 
-def _plot(path: Path, table: list[Row]) -> None:
+def _plot(path: Path, table: list[SeekingRow]) -> None:
     import matplotlib
 
     matplotlib.use("Agg")
@@ -499,7 +501,7 @@ def _plot(path: Path, table: list[Row]) -> None:
     configs = [c for c in (*CONFIGS, *LLM_CONFIGS) if any(row.config == c for row in table)]
     figure, axes = plt.subplots(1, 3, figsize=(14, 3.8), sharey=True)
     width = 0.8 / len(configs)
-    measures: dict[str, Callable[[Row], float]] = {
+    measures: dict[str, Callable[[SeekingRow], float]] = {
         "accuracy": lambda row: row.accuracy, "answer rate": lambda row: row.answered,
         "wrong answers": lambda row: row.wrong / row.n}
     for axis, (title, measure) in zip(axes, measures.items(), strict=True):
