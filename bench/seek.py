@@ -84,7 +84,8 @@ def warm(rounds: int) -> dict[tuple[str, bool], list[float]]:
                     if len(sought.steps) != 3 or sought.answer is None:
                         raise SystemExit(f"{question!r} is not answered on the first try:\n{sought.render()}")
                 else:
-                    pipeline.ask(question, translator, scene=facts, image=image, perceiver=perceiver)
+                    about = pipeline.Subject(facts, image, perceiver=perceiver)
+                    pipeline.ask(question, translator, about)
                 if round_:
                     times.setdefault((question, seeking), []).append(time.perf_counter() - start)
     return times

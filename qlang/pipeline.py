@@ -27,7 +27,7 @@ from qlang.passes.lower import facts
 from qlang.timing import Stages
 from qlang.translate.factory import Loaded
 from qlang.translate.translator import Translates, Translation
-from qlang.vision.perception import Perceiver, Thresholds
+from qlang.vision.perception import Perceiver
 from qlang.vision.pipeline import Options, Perceived
 
 
@@ -50,6 +50,17 @@ class Answered:
     stages: Stages = field(default_factory=Stages)
     #: a photo's "no" withheld: the words of the program its perceiver cannot see
     unseen: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Subject:
+    """What a question is asked about: a scene's facts, or the photo `image`, perceived as
+    `vision` says by `perceiver` (where one is loaded already: a server's)."""
+
+    scene: str | None = None
+    image: str | None = None
+    vision: Options = field(default_factory=Options)
+    perceiver: Perceiver | None = None
 
 
 #: How a person's question is answered: its three best distinct answers (a person asking wants
@@ -85,17 +96,14 @@ def load_perceiver(options: Options) -> Future[tuple[Perceiver, float]]:
     return loading
 
 
-def ask(question: str, translator: Translates, *, scene: str | None = None, image: str | None = None,
-        vision: Options | None = None, loaded: Loaded | None = None, options: SolveOptions = ASKED,
-        stages: Stages | None = None, perceiver: Perceiver | None = None) -> Answered:
-    """Translate `question`, then answer it (its k best distinct answers, as `answer`) over
-    `scene` (facts) or the photo `image`, perceived for what the program needs; every model
-    `loaded` on the way is a stage of its own, and the perceiver loads beside translating
-    unless `perceiver` is one already loaded (a server's).
+def ask(question: str, translator: Translates, about: Subject, *, loaded: Loaded | None = None,
+        options: SolveOptions = ASKED, stages: Stages | None = None) -> Answered:
+    """Translate `question`, then answer it (its k best distinct answers, as `answer`) `about`
+    a scene or a photo, perceived for what the program needs; every model `loaded` on the way
+    is a stage of its own, and the perceiver loads beside translating unless one is loaded.
     Raises `Untranslated` when no program came out, QlangError when no answer could be computed."""
     stages = stages or Stages()
-    vision = vision or Options()
-    looking = load_perceiver(vision) if image is not None and perceiver is None else None
+    looking = load_perceiver(about.vision) if about.image is not None and about.perceiver is None else None
     translation = translator.translate(question)
     for label, seconds in (loaded.seconds if loaded else {}).items():
         stages.add(label, seconds)
@@ -108,20 +116,20 @@ def ask(question: str, translator: Translates, *, scene: str | None = None, imag
     if looking is not None:
         perceiver, seconds = looking.result()
         stages.add("load detector (beside translating)", seconds)
-    answered = answer(translation.root, scene=scene, image=image, perceiver=perceiver,
-                      thresholds=vision.thresholds, options=options, stages=stages)
+        about = replace(about, perceiver=perceiver)
+    answered = answer(translation.root, about, options=options, stages=stages)
     return replace(answered, translation=translation)
 
 
-def answer(root: Node, *, scene: str | None = None, image: str | None = None,
-           perceiver: Perceiver | None = None, thresholds: Thresholds | None = None,
-           options: SolveOptions = ASKED, stages: Stages | None = None) -> Answered:
+def answer(root: Node, about: Subject, *, options: SolveOptions = ASKED,
+           stages: Stages | None = None) -> Answered:
     """A checked program's k best distinct answers (a person asking wants no answer twice; each
-    with its best cost) over `scene` (facts) or the photo `image`, which `perceiver` perceives for
-    what the program needs, with the `options`' limits and background knowledge and rules:
-    `ask`'s second half, and the whole of answering a program edited by hand (`qlang.web`)."""
+    with its best cost) `about` a scene or a photo, which its perceiver perceives for what the
+    program needs, with the `options`' limits and background knowledge and rules: `ask`'s second
+    half, and the whole of answering a program edited by hand (`qlang.web`)."""
     stages = stages or Stages()
     perceived = None
+    scene, image, perceiver = about.scene, about.image, about.perceiver
     if image is not None:
         if perceiver is None:
             raise ValueError("answering about a photo needs a perceiver")
@@ -129,7 +137,7 @@ def answer(root: Node, *, scene: str | None = None, image: str | None = None,
 
         with stages.time("extract"):
             concepts = pipeline.from_program(root)
-        perceived = pipeline.perceive(image, concepts, perceiver, thresholds or Thresholds(), stages)
+        perceived = pipeline.perceive(image, concepts, perceiver, about.vision.thresholds, stages)
         scene = perceived.facts
     if scene is None:
         raise ValueError("answering needs a scene or an image")

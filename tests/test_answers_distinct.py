@@ -28,7 +28,7 @@ def facts(name: str, image: str) -> str:
 
 def answered(name: str, image: str, program: str) -> pipeline.Answered:
     """What `ask` (after translating) and the page answer with the default top-k of three."""
-    return pipeline.answer(qlang.compile(program), scene=facts(name, image))
+    return pipeline.answer(qlang.compile(program), pipeline.Subject(facts(name, image)))
 
 
 def scene_file(tmp_path: Path, name: str, image: str) -> str:

@@ -62,8 +62,8 @@ def ask(question: str, scene: str | None, image: str | None, image_id: str | Non
                 facts = SceneLibrary(read_source(scene, limits.SCENE)).facts(image_id)
         translator = make(settings, models, loaded)
         solving = replace(pipeline.ASKED, top_k=top_k, limits=Limits(timeout=timeout), background=background)
-        answered = pipeline.ask(question, translator, scene=facts, image=image, vision=vision,
-                                loaded=loaded, options=solving, stages=stages)
+        answered = pipeline.ask(question, translator, pipeline.Subject(facts, image, vision), loaded=loaded,
+                                options=solving, stages=stages)
     except pipeline.Untranslated as exc:
         click.echo(f"model output: {exc.translation.program!r}", err=True)
         fail(exc)

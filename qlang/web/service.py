@@ -68,8 +68,8 @@ class Service:
         question = _question(question)
 
         def run(scene: str | None, image: str | None, stages: Stages) -> pipeline.Answered:
-            return pipeline.ask(question, self.translator, scene=scene, image=image, vision=self.vision,
-                                perceiver=self.perceiver, options=replace(self.options, top_k=top_k),
+            about = pipeline.Subject(scene, image, self.vision, self.perceiver)
+            return pipeline.ask(question, self.translator, about, options=replace(self.options, top_k=top_k),
                                 stages=stages)
 
         return self._answer(about, run, self.translator.description)
@@ -79,9 +79,8 @@ class Service:
         root = self.background.compile(program, name="program")  # the rules' words are words too
 
         def run(scene: str | None, image: str | None, stages: Stages) -> pipeline.Answered:
-            return pipeline.answer(root, scene=scene, image=image, perceiver=self.perceiver,
-                                   thresholds=self.vision.thresholds,
-                                   options=replace(self.options, top_k=top_k), stages=stages)
+            about = pipeline.Subject(scene, image, self.vision, self.perceiver)
+            return pipeline.answer(root, about, options=replace(self.options, top_k=top_k), stages=stages)
 
         return self._answer(about, run, None)
 
