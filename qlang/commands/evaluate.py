@@ -121,16 +121,16 @@ def _compare(run: ExperimentRun) -> Path:
 
 
 def _pipeline(run: ExperimentRun) -> Path:
-    """The translator in the whole pipeline (`qlang.evaluate.pipeline`), then its report."""
-    from qlang.evaluate import experiments, pipeline
+    """The translator in the whole pipeline (`qlang.evaluate.end_to_end`), then its report."""
+    from qlang.evaluate import end_to_end, experiments
 
     assert run.scenes is not None  # needs_scenes: checked before
     weighted, blind = run.own["weighted"], run.own["blind_weighted"]
-    found = pipeline.PipelineScenes(run.scenes, _library(weighted), _library(blind) if blind else None)
+    found = end_to_end.PipelineScenes(run.scenes, _library(weighted), _library(blind) if blind else None)
     translator = partial(_factory(run.models), experiments.TranslatorConfig("translation", run.base))
-    log = pipeline.run(run.questions, run.out, translator, found, run.base.syntax, judging=run.judging,
+    log = end_to_end.run(run.questions, run.out, translator, found, run.base.syntax, judging=run.judging,
                        executor=run.executor)
-    return pipeline.write(run.out, log, run.command_line)
+    return end_to_end.write(run.out, log, run.command_line)
 
 
 #: The experiments, by name (the seeking one is `qlang.commands.seeking.seek_experiment`).

@@ -39,7 +39,7 @@ COMMANDS = {
     "explain": Lazy("qlang.commands.solve:explain",
                     "Show how the answer comes about: each step, the objects it kept, the facts behind "
                     "it (and the rules behind the facts they derived)."),
-    "kb": Lazy("qlang.commands.knowledge:kb",
+    "kb": Lazy("qlang.commands.kb:kb",
                "Knowledge bases: index one (build), describe one (stats), find paths in one (paths)."),
     "text": Lazy("qlang.commands.text:text",
                  "Documents: match them to a text, extract the span answering a question (constrained "

@@ -11,7 +11,7 @@ from click.testing import CliRunner
 from qlang.asp.scene import SceneLibrary
 from qlang.commands.main import cli
 from qlang.errors import Source
-from qlang.evaluate import pipeline
+from qlang.evaluate import end_to_end
 from qlang.evaluate.experiments import LOG, questions_from
 from qlang.translate.translator import Translation
 
@@ -60,9 +60,9 @@ def library(scenes: dict[str, object]) -> SceneLibrary:
 
 
 def test_the_rows_of_table_10(tmp_path: Path) -> None:
-    scenes = pipeline.PipelineScenes(library(TRUTH), library(WEIGHTED), library(BLIND))
+    scenes = end_to_end.PipelineScenes(library(TRUTH), library(WEIGHTED), library(BLIND))
     translator = StandIn()
-    log = pipeline.run(questions_from(QUESTIONS), tmp_path, lambda: translator, scenes,  # type: ignore[arg-type]
+    log = end_to_end.run(questions_from(QUESTIONS), tmp_path, lambda: translator, scenes,  # type: ignore[arg-type]
                        "nested", progress=False)
     assert translator.asked == [q["question"] for q in QUESTIONS]  # once per question, for all rows
     results = {(r["config"], r["id"]): r for r in map(json.loads, log.read_text().splitlines())}
@@ -75,7 +75,7 @@ def test_the_rows_of_table_10(tmp_path: Path) -> None:
     assert results[("blind", "q1")]["correct"]
     assert results[("base", "q2")]["correct"] and not results[("pipeline", "q2")]["correct"]
 
-    text = pipeline.write(tmp_path, log, "qlangc experiment pipeline").read_text()
+    text = end_to_end.write(tmp_path, log, "qlangc experiment pipeline").read_text()
     assert "| row | n | generosity | top 1 | top 3 | top 5 | top 1 vs base |" in text
     assert "| isolated | 2 | strict | 50.00% | 50.00% | 50.00% | – |" in text
     assert "| base | 2 | strict | 50.00% | 100.00% | 100.00% | 100.00% |" in text
@@ -84,11 +84,11 @@ def test_the_rows_of_table_10(tmp_path: Path) -> None:
 
 
 def test_a_resumed_run_translates_only_what_is_missing(tmp_path: Path) -> None:
-    scenes = pipeline.PipelineScenes(library(TRUTH), library(WEIGHTED))
+    scenes = end_to_end.PipelineScenes(library(TRUTH), library(WEIGHTED))
     questions = questions_from(QUESTIONS)
-    pipeline.run(questions[:1], tmp_path, StandIn, scenes, "nested", progress=False)  # type: ignore[arg-type]
+    end_to_end.run(questions[:1], tmp_path, StandIn, scenes, "nested", progress=False)  # type: ignore[arg-type]
     again = StandIn()
-    log = pipeline.run(questions, tmp_path, lambda: again, scenes, "nested",  # type: ignore[arg-type]
+    log = end_to_end.run(questions, tmp_path, lambda: again, scenes, "nested",  # type: ignore[arg-type]
                        progress=False)
     assert again.asked == ["Is there a table?"]
     assert len(log.read_text().splitlines()) == 6 and (tmp_path / LOG) == log
