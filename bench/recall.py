@@ -22,7 +22,7 @@ from qlang.evaluate.seeking import CALIBRATION, PHOTO_SET, photo_items
 from qlang.ontology import load
 from qlang.seek.tools import CLOSER
 from qlang.timing import Stages
-from qlang.vision import pipeline
+from qlang.vision import perceiving
 from qlang.vision.perception import Thresholds
 from qlang.vision.recall import TABLE
 from qlang.vision.sight import SIGHTS
@@ -35,7 +35,7 @@ def main() -> None:
     parser.add_argument("--photos", type=Path, default=PHOTO_SET)
     args = parser.parse_args()
     ontology, sight = load(), SIGHTS["ssd"]
-    perceiver = pipeline.make_perceiver(pipeline.Options(text=False))
+    perceiver = perceiving.make_perceiver(perceiving.Options(text=False))
     counts: dict[str, list[int]] = {}
     for item in photo_items(args.photos, CALIBRATION):
         match = EXISTS.match(item.question or "")
@@ -46,7 +46,7 @@ def main() -> None:
             continue
         assert item.image is not None
         root = parse(f"exist(select(scene(), {cls}))", "nested")
-        seen = pipeline.perceive(item.image, pipeline.from_program(root), perceiver,
+        seen = perceiving.perceive(item.image, perceiving.from_program(root), perceiver,
                                  Thresholds(detection=CLOSER), Stages())
         found = any(d.name == cls or cls in ontology.ancestors(d.name) for d in seen.perception.objects)
         counts.setdefault(cls, [0, 0])

@@ -61,7 +61,7 @@ def warm(rounds: int) -> dict[tuple[str, bool], list[float]]:
     from qlang.seek import Context, seek
     from qlang.translate.factory import Loaded, make
     from qlang.translate.translator import Settings
-    from qlang.vision.pipeline import Options, make_perceiver
+    from qlang.vision.perceiving import Options, make_perceiver
 
     context = Context()
     translator = make(Settings(translator="cascade"), context.models, Loaded())

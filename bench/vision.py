@@ -18,7 +18,7 @@ import time
 from qlang.api import compile as compile_program
 from qlang.pipeline import solve_program
 from qlang.timing import Stages
-from qlang.vision import pipeline
+from qlang.vision import perceiving
 
 #: photo -> a question about it, as a program (the translator is measured in bench/translate.py)
 PHOTOS = {
@@ -36,9 +36,9 @@ def main() -> None:
     args = parser.parse_args()
     from skimage import data_dir
 
-    options = pipeline.Options(refine=args.refine)
+    options = perceiving.Options(refine=args.refine)
     start = time.perf_counter()
-    perceiver = pipeline.make_perceiver(options)
+    perceiver = perceiving.make_perceiver(options)
     print(f"load detector: {1000 * (time.perf_counter() - start):.0f} ms; {os.cpu_count()} CPUs "
           f"({platform.machine()}), refine={args.refine}")
     print(f"{'photo':16} {'read':>6} {'perceive':>9} {'scene':>6} {'solve':>6} {'total':>6}  answer")
@@ -48,7 +48,8 @@ def main() -> None:
         runs: dict[str, list[float]] = {}
         for _ in range(args.repeat):
             stages = Stages()
-            seen = pipeline.perceive(path, pipeline.from_program(root), perceiver, options.thresholds, stages)
+            concepts = perceiving.from_program(root)
+            seen = perceiving.perceive(path, concepts, perceiver, options.thresholds, stages)
             answer = solve_program(root, seen.facts, stages=stages).answers
             for stage, seconds in stages.seconds.items():
                 runs.setdefault(stage, []).append(1000 * seconds)

@@ -27,8 +27,8 @@ from qlang.passes.lower import facts
 from qlang.timing import Stages
 from qlang.translate.factory import Loaded
 from qlang.translate.translator import Translates, Translation
+from qlang.vision.perceiving import Options, Perceived
 from qlang.vision.perception import Perceiver
-from qlang.vision.pipeline import Options, Perceived
 
 
 class Untranslated(QlangError):
@@ -85,10 +85,10 @@ def load_perceiver(options: Options) -> Future[tuple[Perceiver, float]]:
     libraries and weights load (mostly outside the GIL) while the translator loads and runs."""
 
     def load() -> tuple[Perceiver, float]:
-        from qlang.vision import pipeline
+        from qlang.vision import perceiving
 
         start = time.perf_counter()
-        return pipeline.make_perceiver(options), time.perf_counter() - start
+        return perceiving.make_perceiver(options), time.perf_counter() - start
 
     pool = ThreadPoolExecutor(1, thread_name_prefix="qlang-perceiver")
     loading = pool.submit(load)
@@ -133,11 +133,11 @@ def answer(root: Node, about: Subject, *, options: SolveOptions = ASKED,
     if image is not None:
         if perceiver is None:
             raise ValueError("answering about a photo needs a perceiver")
-        from qlang.vision import pipeline
+        from qlang.vision import perceiving
 
         with stages.time("extract"):
-            concepts = pipeline.from_program(root)
-        perceived = pipeline.perceive(image, concepts, perceiver, about.vision.thresholds, stages)
+            concepts = perceiving.from_program(root)
+        perceived = perceiving.perceive(image, concepts, perceiver, about.vision.thresholds, stages)
         scene = perceived.facts
     if scene is None:
         raise ValueError("answering needs a scene or an image")

@@ -149,7 +149,7 @@ def _hostile_json(draw: st.DrawFn) -> str:
 @given(_hostile_json())
 def test_every_reader_of_a_json_file_survives_deep_and_huge_json(document: str) -> None:
     from qlang.translate.examples import read_pool
-    from qlang.vision.pipeline import read_concepts
+    from qlang.vision.perceiving import read_concepts
 
     with tempfile.TemporaryDirectory() as folder:
         path, program = Path(folder) / "hostile.json", Path(folder) / "q.txt"

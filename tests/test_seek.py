@@ -131,7 +131,7 @@ def test_looking_closer_and_refining_stay_within_the_budget(monkeypatch: pytest.
     labels: the tools read tables instead, the whole search ends within its budget, and each
     closer look within a quarter of it (a second or two; the machine is shared)."""
     from qlang import wordnet
-    from qlang.vision.pipeline import Options
+    from qlang.vision.perceiving import Options
 
     def unread() -> None:
         raise AssertionError("WordNet read while seeking")

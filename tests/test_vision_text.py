@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 
 from qlang.timing import Stages
+from qlang.vision.perceiving import Options, make_perceiver, perceive
 from qlang.vision.perception import Detection, Image, Perception, SeenBox, Thresholds
-from qlang.vision.pipeline import Options, make_perceiver, perceive
 from qlang.vision.reading import Reading
 from tests.conftest import FIXTURES
 

@@ -41,7 +41,7 @@ def serve(host: str, port: int, scene_files: tuple[str, ...], timeout: float, kb
     files are gone when it ends."""
     import uvicorn
 
-    from qlang.vision.pipeline import make_perceiver
+    from qlang.vision.perceiving import make_perceiver
     from qlang.web.app import make_app
     from qlang.web.service import Service
     from qlang.web.sources import Scenes, default_scene_files, example_photos

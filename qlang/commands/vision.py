@@ -25,7 +25,7 @@ _KEYS = ("vision", "detector", "clip", "device", "refine", "threshold", "attribu
 def vision_options(backend_flag: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """The perception options; `backend_flag` names the choice of perceiver (`ask` has its own
     `--backend`, the language model's)."""
-    from qlang.vision.pipeline import PERCEIVERS
+    from qlang.vision.perceiving import PERCEIVERS
 
     defaults = Thresholds()
     options = (
@@ -58,8 +58,8 @@ def vision_options(backend_flag: str) -> Callable[[Callable[..., Any]], Callable
 
 
 def take_options(kwargs: dict[str, Any]) -> Any:
-    """Pop the perception options out of a command's arguments, as `pipeline.Options`."""
-    from qlang.vision.pipeline import Options
+    """Pop the perception options out of a command's arguments, as `perceiving.Options`."""
+    from qlang.vision.perceiving import Options
 
     v = {key: kwargs.pop(key) for key in _KEYS}
     thresholds = Thresholds(v["threshold"], v["attribute_threshold"], v["relation_threshold"], v["top_n"])
@@ -83,7 +83,7 @@ def perceive(image: str, question: str | None, program: str | None, concepts_fil
 
     Without --question/--program/--concepts every object the detector knows is kept.
     """
-    from qlang.vision import pipeline
+    from qlang.vision import perceiving
 
     options = take_options(kwargs)
     if sum(x is not None for x in (question, program, concepts_file)) > 1:
@@ -105,8 +105,8 @@ def perceive(image: str, question: str | None, program: str | None, concepts_fil
     try:
         stages = Stages()
         with stages.time("load detector"):
-            perceiver = pipeline.make_perceiver(options)
-        seen = pipeline.perceive(image, concepts, perceiver, options.thresholds, stages)
+            perceiver = perceiving.make_perceiver(options)
+        seen = perceiving.perceive(image, concepts, perceiver, options.thresholds, stages)
         pixels, perception, graph = seen.pixels, seen.perception, seen.graph
     except QlangError as exc:
         fail(exc)
@@ -125,11 +125,11 @@ def perceive(image: str, question: str | None, program: str | None, concepts_fil
 
 def _concepts(question: str | None, program: str | None, concepts_file: str | None) -> Concepts | None:
     from qlang import api
-    from qlang.vision import pipeline
+    from qlang.vision import perceiving
 
     if question is not None:
-        return pipeline.from_question(question)
+        return perceiving.from_question(question)
     if program is not None:
         source = read_source(program, limits.PROGRAM)
-        return pipeline.from_program(api.compile(source.text, name=source.name))
-    return pipeline.read_concepts(concepts_file) if concepts_file is not None else None
+        return perceiving.from_program(api.compile(source.text, name=source.name))
+    return perceiving.read_concepts(concepts_file) if concepts_file is not None else None

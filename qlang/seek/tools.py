@@ -49,8 +49,8 @@ from qlang.translate.cascade import SmallTranslator
 from qlang.translate.factory import Loaded, Models, make
 from qlang.translate.translator import Settings, Translates
 from qlang.vision.kinds import coarse, kind_of
+from qlang.vision.perceiving import Options
 from qlang.vision.perception import Perceiver
-from qlang.vision.pipeline import Options
 from qlang.vision.sight import SIGHTS, Sight
 from qlang.wordnet import WordNetMissing
 
@@ -106,16 +106,16 @@ class Context:
             self.perceiver, seconds = self.perceiver.result()
             self.stages.add("load detector (beside translating)", seconds)
         if self.perceiver is None:
-            from qlang.vision import pipeline
+            from qlang.vision import perceiving
 
             with self.stages.time("load detector"):
-                self.perceiver = pipeline.make_perceiver(self.vision)
+                self.perceiver = perceiving.make_perceiver(self.vision)
         if not refine:
             return self.perceiver
         if self._refining is None:
-            from qlang.vision import pipeline
+            from qlang.vision import perceiving
 
-            self._refining = pipeline.make_perceiver(replace(self.vision, refine=True))
+            self._refining = perceiving.make_perceiver(replace(self.vision, refine=True))
         return self._refining
 
     def solving(self) -> SolveOptions:
@@ -195,11 +195,11 @@ def _look_at(memory: Memory, context: Context, threshold: float, refine: bool = 
         with context.stages.time("look"):
             return Looked(graph, encode(graph, "<scene>"), threshold, None)
     assert memory.image is not None
-    from qlang.vision import pipeline
+    from qlang.vision import perceiving
 
     concepts = memory.concepts()
     thresholds = replace(context.vision.thresholds, detection=threshold)
-    perceived = pipeline.perceive(memory.image, concepts, context.loaded_perceiver(refine), thresholds,
+    perceived = perceiving.perceive(memory.image, concepts, context.loaded_perceiver(refine), thresholds,
                                   context.stages)
     renamed = sum(" / " in d.label for d in perceived.perception.objects)
     return Looked(perceived.graph, perceived.facts, threshold, concepts, renamed)

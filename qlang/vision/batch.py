@@ -17,7 +17,7 @@ from qlang.records.batch import Progress, attempt, run_batch
 from qlang.records.jsonl import resume_key
 from qlang.records.output import Output
 from qlang.timing import Stages
-from qlang.vision import pipeline
+from qlang.vision import perceiving
 from qlang.vision.concepts import Concepts
 from qlang.vision.perception import Perceiver, VisionError
 
@@ -30,11 +30,11 @@ class Perceiving:
     """The job of a folder (`qlang.executors`): the perceiver's options travel to each worker,
     which loads its models once, in `setup`."""
 
-    options: pipeline.Options
+    options: perceiving.Options
     concepts: Concepts | None = None
 
     def setup(self) -> Callable[[list[Path]], list[dict[str, Any]]]:
-        perceiver = pipeline.make_perceiver(self.options)
+        perceiver = perceiving.make_perceiver(self.options)
         return lambda paths: [self.perceive(perceiver, path) for path in paths]
 
     def perceive(self, perceiver: Perceiver, path: Path) -> dict[str, Any]:
@@ -44,7 +44,7 @@ class Perceiving:
             if not path.is_file():  # a pipe or a device, which opening could block on forever
                 raise error(VisionError, "image", "not a regular file", path=path)
             stages = Stages()
-            seen = pipeline.perceive(str(path), self.concepts, perceiver, self.options.thresholds, stages)
+            seen = perceiving.perceive(str(path), self.concepts, perceiver, self.options.thresholds, stages)
             return {"id": path.name, "scene": seen.graph, "seconds": stages.seconds}
 
         return attempt(seen, lambda exc: {"id": path.name, "error": exc.diagnostics[0].to_json()})

@@ -91,7 +91,7 @@ def _ssd() -> Sight:
 NARROWER = ("potted plant", "baseball glove", "baseball bat")
 
 
-#: perceiver name (`qlang.vision.pipeline.PERCEIVERS`) -> what it sees
+#: perceiver name (`qlang.vision.perceiving.PERCEIVERS`) -> what it sees
 SIGHTS = {"ssd": _ssd(), "owlvit": Sight("owlvit", None, None, None)}
 
 

@@ -25,8 +25,8 @@ from qlang.errors import QlangError, error
 from qlang.passes.lower import facts
 from qlang.timing import Stages
 from qlang.translate.translator import Translates
+from qlang.vision.perceiving import Options, Perceived
 from qlang.vision.perception import Perceiver
-from qlang.vision.pipeline import Options, Perceived
 from qlang.web import report
 from qlang.web.sources import Scenes
 from qlang.web.uploads import Photo, kept
