@@ -10,6 +10,7 @@ recogniser's mean character probability.  `qlang.vision` turns each into an obje
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass
 from functools import cache
@@ -41,6 +42,9 @@ class Region:
 
 @cache
 def _engine() -> Any:
+    # ONNX Runtime's telemetry, on by default since 1.32, writes a session file into the
+    # temporary folder at import (and would send events): a reader of photos does neither.
+    os.environ.setdefault("ORT_DISABLE_TELEMETRY", "1")
     try:
         from rapidocr_onnxruntime import RapidOCR
     except ImportError as exc:
