@@ -95,7 +95,7 @@ def main() -> None:
 
     asked = [q for q in labelled.questions() if q.set == "descriptions"][:args.extracts]
     extractors: dict[str, Extractor] = {"lexical": Lexical()}
-    from qlang.translate.reading import constrained
+    from qlang.translate.reader_model import constrained
 
     extractors["constrained"] = constrained()
     known = labelled.documents()

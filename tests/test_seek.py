@@ -15,11 +15,11 @@ from conftest import SCENES, graphs, run
 
 from qlang.api import parse
 from qlang.seek import GRAPH, NO_GRAPH, TOOLS, Bounds, Context, Sought, seek
-from qlang.seek.graph import feasible
 from qlang.seek.memory import Memory, Programmed
 from qlang.seek.planner import LlmPlanner, grammar, load_planner
 from qlang.seek.reasoner import FINAL, INFORMATIVE, UNINFORMATIVE, judge
 from qlang.seek.tools import CLOSER
+from qlang.seek.transitions import feasible
 from qlang.vision.recall import sureness
 
 skimage_data = pytest.importorskip("skimage.data")

@@ -1,5 +1,5 @@
 """Extraction: the lexical baseline, and the constrained extractor, which can only answer with a
-span of the documents (qlang.text.extract; the bundled model's reader, qlang.translate.reading)."""
+span of the documents (qlang.text.extract; the bundled model's reader, qlang.translate.reader_model)."""
 
 from __future__ import annotations
 
@@ -99,7 +99,7 @@ def test_the_constrained_extractor_never_answers_what_is_not_a_span(
 
 @pytest.fixture(scope="module")
 def bundled() -> Constrained:
-    from qlang.translate.reading import constrained
+    from qlang.translate.reader_model import constrained
 
     return constrained()
 

@@ -95,7 +95,7 @@ def extract(question: str, about: tuple[str, ...], docs: tuple[str, ...], extrac
         if extractor == "lexical":
             answer = Lexical()(documents, documents.about(about), question)
         else:
-            from qlang.translate.reading import constrained
+            from qlang.translate.reader_model import constrained
 
             answer = constrained()(documents, documents.about(about), question)
     except QlangError as exc:

@@ -203,7 +203,7 @@ def run(out: Path, extractors: dict[str, Extractor], *, limit: int | None = None
 
 def default_extractors() -> dict[str, Extractor]:
     """The constrained extractor over the bundled model, and the lexical baseline."""
-    from qlang.translate.reading import constrained
+    from qlang.translate.reader_model import constrained
 
     return {"constrained": constrained(), "lexical": Lexical()}
 

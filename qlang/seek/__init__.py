@@ -9,10 +9,10 @@ qlang's own stages behind one interface (`tools`); the planner is a priority ord
 language model decoding under the graph as its grammar (`planner`).
 """
 
-from qlang.seek.graph import GRAPH, GRAPHS, NO_GRAPH
 from qlang.seek.planner import PLANNERS, load_planner
 from qlang.seek.search import CANNOT_TELL, Bounds, Sought, seek
 from qlang.seek.tools import TOOLS, Context
+from qlang.seek.transitions import GRAPH, GRAPHS, NO_GRAPH
 
 __all__ = ["CANNOT_TELL", "GRAPH", "GRAPHS", "NO_GRAPH", "PLANNERS", "TOOLS", "Bounds", "Context",
            "Sought", "load_planner", "seek"]

@@ -17,11 +17,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from qlang.ir import Node
-from qlang.seek.graph import GRAPH, START, feasible
 from qlang.seek.memory import Memory, Programmed
 from qlang.seek.planner import Planner, Priority
 from qlang.seek.reasoner import FINAL, UNINFORMATIVE, Verdict, judge
 from qlang.seek.tools import Context
+from qlang.seek.transitions import GRAPH, START, feasible
 from qlang.timing import Stages
 
 CANNOT_TELL = "cannot tell"

@@ -3,7 +3,7 @@
 
 Two extractors behind one setting:
 
-- ``constrained``: a language model (the bundled SmolLM2, `qlang.translate.reading`) decoding
+- ``constrained``: a language model (the bundled SmolLM2, `qlang.translate.reader_model`) decoding
   under a grammar whose only sentences are spans of the documents, as a prefix automaton over
   their tokens (a trie: a token is allowed only where it continues some span, the end only
   where a span ends), so the answer is always a real span, never invented, whatever the
