@@ -30,13 +30,6 @@ def test_no_test_module_imports_another(path: Path) -> None:
 
 
 PACKAGE = TESTS.parent / "qlang"
-#: Class names other engineers' renames still define twice, each with its owner and where the
-#: other definition lives; an entry goes as its rename lands, and the list with the last one.
-ALLOWED_TWICE = {
-    "Rule": "syntax: translate/grammar.py (rules/language.py keeps it)",
-    "Word": "syntax: lsp/calls.py (rules/language.py keeps it)",
-    "_Builder": "syntax: rules/syntax.py, syntax/*.py, translate/grammar.py",
-}
 
 
 def class_definitions(root: Path) -> dict[str, list[str]]:
@@ -53,6 +46,6 @@ def test_no_class_name_is_defined_twice() -> None:
     """A name means one thing across the package (docs/glossary.md lists the words), so a class
     name is defined once: a reader who meets ``Step`` or ``Knowledge`` knows which one."""
     twice = {name: where for name, where in class_definitions(PACKAGE).items()
-             if len(where) > 1 and name not in ALLOWED_TWICE}
+             if len(where) > 1}
     assert not twice, "class names defined more than once:\n" + "\n".join(
         f"  {name}: {', '.join(where)}" for name, where in sorted(twice.items()))
