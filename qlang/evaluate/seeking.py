@@ -37,7 +37,8 @@ import re
 import statistics
 import time
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any
@@ -464,58 +465,56 @@ def _compared(before: list[SeekingRow], after: list[SeekingRow], order: list[str
     return lines
 
 
-def _plot_compared(path: Path, pairs: list[tuple[SeekingRow, SeekingRow]]) -> None:
+#: What each plot's panels show, as shares of a row's questions.
+_Measure = Callable[["SeekingRow"], float]
+_MEASURES: dict[str, _Measure] = {
+    "accuracy": lambda row: row.accuracy, "answer rate": lambda row: row.answered,
+    "wrong answers": lambda row: row.wrong / row.n}
+
+
+@contextmanager
+def _panels(path: Path, size: tuple[float, float]) -> Iterator[list[tuple[Any, _Measure]]]:
+    """One panel per measure on a shared percentage axis, each with its measure to draw; the
+    figure is titled, labelled and saved to `path` once drawn."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    measures: dict[str, Callable[[SeekingRow], float]] = {
-        "accuracy": lambda row: row.accuracy, "answer rate": lambda row: row.answered,
-        "wrong answers": lambda row: row.wrong / row.n}
-    figure, axes = plt.subplots(1, 3, figsize=(15, 4.2), sharey=True)
-    places = range(len(pairs))
-    for axis, (title, measure) in zip(axes, measures.items(), strict=True):
-        axis.bar([p - 0.2 for p in places], [100 * measure(old) for old, _ in pairs], 0.4, label="before",
-                 color="#b0b7c3")
-        axis.bar([p + 0.2 for p in places], [100 * measure(new) for _, new in pairs], 0.4, label="after",
-                 color="#1d3557")
-        axis.set_xticks(list(places), [f"{new.config}\n{new.group}" for _, new in pairs], fontsize=7,
-                        rotation=60, ha="right")
+    figure, axes = plt.subplots(1, len(_MEASURES), figsize=size, sharey=True)
+    yield list(zip(axes, _MEASURES.values(), strict=True))
+    for axis, title in zip(axes, _MEASURES, strict=True):
         axis.set_title(title)
         axis.set_ylim(0, 100)
     axes[0].set_ylabel("% of questions")
-    axes[2].legend(fontsize=8, loc="upper left")
+    axes[-1].legend(fontsize=8, loc="upper left")
     figure.tight_layout()
     figure.savefig(path)
     plt.close(figure)
+
+
+def _plot_compared(path: Path, pairs: list[tuple[SeekingRow, SeekingRow]]) -> None:
+    places = range(len(pairs))
+    with _panels(path, (15, 4.2)) as panels:
+        for axis, measure in panels:
+            axis.bar([p - 0.2 for p in places], [100 * measure(old) for old, _ in pairs], 0.4, label="before",
+                     color="#b0b7c3")
+            axis.bar([p + 0.2 for p in places], [100 * measure(new) for _, new in pairs], 0.4,
+                     label="after", color="#1d3557")
+            axis.set_xticks(list(places), [f"{new.config}\n{new.group}" for _, new in pairs], fontsize=7,
+                            rotation=60, ha="right")
 
 
 def _plot(path: Path, table: list[SeekingRow]) -> None:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
     groups = sorted({row.group for row in table})
     configs = [c for c in (*CONFIGS, *LLM_CONFIGS) if any(row.config == c for row in table)]
-    figure, axes = plt.subplots(1, 3, figsize=(14, 3.8), sharey=True)
     width = 0.8 / len(configs)
-    measures: dict[str, Callable[[SeekingRow], float]] = {
-        "accuracy": lambda row: row.accuracy, "answer rate": lambda row: row.answered,
-        "wrong answers": lambda row: row.wrong / row.n}
-    for axis, (title, measure) in zip(axes, measures.items(), strict=True):
-        for index, config in enumerate(configs):
-            found = {row.group: measure(row) for row in table if row.config == config}
-            axis.bar([g + index * width for g in range(len(groups))],
-                     [100 * found.get(group, 0.0) for group in groups], width, label=config)
-        axis.set_xticks([g + width * (len(configs) - 1) / 2 for g in range(len(groups))],
-                        [group.replace("gqa, ", "").replace(" ", "\n") for group in groups], fontsize=8)
-        axis.set_title(title)
-        axis.set_ylim(0, 100)
-    axes[0].set_ylabel("% of questions")
-    axes[2].legend(fontsize=8, loc="upper left")
-    figure.tight_layout()
-    figure.savefig(path)
-    plt.close(figure)
+    with _panels(path, (14, 3.8)) as panels:
+        for axis, measure in panels:
+            for index, config in enumerate(configs):
+                found = {row.group: measure(row) for row in table if row.config == config}
+                axis.bar([g + index * width for g in range(len(groups))],
+                         [100 * found.get(group, 0.0) for group in groups], width, label=config)
+            axis.set_xticks([g + width * (len(configs) - 1) / 2 for g in range(len(groups))],
+                            [group.replace("gqa, ", "").replace(" ", "\n") for group in groups], fontsize=8)
 
