@@ -26,6 +26,7 @@ from typing import Any
 from qlang.asp import facts
 from qlang.asp_names import to_term
 from qlang.errors import QlangError, Source, Span, UnsupportedOperation, error, shown
+from qlang.integers import is_digits
 from qlang.jsontext import loads
 from qlang.ontology import ANY_CATEGORY, CLASS_CATEGORIES, load, suggestions
 
@@ -241,7 +242,7 @@ def _finite(value: object) -> float | None:
 def _object_term(oid: str) -> str:
     """GQA's numeric ids stay integers, as in GS-VQA's encodings, where clingo holds them exactly
     (ASCII digits, 32 bits); any other id is a safe term."""
-    integer = oid.isascii() and oid.isdigit() and len(oid) <= 10 and str(int(oid)) == oid and int(oid) < 2**31
+    integer = is_digits(oid) and len(oid) <= 10 and str(int(oid)) == oid and int(oid) < 2**31
     return oid if integer else to_term(oid)
 
 

@@ -35,6 +35,7 @@ from dataclasses import dataclass
 from functools import cache, cached_property
 
 from qlang.errors import QlangError, error
+from qlang.integers import is_digits
 from qlang.ir import Lit, Node
 from qlang.ontology import load
 from qlang.passes.vocabulary import words as vocabulary_words
@@ -57,7 +58,7 @@ def word_token(position: int) -> str:
 
 
 def _is_word_token(token: str) -> bool:
-    return token.startswith("<w") and token.endswith(">") and token[2:-1].isdigit()
+    return token.startswith("<w") and token.endswith(">") and is_digits(token[2:-1])
 
 
 def op_token(name: str) -> str:
