@@ -133,3 +133,10 @@ def _check_surrogates(text: str) -> None:
 def _lone(text: str, position: int) -> NoReturn:
     written = text[position:position + 6] if text[position] == "\\" else ascii(text[position])[1:-1]
     raise json.JSONDecodeError(f"a lone surrogate ({written}), which is no text", text, position)
+
+
+def split_lines(data: bytes) -> list[bytes]:
+    """The lines of JSON-lines `data`, a byte-order mark dropped, split on "\\n" alone (a JSON
+    string may hold U+2028 or U+0085, which `str.splitlines` would split on) and left undecoded,
+    so that one line that is not UTF-8 costs only itself."""
+    return data.removeprefix(b"\xef\xbb\xbf").split(b"\n")

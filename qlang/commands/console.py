@@ -18,7 +18,7 @@ from click.core import ParameterSource
 
 from qlang import executors, limits
 from qlang.errors import QlangError, Source, error
-from qlang.records.jsonl import split_lines
+from qlang.jsontext import split_lines
 from qlang.records.output import Output, Result, same_file, writing
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -58,7 +58,7 @@ def _name(file: str) -> str:
 
 
 def read_lines(file: str) -> list[bytes]:
-    """The lines of a JSON-lines FILE (`qlang.records.jsonl.split_lines`)."""
+    """The lines of a JSON-lines FILE (`qlang.jsontext.split_lines`)."""
     return split_lines(read_bytes(file, limits.QUESTIONS))
 
 

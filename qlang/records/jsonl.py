@@ -10,14 +10,8 @@ from typing import Any
 
 from qlang import jsontext, limits
 from qlang.errors import Diagnostic
+from qlang.jsontext import split_lines
 from qlang.limits import TooLarge
-
-
-def split_lines(data: bytes) -> list[bytes]:
-    """The lines of JSON-lines `data`, a byte-order mark dropped, split on "\\n" alone (a JSON
-    string may hold U+2028 or U+0085, which `str.splitlines` would split on) and left undecoded,
-    so that one line that is not UTF-8 costs only itself."""
-    return data.removeprefix(b"\xef\xbb\xbf").split(b"\n")
 
 
 @dataclass(frozen=True, slots=True)

@@ -109,7 +109,7 @@ def parse(data: bytes, name: str) -> list[Passage]:
     """The documents of documents-file `data` read from `name` (which a line without a source
     gets as its source); raises `DocumentsError` at the first bad line."""
     found = []
-    for number, raw in enumerate(data.removeprefix(b"\xef\xbb\xbf").split(b"\n"), start=1):
+    for number, raw in enumerate(jsontext.split_lines(data), start=1):
         if raw.strip():
             found.append(_document(raw, number, name))
     return found
