@@ -137,6 +137,12 @@ async def test_a_syntax_error_of_each_program_syntax_is_located(client: Language
         assert diagnostic.code == "syntax" and diagnostic.range.start == at(broken, ",,", 1)
 
 
+async def test_a_gqa_string_error_is_at_its_word(client: LanguageClient):
+    text = "select: dihs->filter colour: red [0]->query: name [1]"
+    _, found = await opened(client, text, ".qg")
+    assert [d.range for d in found] == [span(text, "dihs"), span(text, "colour")]
+
+
 async def test_completion_after_select_offers_classes_and_not_relations(client: LanguageClient):
     text = "query(unique(select(scene(), "
     uri, _ = await opened(client, text, ".qn")

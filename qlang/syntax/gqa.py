@@ -37,7 +37,10 @@ class GqaStep:
     operation: str
     argument: str
     dependencies: tuple[int, ...]
+    #: where the step is written: the operation's name in a semanticStr, the step's object in JSON
     span: Span | None = None
+    #: where a semanticStr step's argument starts (line, column), for locating its words
+    argument_at: tuple[int, int] | None = None
 
     def to_json(self) -> dict[str, object]:
         return {"operation": self.operation, "dependencies": list(self.dependencies),
@@ -53,9 +56,11 @@ class GqaStep:
 class _StrBuilder(parsing.Builder):
     def step(self, children: list[Any]) -> GqaStep:
         operation, *rest = children
-        argument = next((c.value for c in rest if not isinstance(c, tuple)), "")
+        argument = next((c for c in rest if c is not None and not isinstance(c, tuple)), None)
         deps = next((c for c in rest if isinstance(c, tuple)), ())
-        return GqaStep(operation.value.strip(), argument.strip(), deps, parsing.span(operation))
+        at = None if argument is None else (argument.line, argument.column)
+        return GqaStep(operation.value.strip(), "" if argument is None else argument.value.strip(), deps,
+                       parsing.span(operation), at)
 
     def deps(self, children: list[Token]) -> tuple[int, ...]:
         return tuple(map(parsing.step_number, children))
@@ -135,7 +140,7 @@ def to_ir(steps: list[GqaStep], source: Source | None = None) -> Node:
         call = read_step(step, index, source)
         if call.beyond_ir is not None:
             raise _located(call.beyond_ir, step, index, source)
-        nodes.append(_node(call, [nodes[d] for d in step.dependencies]))
+        nodes.append(_node(call, [nodes[d] for d in step.dependencies], _word_spans(step, call.literals)))
         if nodes[-1].depth > MAX_DEPTH:
             raise error(ParseError, "syntax", f"step {index} ({step.operation}): the program nests "
                         f"deeper than {MAX_DEPTH} operations", step.span, source)
@@ -147,12 +152,52 @@ def to_ir(steps: list[GqaStep], source: Source | None = None) -> Node:
     return nodes[-1]
 
 
-def _node(call: StepCall, deps: list[Node]) -> Node:
-    """The IR of a step whose dependencies are `deps`."""
+def _node(call: StepCall, deps: list[Node], spans: list[Span | None]) -> Node:
+    """The IR of a step whose dependencies are `deps`, its words written at `spans`."""
     operands = [_SCENE if o.dependency < 0 else _one(deps[o.dependency]) if o.one else deps[o.dependency]
                 for o in call.operands]
-    node = Node(call.operation, (*operands, *map(Lit, call.literals)))
+    node = Node(call.operation, (*operands, *map(Lit, call.literals, spans)))
     return Node("negate", (node, operands[0])) if call.negated else node
+
+
+def _word_spans(step: GqaStep, words: tuple[str, ...]) -> list[Span | None]:
+    """Where each of a step's words is written, so that an error about one points at it.
+
+    A semanticStr step is searched in order: a word first in the operation's category (``filter
+    color``), then in the argument, each as a whole word after the last one found there.  A word
+    GQA spells otherwise (``s`` for subject, ``type`` for name), and every word of a JSON step, is
+    located at the step."""
+    if step.argument_at is None or step.span is None:
+        return [step.span] * len(words)
+    regions = [_Region(step.operation, (step.span.line, step.span.column), len(step.operation.split(" ")[0])),
+               _Region(step.argument, step.argument_at, 0)]
+    return [next((s for s in (r.find(word) for r in regions) if s is not None), step.span) for word in words]
+
+
+@dataclass(slots=True)
+class _Region:
+    """Text written from `at` (line, column), searched for words from `start` on."""
+
+    text: str
+    at: tuple[int, int]
+    start: int
+
+    def find(self, word: str) -> Span | None:
+        match = re.search(rf"(?<!\w){re.escape(word)}(?!\w)", self.text[self.start:]) if word else None
+        if match is None:
+            return None
+        start, self.start = self.start + match.start(), self.start + match.end()
+        return _span_in(self.text, start, self.start, *self.at)
+
+
+def _span_in(text: str, start: int, end: int, line: int, column: int) -> Span:
+    """The span of ``text[start:end]`` where `text` starts at `line` and `column`."""
+    def at(offset: int) -> tuple[int, int]:
+        newlines = text.count("\n", 0, offset)
+        if not newlines:
+            return line, column + offset
+        return line + newlines, offset - text.rindex("\n", 0, offset)
+    return Span(*at(start), *at(end))
 
 
 _SCENE = op("scene")
