@@ -97,10 +97,10 @@ def test_a_tsv_file_reads_comments_blank_lines_and_default_weights() -> None:
 @pytest.mark.parametrize(("line", "column", "message"), [
     ("cup\tused_for", 1, "this line has 2 field(s)"),
     ("cup\tused_for\tdrinking\t1\textra", 1, "this line has 5 field(s)"),
-    ("cup\tused_for\tdrinking\t1.5", 23, "the weight: the weight '1.5' is not in (0, 1]"),
+    ("cup\tused_for\tdrinking\t1.5", 23, "the weight: '1.5' is not in (0, 1]"),
     ("cup\tused_for\tdrinking\t0", 23, "is not in (0, 1]"),
     ("cup\tused_for\tdrinking\tnan", 23, "is not in (0, 1]"),
-    ("cup\tused_for\tdrinking\theavy", 23, "'heavy' is not a number"),
+    ("cup\tused_for\tdrinking\theavy", 23, "the weight: 'heavy' is not a number"),
     ("cup\tUsedFor\tdrinking", 5, "'UsedFor' is not a knowledge relation (did you mean used_for?)"),
     ("cup\tused for\tdrinking", 5, "did you mean used_for?"),
     ("cup\tused_for\t" + "x" * 201, 14, "the tail: a word of 201 characters (at most 200)"),
@@ -409,7 +409,7 @@ def test_a_tsv_with_a_bad_line_is_located_and_nothing_else_breaks(tmp_path: Path
     before = index.read_bytes()
     code, out, err = run("kb", "build", good, bad, "--out", str(index))
     assert (code, out) == (1, "")
-    assert err.splitlines() == [f"{bad}:3:19: error: the weight: the weight '1.5' is not in (0, 1]",
+    assert err.splitlines() == [f"{bad}:3:19: error: the weight: '1.5' is not in (0, 1]",
                                 "  cup\N{SYMBOL FOR HORIZONTAL TABULATION}made_of"
                                 "\N{SYMBOL FOR HORIZONTAL TABULATION}glass"
                                 "\N{SYMBOL FOR HORIZONTAL TABULATION}1.5", " " * 20 + "^~~"]

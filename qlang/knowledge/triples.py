@@ -62,7 +62,8 @@ def normal_word(text: str) -> str:
 
 
 def normal_weight(text: str) -> float:
-    """A weight written in qlang's own files: a number in (0, 1]; raises ValueError.
+    """A weight written in qlang's own files: a number in (0, 1]; raises ValueError saying what
+    is wrong with it (the reader names the field: "the weight: ...").
 
     >>> normal_weight("0.5")
     0.5
@@ -70,9 +71,9 @@ def normal_weight(text: str) -> float:
     try:
         weight = float(text)
     except ValueError:
-        raise ValueError(f"the weight {shown(text.strip())} is not a number") from None
+        raise ValueError(f"{shown(text.strip())} is not a number") from None
     if not 0 < weight <= 1:  # NaN fails too
-        raise ValueError(f"the weight {shown(text.strip())} is not in (0, 1]")
+        raise ValueError(f"{shown(text.strip())} is not in (0, 1]")
     return weight
 
 
