@@ -46,7 +46,8 @@ def test_check_passes_a_good_program_and_locates_every_error(tmp_path) -> None:
 def test_check_locates_the_words_of_a_gqa_string(tmp_path) -> None:
     """A semanticStr's words at their line and column, a category in the operation's name too."""
     bad = tmp_path / "bad.qg"
-    bad.write_text("select: table (12)->filter colour: rde [0]->\n  relate: chiar,on top of,s [1]->query: name [2]\n")
+    bad.write_text("select: table (12)->filter colour: rde [0]->\n"
+                   "  relate: chiar,on top of,s [1]->query: name [2]\n")
     code, _, err = run("check", str(bad))
     assert code == 1
     assert f"{bad}:1:28: error: 'colour' is not a known attribute category" in err

@@ -218,6 +218,19 @@ async def test_formatting_gives_fmt_and_is_idempotent(client: LanguageClient):
     assert not await client.text_document_formatting_async(params)
 
 
+async def test_formatting_a_text_with_errors_says_why(client: LanguageClient):
+    options = types.FormattingOptions(tab_size=4, insert_spaces=True)
+    for text, extension, said in (("exist(select(scene(), cat)", ".qn", "line 1, column 27"),
+                                  ("class big_cup.", ".rules", "formatting is for programs")):
+        uri, _ = await opened(client, text, extension)
+        seen = len(client.messages)
+        assert not await client.text_document_formatting_async(
+            types.DocumentFormattingParams(types.TextDocumentIdentifier(uri), options))
+        (message,) = client.messages[seen:]
+        assert message.type == types.MessageType.Error
+        assert message.message.startswith("not formatted: ") and said in message.message
+
+
 async def test_definition_and_references_of_a_code_variable(client: LanguageClient):
     text = real_program(5, "code")
     assert "var1" in text.split("\n")[-1]

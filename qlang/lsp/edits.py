@@ -1,5 +1,5 @@
-"""Formatting (`qlangc fmt`: idempotent) and code actions converting a document to each other
-syntax (`qlangc compile --to`), each through `qlang.api`.
+"""Formatting (`qlangc fmt`: idempotent; a text it cannot format says why) and code actions
+converting a document to each other syntax (`qlangc compile --to`), each through `qlang.api`.
 
 A conversion writes the file beside the document with the target syntax's extension
 (``q.qc`` -> ``q.qf``), so that each file stays in the language its name says; a document with
@@ -22,17 +22,32 @@ from qlang.syntax import SYNTAXES
 CONVERT = f"{types.CodeActionKind.Source.value}.convert"
 
 
+class Unformatted(Exception):
+    """Why a document is not formatted, in a line the editor shows."""
+
+
 def formatting(document: Document) -> list[types.TextEdit]:
-    """The edit that formats the document (none when it is formatted, or is no program)."""
-    if document.language not in SYNTAXES or isinstance(document.program, QlangError):
-        return []
+    """The edit that formats the document (none when it is formatted); raises `Unformatted`
+    for a text that is no program, or one with errors (the first said, located)."""
+    if document.language not in SYNTAXES:
+        raise Unformatted(f"not formatted: formatting is for programs, this is a {document.language} file")
     try:
+        if isinstance(document.program, QlangError):
+            raise document.program
         text = api.format(document.text, document.language, name=document.source.name) + "\n"
-    except QlangError:  # a program its own syntax cannot print (too large to write out nested)
-        return []
+    except QlangError as exc:  # or a program its own syntax cannot print (too large to write out nested)
+        raise Unformatted(_first(exc)) from None
     if languages.marker(document.text) is not None:
         text = document.lines[0] + "\n" + text
     return [types.TextEdit(document.whole, text)] if text != document.text else []
+
+
+def _first(exc: QlangError) -> str:
+    """The first of an error's diagnostics, where it is, and how many more there are."""
+    first, more = exc.diagnostics[0], len(exc.diagnostics) - 1
+    where = f" (line {first.span.line}, column {first.span.column})" if first.span else ""
+    also = f", and {more} more" if more else ""
+    return f"not formatted: {first.full_message}{where}{also}"
 
 
 def conversions(document: Document, only: list[str] | None) -> list[types.CodeAction]:

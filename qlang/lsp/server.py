@@ -210,7 +210,11 @@ def build(open_vocabulary: bool = False) -> Server:
 
     @server.feature(types.TEXT_DOCUMENT_FORMATTING)
     def formatting(ls: Server, params: types.DocumentFormattingParams) -> list[types.TextEdit]:
-        return edits.formatting(ls.document(params.text_document.uri))
+        try:
+            return edits.formatting(ls.document(params.text_document.uri))
+        except edits.Unformatted as exc:  # said where the user looks, not left to silence
+            ls.window_show_message(types.ShowMessageParams(types.MessageType.Error, str(exc)))
+            return []
 
     kinds = [f"{edits.CONVERT}.{name}" for name in SYNTAXES]
 
