@@ -59,9 +59,14 @@ def marker(text: str) -> str | None:
 
 
 def path_for(uri: str, language: str) -> str | None:
-    """The URI of the file beside `uri` with `language`'s extension (None unless a file URI)."""
+    """The URI of the file beside `uri` with `language`'s extension (None unless a file URI
+    that names a file: ``file://`` or a folder's has none to be beside).
+
+    >>> path_for("file:///tmp/q.qc", "flat"), path_for("file://", "flat"), path_for("untitled:1", "flat")
+    ('file:///tmp/q.qf', None, None)
+    """
     parsed = urlparse(uri)
-    if parsed.scheme != "file":
-        return None
     root, _ = posixpath.splitext(parsed.path)
+    if parsed.scheme != "file" or not posixpath.basename(root):
+        return None
     return parsed._replace(path=root + EXTENSIONS[language]).geturl()

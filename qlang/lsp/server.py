@@ -136,6 +136,11 @@ class Server(LanguageServer):
             kept = self.documents[uri] = Document(uri, text, current.version, self.workspace.position_codec)
         return kept
 
+    def opened(self, uri: str) -> Document | None:
+        """The document open at `uri`, named as the client named it; None if none is."""
+        current = self.workspace.text_documents.get(unquote(uri))
+        return None if current is None else self.document(current.uri)
+
     def publish(self, uri: str) -> None:
         document = self.document(uri)
         related = bool(get_capability(self.client_capabilities,
@@ -221,6 +226,6 @@ def build(open_vocabulary: bool = False) -> Server:
     @server.feature(types.TEXT_DOCUMENT_CODE_ACTION, types.CodeActionOptions(code_action_kinds=kinds))
     def actions(ls: Server, params: types.CodeActionParams) -> list[types.CodeAction]:
         only = [getattr(kind, "value", kind) for kind in params.context.only or ()] or None
-        return edits.conversions(ls.document(params.text_document.uri), only)
+        return edits.conversions(ls.document(params.text_document.uri), only, ls.opened)
 
     return server
