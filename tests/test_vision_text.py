@@ -6,9 +6,10 @@ from __future__ import annotations
 import pytest
 
 from qlang.timing import Stages
+from qlang.vision.concepts import Concepts, mentioned
 from qlang.vision.perceiving import Options, make_perceiver, perceive
 from qlang.vision.perception import Detection, Image, Perception, SeenBox, Thresholds
-from qlang.vision.reading import Reading
+from qlang.vision.reading import Reading, needs_text
 from tests.conftest import FIXTURES
 
 SIGN = str(FIXTURES / "text" / "sign.png")
@@ -39,4 +40,18 @@ def test_text_regions_become_objects_with_their_string_on_what_they_lie_on() -> 
 def test_reading_is_on_by_default_and_a_setting_turns_it_off() -> None:
     pytest.importorskip("cv2")
     assert isinstance(make_perceiver(Options()), Reading)
+    assert isinstance(make_perceiver(Options(text=True)), Reading)
     assert not isinstance(make_perceiver(Options(text=False)), Reading)
+
+
+def test_text_is_read_only_where_the_question_needs_it_unless_always() -> None:
+    def read(concepts: Concepts | None, always: bool = False) -> set[str]:
+        perceived = perceive(SIGN, concepts, Reading(Panel(), always), Thresholds(), Stages())
+        return {o["text"] for o in perceived.graph["objects"].values() if "text" in o}
+
+    assert read(Concepts(classes=frozenset({"cat"}))) == set()
+    assert read(Concepts(classes=frozenset({"cat"})), always=True) == {"COFFEE SHOP", "opendaily", "1984"}
+    assert "1984" in read(Concepts(classes=frozenset({"number"})))
+    assert "1984" in read(Concepts(classes=frozenset({"stop sign"}))), "a kind of sign"
+    assert "1984" in read(None), "no question: everything is looked for"
+    assert needs_text(mentioned("What does the sign say?")) and not needs_text(mentioned("Is there a cat?"))

@@ -45,8 +45,10 @@ def vision_options(backend_flag: str) -> Callable[[Callable[..., Any]], Callable
                      show_default=True, help="Least relation likelihood kept."),
         click.option("--top-n", type=click.IntRange(min=1, max=1000), default=defaults.objects,
                      show_default=True, help="Most objects kept per image."),
-        click.option("--text/--no-text", default=True, show_default=True,
-                     help="Read the photo's text too (OCR): each region an object of class words or number."),
+        click.option("--text/--no-text", default=None,
+                     help="Read the photo's text too (OCR), each region an object of class words or "
+                     "number: always, or never (default: when the question asks about words, numbers, "
+                     "letters, logos, signs or labels)."),
     )
 
     def attach(command: Callable[..., Any]) -> Callable[..., Any]:

@@ -26,8 +26,9 @@ class Options:
     device: str | None = None
     refine: bool = False
     thresholds: Thresholds = field(default_factory=Thresholds)
-    #: also read the photo's text, each region an object (`qlang.vision.reading`)
-    text: bool = True
+    #: also read the photo's text, each region an object (`qlang.vision.reading`): always
+    #: (True), never (False), or where the question's concepts need text (None)
+    text: bool | None = None
 
 
 def _ssd(options: Options) -> Perceiver:
@@ -53,11 +54,11 @@ def make_perceiver(options: Options) -> Perceiver:
     """The perceiver the options name, with its models loaded (and the text reader's, unless
     `options.text` is off)."""
     perceiver = PERCEIVERS[options.backend](options)
-    if not options.text:
+    if options.text is False:
         return perceiver
     from qlang.vision.reading import Reading
 
-    return Reading(perceiver)
+    return Reading(perceiver, always=bool(options.text))
 
 
 def from_program(root: Node) -> Concepts:

@@ -3,27 +3,46 @@ photo shows (`qlang.text.ocr`) as an object of class ``words`` (``number`` where
 whose confidence is the recogniser's and whose text is the string read, related to the other
 objects by the same geometry (`describe.relate`: the words ``on`` the sign they are painted on).
 
-Text regions are kept whatever the question's concepts: what a sign says is read from them.
+Reading costs most of a photo's time (0.7 s of an `ask --image` of 1.5 s), so it is done only
+where the question's concepts need text (`needs_text`: words, numbers, letters, logos, signs,
+labels, or every class) or the user asks for it always; its regions are then kept whatever the
+concepts: what a sign says is read from them.
 """
 
 from __future__ import annotations
 
+from qlang.ontology import load
 from qlang.text import ocr
 from qlang.vision.concepts import Concepts
 from qlang.vision.describe import relate
 from qlang.vision.perception import Detection, Image, Perceiver, Perception, SeenBox, Thresholds, require
 
+#: The classes that are text, or are where text is read: a question about them needs the reader.
+TEXTUAL = frozenset({"words", "number", "letter", "letters", "logo", "sign", "label"})
+
+
+def needs_text(concepts: Concepts | None) -> bool:
+    """Whether the concepts ask about text (None: everything is asked about)."""
+    if concepts is None:
+        return True
+    ontology = load()
+    return any(cls in TEXTUAL or not TEXTUAL.isdisjoint(ontology.ancestors(cls)) for cls in concepts.classes)
+
 
 class Reading:
-    """`inner`'s perception, and the photo's text regions."""
+    """`inner`'s perception, and the photo's text regions (`always`, or where the concepts
+    need text)."""
 
-    def __init__(self, inner: Perceiver) -> None:
+    def __init__(self, inner: Perceiver, always: bool = False) -> None:
         require("rapidocr_onnxruntime", "rapidocr-onnxruntime")
         self.inner = inner
         self.name = inner.name
+        self.always = always
 
     def perceive(self, image: Image, concepts: Concepts | None, thresholds: Thresholds) -> Perception:
         perception = self.inner.perceive(image, concepts, thresholds)
+        if not (self.always or needs_text(concepts)):
+            return perception
         seen = len(perception.objects)
         height, width = image.shape[:2]
         with perception.stages.time("read text"):
