@@ -43,8 +43,9 @@ def test_check_passes_a_good_program_and_locates_every_error(tmp_path) -> None:
     assert "                                               ^~~" in err
 
 
-def test_check_locates_the_words_of_a_gqa_string(tmp_path) -> None:
-    """A semanticStr's words at their line and column, a category in the operation's name too."""
+def test_check_locates_the_words_of_a_gqa_program(tmp_path) -> None:
+    """GQA's words at their line and column, in a semanticStr and in JSON, a category in the
+    operation's name too."""
     bad = tmp_path / "bad.qg"
     bad.write_text("select: table (12)->filter colour: rde [0]->\n"
                    "  relate: chiar,on top of,s [1]->query: name [2]\n")
@@ -54,6 +55,12 @@ def test_check_locates_the_words_of_a_gqa_string(tmp_path) -> None:
     assert f"{bad}:1:36: error: 'rde' is not a known attribute value" in err
     assert f"{bad}:2:11: error: 'chiar' is not a known class" in err
     assert "            ^~~~~" in err
+    steps = tmp_path / "bad.json"
+    steps.write_text('[{"operation": "select", "dependencies": [], "argument": "dihs"},\n'
+                     ' {"operation": "verify colour", "dependencies": [0], "argument": " red"}]\n')
+    err = run("check", str(steps))[2]
+    assert f"{steps}:1:59: error: 'dihs' is not a known class" in err
+    assert f"{steps}:2:24: error: 'colour' is not a known attribute category" in err
 
 
 def test_open_vocabulary_turns_vocabulary_errors_into_warnings() -> None:

@@ -39,8 +39,8 @@ class GqaStep:
     dependencies: tuple[int, ...]
     #: where the step is written: the operation's name in a semanticStr, the step's object in JSON
     span: Span | None = None
-    #: where a semanticStr step's argument starts (line, column), for locating its words
-    argument_at: tuple[int, int] | None = None
+    #: where the operation's and the argument's texts start (line, column), for locating words
+    words_at: tuple[tuple[int, int], tuple[int, int]] | None = None
 
     def to_json(self) -> dict[str, object]:
         return {"operation": self.operation, "dependencies": list(self.dependencies),
@@ -58,9 +58,10 @@ class _StrBuilder(parsing.Builder):
         operation, *rest = children
         argument = next((c for c in rest if c is not None and not isinstance(c, tuple)), None)
         deps = next((c for c in rest if isinstance(c, tuple)), ())
-        at = None if argument is None else (argument.line, argument.column)
+        at = (operation.line, operation.column)
+        words = (at, at if argument is None else (argument.line, argument.column))
         return GqaStep(operation.value.strip(), "" if argument is None else argument.value.strip(), deps,
-                       parsing.span(operation), at)
+                       parsing.span(operation), words)
 
     def deps(self, children: list[Token]) -> tuple[int, ...]:
         return tuple(map(parsing.step_number, children))
@@ -90,12 +91,12 @@ def parse_steps(source: Source) -> list[GqaStep]:
 def steps_from_json(data: object, source: Source | None = None) -> list[GqaStep]:
     if isinstance(data, dict) and "semantic" in data:
         data = data["semantic"]
-    spans = _object_spans(source.text) if source else []
+    objects = _objects(source.text) if source else []
     if not isinstance(data, list) or not data:
         raise error(ParseError, "syntax", "a GQA program is a non-empty list of steps", None, source)
     steps = []
     for index, item in enumerate(data):
-        span = spans[index] if index < len(spans) else None
+        span, text = objects[index] if index < len(objects) else (None, "")
         if not (isinstance(item, dict) and isinstance(item.get("operation"), str)
                 and isinstance(item.get("argument", ""), str)
                 and isinstance(item.get("dependencies", []), list)
@@ -103,14 +104,31 @@ def steps_from_json(data: object, source: Source | None = None) -> list[GqaStep]
             raise error(ParseError, "syntax", f"step {index} must be an object with a string "
                         "'operation', a string 'argument' and integer 'dependencies'", span, source)
         steps.append(GqaStep(item["operation"].strip(), item.get("argument", "").strip(),
-                          tuple(item.get("dependencies", [])), span))
+                          tuple(item.get("dependencies", [])), span, _json_words_at(span, text, item)))
     return steps
 
 
-def _object_spans(text: str) -> list[Span]:
-    """Where each step object of a JSON list starts, for located errors."""
-    spans, depth, in_string, escaped, line, column = [], 0, False, False, 1, 0
-    for char in text:
+def _json_words_at(span: Span | None, text: str,
+                   item: dict[str, Any]) -> tuple[tuple[int, int], tuple[int, int]] | None:
+    """Where a JSON step's operation and argument strings start (`text`: the step's object,
+    written from `span`), past the spaces the reader strips; None where either is not found."""
+    if span is None:
+        return None
+    found = []
+    for key in ("operation", "argument"):
+        value = re.search(rf'"{key}"\s*:\s*"', text)
+        if value is None:
+            return None
+        at = value.end() + len(item[key]) - len(item[key].lstrip())
+        found.append(_span_in(text, at, at, span.line, span.column)[:2])
+    return found[0], found[1]
+
+
+def _objects(text: str) -> list[tuple[Span, str]]:
+    """Where each step object of a JSON list starts, and its text up to the next one's, for
+    located errors."""
+    spans, starts, depth, in_string, escaped, line, column = [], [], 0, False, False, 1, 0
+    for offset, char in enumerate(text):
         column += 1
         if in_string:
             escaped, in_string = (not escaped and char == "\\"), in_string and (escaped or char != '"')
@@ -120,11 +138,13 @@ def _object_spans(text: str) -> list[Span]:
             depth += 1
             if char == "{" and depth == 2:
                 spans.append(Span(line, column, line, column + 1))
+                starts.append(offset)
         elif char in "]}":
             depth -= 1
         if char == "\n":
             line, column = line + 1, 0
-    return spans
+    return [(span, text[start:end]) for span, start, end in zip(spans, starts, [*starts[1:], len(text)],
+                                                               strict=True)]
 
 
 def parse(source: Source) -> Node:
@@ -163,14 +183,16 @@ def _node(call: StepCall, deps: list[Node], spans: list[Span | None]) -> Node:
 def _word_spans(step: GqaStep, words: tuple[str, ...]) -> list[Span | None]:
     """Where each of a step's words is written, so that an error about one points at it.
 
-    A semanticStr step is searched in order: a word first in the operation's category (``filter
-    color``), then in the argument, each as a whole word after the last one found there.  A word
-    GQA spells otherwise (``s`` for subject, ``type`` for name), and every word of a JSON step, is
-    located at the step."""
-    if step.argument_at is None or step.span is None:
+    A step is searched in order: a word first in the operation's category (``filter color``),
+    then in the argument, each as a whole word after the last one found there.  A word GQA
+    spells otherwise (``s`` for subject, ``type`` for name) is located at the step; so is every
+    word of a JSON step whose strings hold escapes before it (the search counts characters as
+    read)."""
+    if step.words_at is None:
         return [step.span] * len(words)
-    regions = [_Region(step.operation, (step.span.line, step.span.column), len(step.operation.split(" ")[0])),
-               _Region(step.argument, step.argument_at, 0)]
+    operation, argument = step.words_at
+    regions = [_Region(step.operation, operation, len(step.operation.split(" ")[0])),
+               _Region(step.argument, argument, 0)]
     return [next((s for s in (r.find(word) for r in regions) if s is not None), step.span) for word in words]
 
 
