@@ -12,7 +12,7 @@ KINDS := .cache/kinds/wordnet.json
 # does not grant AMX; build for AVX2 instead, which every x86_64 machine here has.
 LLAMA_CMAKE_ARGS := $(if $(filter x86_64,$(shell uname -m)),-DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DGGML_BMI2=ON)
 
-.PHONY: demo test install install-cuda bench browser hooks
+.PHONY: demo test install install-cuda bench browser neovim hooks
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || python3 -m venv $(VENV)
@@ -29,9 +29,13 @@ $(KB): $(STAMP)
 $(KINDS): $(STAMP)
 	$(PY) -c 'from qlang.vision.kinds import table; table()'
 
-# Debian's chromium, which the web page's test drives (scripts/browser.sh: apt-get, only when missing).
+# Debian's chromium, which the web page's test drives, and Debian's Neovim, which the editors'
+# test runs the documented set-up in (scripts/debian.sh: apt-get, only when missing).
 browser:
-	sh scripts/browser.sh
+	sh scripts/debian.sh chromium chromium "the web page's test drives" QLANG_CHROMIUM
+
+neovim:
+	sh scripts/debian.sh nvim neovim "the editors' test runs (tests/test_editors.py)" QLANG_NVIM
 
 # The repository's git hooks (.githooks/commit-msg: a subject of at most 72 characters), set only
 # when this folder is a git checkout's top, so an unpacked copy inside another repository is left alone.
@@ -39,7 +43,7 @@ hooks:
 	if [ "$$(git rev-parse --show-toplevel 2>/dev/null)" = "$(CURDIR)" ]; then \
 		git config core.hooksPath .githooks; fi
 
-install: $(STAMP) $(KB) $(KINDS) browser hooks
+install: $(STAMP) $(KB) $(KINDS) browser neovim hooks
 
 # On a GPU machine: rebuild llama-cpp-python with its CUDA back end (then --n-gpu-layers -1).
 install-cuda: $(STAMP)
@@ -53,7 +57,7 @@ demo: $(STAMP) $(KB) $(KINDS) hooks
 	$(VENV)/bin/qlangc compile --to code examples/truck_tire.json
 	$(VENV)/bin/qlangc compile --to flat examples/truck_tire.json
 
-test: $(STAMP) $(KB) $(KINDS) browser hooks
+test: $(STAMP) $(KB) $(KINDS) browser neovim hooks
 	$(VENV)/bin/ruff check qlang tests bench
 	$(VENV)/bin/mypy qlang
 	$(VENV)/bin/lint-imports

@@ -218,7 +218,7 @@ def test_the_steps_name_the_objects_each_kept(server: Server) -> None:
 def browser() -> Iterator[Browser]:
     chromium = os.environ.get("QLANG_CHROMIUM") or shutil.which("chromium")
     if chromium is None:  # never a skip: CI must run this test
-        pytest.fail("Debian's chromium is missing: `make install` installs it (scripts/browser.sh), "
+        pytest.fail("Debian's chromium is missing: `make install` installs it (scripts/debian.sh), "
                     "or set QLANG_CHROMIUM to a Chromium binary")
     with sync_playwright() as playwright:
         launched = playwright.chromium.launch(executable_path=chromium)
