@@ -201,6 +201,18 @@ def test_an_edited_program_is_solved_in_any_syntax_and_its_errors_located(server
         "                               ^~~~"]
 
 
+def test_a_program_sent_with_crlf_is_read_and_shown_without_the_cr(server: Server) -> None:
+    """A browser sends a textarea's lines ending in CRLF: the error quotes the line as typed."""
+    scene = {"source": "scene", "scene": "emma_sceneGraphs.json/2353884"}
+    status, report = server.post("/api/solve", {**scene, "program": "query(unique(select(scene(), dihs)),\r\n"
+                                                                    "      colour)\r\n"})
+    assert status == 400 and "\N{SYMBOL FOR CARRIAGE RETURN}" not in report["error"]
+    assert report["error"].splitlines()[:3] == [
+        "program:1:30: error: 'dihs' is not a known class (did you mean 'dish'?)",
+        "  query(unique(select(scene(), dihs)),",
+        "                               ^~~~"]
+
+
 def test_the_steps_name_the_objects_each_kept(server: Server) -> None:
     """The trace's objects are the scene's: the man who wears the shorts is the one `unique` kept."""
     status, report = server.post("/api/ask", {"source": "scene", "scene": "emma_sceneGraphs.json/2353884",

@@ -99,6 +99,7 @@ async def _read(form: FormData, field: str, service: Service) -> tuple[str, Phot
     text = form.get(field)
     if not isinstance(text, str):
         raise error(QlangError, "request", f"the request has no {field}")
+    text = text.replace("\r\n", "\n").replace("\r", "\n")  # a browser sends a textarea's lines with CRLF
     top_k = form.get("top_k", "3")
     try:
         answers = integer(top_k if isinstance(top_k, str) else "", least=1, most=MAX_TOP_K)
