@@ -117,7 +117,7 @@ def ask(question: str, translator: Translates, about: Subject, *, loaded: Loaded
         perceiver, seconds = looking.result()
         stages.add("load detector (beside translating)", seconds)
         about = replace(about, perceiver=perceiver)
-    answered = answer(translation.root, about, options=options, stages=stages)
+    answered = answer(translation.root, about, options=replace(options, question=question), stages=stages)
     return replace(answered, translation=translation)
 
 

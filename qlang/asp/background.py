@@ -46,6 +46,7 @@ from qlang.ontology import Ontology, load
 from qlang.rules.check import Rules
 from qlang.rules.language import CLASS, Literal, Term, Var, Word
 from qlang.rules.statements import add, lower
+from qlang.text import ranking
 
 #: The most knowledge edges a scene grounds for the rules (a hub of a large base has thousands).
 LIMIT = 1000
@@ -73,11 +74,15 @@ Lazy = Callable[[], Words]
 
 
 class Background:
-    """Knowledge bases and a rules file, either or both (None: none)."""
+    """Knowledge bases and a rules file, either or both (None: none), and how the knowledge
+    operations rank their paths (`qlang.text.ranking`)."""
 
-    def __init__(self, knowledge: Knowledge | None = None, rules: Rules | None = None) -> None:
+    def __init__(self, knowledge: Knowledge | None = None, rules: Rules | None = None,
+                 rank: str = ranking.DEFAULT) -> None:
         self.knowledge = knowledge
         self.rules = rules
+        self.rank = rank
+        ranking.ready(rank)
 
     def ontology(self) -> Ontology:
         """What programs over these rules are checked against: GQA's words and the rules' own."""
@@ -134,14 +139,15 @@ class Background:
         edges = knowledge_facts.walked(step.triple for step in steps)
         return [knowledge_facts.stated(edge) for edge in edges]
 
-    def query_facts(self, question: Query, words: Lazy, semantics: str = "qlang"
-                       ) -> list[clingo.Symbol]:
+    def query_facts(self, question: Query, words: Lazy, semantics: str = "qlang",
+                    text: str | None = None) -> list[clingo.Symbol]:
         """The knowledge facts the question's operations read, over a scene of these words
-        (with no knowledge base, GQA's class hierarchy still makes a car a vehicle for `infer`)."""
+        (with no knowledge base, GQA's class hierarchy still makes a car a vehicle for `infer`),
+        ranked as `rank` says against the English question `text`, where there is one."""
         if not reading(semantics).intersection(f.name for f in question):
             return []
         return knowledge_facts.facts(self.knowledge or Knowledge(()), question, words().classes,
-                                     together=words().together)
+                                     together=words().together, rank=self.rank, text=text)
 
     def words(self, scene: str) -> Words:
         """The words the scene's objects have, with those the rules derive without knowledge:

@@ -38,6 +38,7 @@ from qlang.knowledge.triples import Triple
 from qlang.ontology import load
 from qlang.passes.lower import Fact
 from qlang.signatures import END, SIGNATURES
+from qlang.text import ranking
 
 #: The longest walk `infer` takes, and the longest ``is_a`` chain that makes a word a member
 #: of a class (theory/knowledge.lp says the same).
@@ -200,16 +201,27 @@ _KEEPING = frozenset({"filter", "filter_any", "unique"})
 
 
 def facts(knowledge: Knowledge, question: Query, classes: Iterable[str], *,
-          together: Mapping[str, Collection[str]] | None = None, limit: int = LIMIT) -> list[clingo.Symbol]:
+          together: Mapping[str, Collection[str]] | None = None, limit: int = LIMIT,
+          rank: str = ranking.DEFAULT, text: str | None = None) -> list[clingo.Symbol]:
     """``knowledge/3`` and ``knowledge_cost/4`` for the edges a question needs (`edges`):
     `question` its lowered facts, `classes` every class the scene's objects have (their names
-    and categories, and any a rules file derives)."""
+    and categories, and any a rules file derives); each edge's cost from its weight as `rank`
+    ranks paths (`qlang.text.ranking`), against the English question `text` where there is
+    one, else the question's own words (`said`)."""
     symbols: list[clingo.Symbol] = []
-    for edge in edges(knowledge, question, classes, together=together, limit=limit):
+    needed = edges(knowledge, question, classes, together=together, limit=limit)
+    for edge in ranking.ranked(needed, rank, said(question) if text is None else text):
         known = stated(edge)
         cost = clingo.Number(weight(edge.weight))
         symbols += [known, clingo.Function("knowledge_cost", [*known.arguments, cost])]
     return symbols
+
+
+def said(question: Query) -> str:
+    """A question's own words, for want of its English: its steps' literals in order, a
+    relation as words (``table made of``)."""
+    return " ".join(str(a).replace("_", " ") for fact in question if fact.name != END
+                    for a in fact.args[1 + len(SIGNATURES[fact.name].operands):])
 
 
 def stated(edge: Triple) -> clingo.Symbol:

@@ -66,7 +66,7 @@ class GroundedScene:
                 self._broken, self._ctl = True, None
         asked = None
         if self._ctl is not None:
-            known = background.query_facts(query, self.words, options.semantics)
+            known = background.query_facts(query, self.words, options.semantics, options.question)
             try:
                 asked = self._ctl.ask(query, known, deadline, options.limits)
             except RuntimeError:

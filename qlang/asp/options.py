@@ -36,6 +36,9 @@ class SolveOptions:
     background: Background | None = None
     #: the best model's atoms too (the steps' bindings are there)
     atoms: bool = False
+    #: the English question the query was translated from, if any: what the knowledge
+    #: operations' paths are ranked against under ``--rank question``
+    question: str | None = None
 
 
 DEFAULT_OPTIONS = SolveOptions()

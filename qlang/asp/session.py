@@ -160,7 +160,8 @@ def ground(query: Query, scene: str, options: SolveOptions = DEFAULT_OPTIONS) ->
     if statements := background.statements():
         add(ctl, statements)
     words = cache(lambda: background.words(scene))
-    atoms += [*background.rule_facts(words), *background.query_facts(query, words, semantics)]
+    atoms += [*background.rule_facts(words),
+              *background.query_facts(query, words, semantics, options.question)]
     with ctl.backend() as backend:  # the query's facts go straight in
         for atom in atoms:
             backend.add_rule([backend.add_atom(atom)])

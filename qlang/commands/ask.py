@@ -10,7 +10,7 @@ import click
 
 from qlang import limits, pipeline
 from qlang.asp.options import Limits
-from qlang.commands.background_options import background_from, background_options
+from qlang.commands.background_options import answering_options, background_from
 from qlang.commands.console import Bounded, fail, read_source
 from qlang.commands.seeking import CANNOT_TELL_STATUS, seek_options, take_seek
 from qlang.commands.translate import translation_options, translator_from
@@ -32,12 +32,13 @@ from qlang.translate.factory import Loaded, make
               help="How many distinct answers, best first (as solve --distinct).")
 @click.option("--timeout", type=Bounded(min=0, max=86_400, min_open=True), default=10.0, show_default=True,
               help="Seconds for solving.")
-@background_options
+@answering_options
 @seek_options
 @translation_options
 @vision_options("--vision")
 def ask(question: str, scene: str | None, image: str | None, image_id: str | None, top_k: int,
-        timeout: float, kb: tuple[str, ...], rules: str | None, **options: Any) -> None:
+        timeout: float, kb: tuple[str, ...], rules: str | None, rank: str,
+        **options: Any) -> None:
     """Answer QUESTION about a scene (or a photo): translate, check, solve; print answers,
     program, timings (every model load among them)."""
     from qlang.asp.scene import SceneLibrary
@@ -47,7 +48,7 @@ def ask(question: str, scene: str | None, image: str | None, image_id: str | Non
     seeking = take_seek(options)
     vision = take_options(options)
     settings, models = translator_from(options)
-    background = background_from(kb, rules)
+    background = background_from(kb, rules, rank)
     settings = replace(settings, knowledge=background.knowledge)  # the words the translator may copy
     if seeking is not None:
         context = Context(settings, models, vision=vision, background=background,

@@ -11,7 +11,7 @@ import click
 
 from qlang import limits
 from qlang.asp.options import Limits
-from qlang.commands.background_options import background_from, background_options
+from qlang.commands.background_options import answering_options, background_from
 from qlang.commands.console import Bounded, fail, read_source
 from qlang.commands.translate import translation_options, translator_from
 from qlang.commands.vision import take_options, vision_options
@@ -30,11 +30,11 @@ from qlang.translate.factory import Loaded, make
                    "data's scene graphs).")
 @click.option("--timeout", type=Bounded(min=0, max=86_400, min_open=True), default=10.0, show_default=True,
               help="Seconds for solving a question.")
-@background_options
+@answering_options
 @translation_options
 @vision_options("--vision")
 def serve(host: str, port: int, scene_files: tuple[str, ...], timeout: float, kb: tuple[str, ...],
-          rules: str | None, **options: Any) -> None:
+          rules: str | None, rank: str, **options: Any) -> None:
     """Serve a web page for asking about a photo or a GQA scene graph: the answers, the program
     in each syntax, the boxes seen, which objects each step kept, and timings; the program can
     be edited and solved again.  The models and the knowledge and rules load once; a request's
@@ -48,7 +48,7 @@ def serve(host: str, port: int, scene_files: tuple[str, ...], timeout: float, kb
 
     vision = take_options(options)
     settings, models = translator_from(options)
-    background = background_from(kb, rules)  # a bad file ends it here, before it listens
+    background = background_from(kb, rules, rank)  # a bad file ends it here, before it listens
     settings = replace(settings, knowledge=background.knowledge)  # the words the translator may copy
     stages, loaded = Stages(), Loaded()
     try:

@@ -24,7 +24,7 @@ from qlang.asp.query import Query
 from qlang.asp.scene import SceneLibrary
 from qlang.asp.solve import solve as solve_query
 from qlang.asp.theory import SEMANTICS
-from qlang.commands.background_options import background_from, background_options
+from qlang.commands.background_options import answering_options, background_from
 from qlang.commands.console import (
     Bounded,
     check_output,
@@ -67,7 +67,7 @@ _options = (
 def _common(command: click.decorators.FC) -> click.decorators.FC:
     for option in reversed(_options):
         command = option(command)
-    return background_options(command)
+    return answering_options(command)
 
 
 @click.command()
@@ -85,7 +85,7 @@ def _common(command: click.decorators.FC) -> click.decorators.FC:
 @output_option
 @executor_options("Batch: worker processes, or Ray actors with --executor ray.")
 def solve(program: str, scene: str, image_id: str | None, from_: str | None, timeout: float,
-          max_ground: int, semantics: str, kb: tuple[str, ...], rules: str | None, top_k: int,
+          max_ground: int, semantics: str, kb: tuple[str, ...], rules: str | None, rank: str, top_k: int,
           distinct: bool, bindings: bool, as_json: bool, jsonl: bool, output: str | None,
           workers: int, executor: str, address: str | None) -> None:
     """Answer a question program over a scene: one model a line, best first, as its answer and
@@ -96,7 +96,7 @@ def solve(program: str, scene: str, image_id: str | None, from_: str | None, tim
         raise click.UsageError("--json is for one question: --jsonl writes a JSON line each")
     check_output(output, program, scene, rules)
     scenes = _scenes(scene)
-    background = background_from(kb, rules)
+    background = background_from(kb, rules, rank)
     options = SolveOptions(top_k, distinct, Limits(timeout, max_ground), semantics, background, bindings)
     if jsonl:
         _batch(program, batch.BatchSettings(scenes, options), from_, output, workers, runner)
@@ -129,14 +129,14 @@ def solve(program: str, scene: str, image_id: str | None, from_: str | None, tim
 @click.option("--answer", help="Explain this answer instead of the best one.")
 @click.option("--json", "as_json", is_flag=True, help="Print the explanation as JSON.")
 def explain(program: str, scene: str, image_id: str | None, from_: str | None, timeout: float,
-            max_ground: int, semantics: str, kb: tuple[str, ...], rules: str | None,
+            max_ground: int, semantics: str, kb: tuple[str, ...], rules: str | None, rank: str,
             answer: str | None, as_json: bool) -> None:
     """Show how the answer comes about: each step, the objects it kept, the facts behind it (and
     the rules behind the facts they derived)."""
     if answer is not None and not answer.strip():
         raise click.UsageError("--answer needs a word")
     scenes = _scenes(scene)
-    background = background_from(kb, rules)
+    background = background_from(kb, rules, rank)
     query, source = _query(program, from_, background)
     scene = scenes.facts(image_id)
     options = SolveOptions(limits=Limits(timeout, max_ground), semantics=semantics, background=background)

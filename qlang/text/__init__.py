@@ -7,5 +7,6 @@ NeuroQL's half of the language (its ``neural_match`` and ``neural_extract``), in
 - `retrieve`: how well documents match a text (``bm25``, ``dense``) and the best k candidates;
 - `extract`: the span of documents that answers a question, or none (``constrained``, ``lexical``);
 - `embedding`: MiniLM sentence embeddings, cached on disk;
+- `ranking`: how `know` and `infer` rank their paths, by weight or by the question as well;
 - `ocr`: the regions of text a photo shows.
 """
