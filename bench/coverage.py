@@ -1,7 +1,7 @@
 """How often the knowledge operations find what people said: R@1 and R@5 of `know` and
 `infer` with the bundled base, scored against GQA's human answers.
 
-    .venv/bin/python bench/coverage.py [--kb FILE ...] [--show N]
+    .venv/bin/python bench/coverage.py [--kb FILE ...] [--rank weight|question ...] [--show N]
 
 The gold answers are the annotations of real GQA questions (the question files under
 `qlang.paths.GQA_QUESTIONS`): what a person saw in one image, independent of WordNet and of
@@ -25,6 +25,10 @@ for a material its adjective in `SPELLINGS` (the only mapping: no stemming, no s
 hypernyms, so "steel" for gold "metal" is a miss).  Beside each figure, a baseline that knows
 no object: the gold answers most frequent among the set's questions of the same class (their
 materials; the kinds of furniture asked about, ...), best first.
+
+Each way of asking is scored under each ranking of the paths `--rank` names (default both,
+`qlang.text.ranking`): by the edges' weights, and by the question as well, the question being
+the GQA question's own English (as `ask` ranks against the question it translated).
 """
 
 from __future__ import annotations
@@ -49,6 +53,7 @@ from qlang.errors import Source
 from qlang.knowledge import sources
 from qlang.passes.lower import facts
 from qlang.paths import GQA_QUESTIONS
+from qlang.text import ranking
 
 #: A GQA material and the other spelling a knowledge base may give it.
 SPELLINGS = {"wood": "wooden", "metal": "metallic"}
@@ -95,10 +100,11 @@ def one_object(name: str) -> str:
 
 
 def ranked(template: str, item: Item, background: Background) -> list[str]:
-    """The best `TOP` distinct answers of the item's program over its object's scene."""
+    """The best `TOP` distinct answers of the item's program over its object's scene, its
+    paths ranked against the item's English question where the background ranks by question."""
     program = template.format(*(word.replace(" ", "_") for word in (item.word, item.cls)))
     question = facts(api.compile(program, knowledge=background.knowledge))
-    options = SolveOptions(TOP, distinct=True, background=background)
+    options = SolveOptions(TOP, distinct=True, background=background, question=item.text)
     return [a.value for a in solve(question, one_object(item.word), options).answers]
 
 
@@ -106,26 +112,27 @@ def hit(answers: list[str], gold: str, k: int) -> bool:
     return any(a in (gold, SPELLINGS.get(gold)) for a in answers[:k])
 
 
-def score(name: str, how: str, answered: list[tuple[Item, list[str]]], some: str) -> str:
+def score(name: str, how: str, rank: str, answered: list[tuple[Item, list[str]]], some: str) -> str:
     """A table row: R@1 and R@`TOP` of the answers, and how many questions had any (`some`)."""
     at1, at5 = (sum(hit(a, q.gold, k) for q, a in answered) for k in (1, TOP))
     n = len(answered)
-    return f"| {name} | {how} | {n} | {at1 / n:.1%} ({at1}) | {at5 / n:.1%} ({at5}) | {some} |"
+    return f"| {name} | {how} | {rank} | {n} | {at1 / n:.1%} ({at1}) | {at5 / n:.1%} ({at5}) | {some} |"
 
 
-def rows(name: str, questions: list[Item], background: Background, show: int) -> Iterator[str]:
-    """One table row per way of asking the set, and the baseline's."""
+def rows(name: str, questions: list[Item], backgrounds: list[Background], show: int) -> Iterator[str]:
+    """One table row per way of asking the set and ranking its paths, and the baseline's."""
     golds: dict[str, Counter[str]] = {}
     for q in questions:
         golds.setdefault(q.cls, Counter())[q.gold] += 1
     prior = {cls: [word for word, _ in counts.most_common(TOP)] for cls, counts in golds.items()}
     for template in PROGRAMS[name]:
-        answered = [(q, ranked(template, q, background)) for q in questions]
-        yield score(name, f"`{template.format('<object>', '<C>')}`", answered,
-                    str(sum(bool(a) for _, a in answered)))
-        for q, a in answered[:show]:
-            print(f"  {q.text} gold {q.gold!r}: {a}", file=sys.stderr)
-    yield score(name, f"baseline: the {TOP} most frequent gold answers of the class",
+        for background in backgrounds:
+            answered = [(q, ranked(template, q, background)) for q in questions]
+            yield score(name, f"`{template.format('<object>', '<C>')}`", background.rank, answered,
+                        str(sum(bool(a) for _, a in answered)))
+            for q, a in answered[:show]:
+                print(f"  {q.text} gold {q.gold!r}: {a}", file=sys.stderr)
+    yield score(name, f"baseline: the {TOP} most frequent gold answers of the class", "–",
                 [(q, prior[q.cls]) for q in questions], "–")
 
 
@@ -133,13 +140,17 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--kb", action="append", default=[],
                         help="knowledge to use instead of the bundled base (as solve's --kb)")
+    parser.add_argument("--rank", action="append", choices=ranking.RANKS,
+                        help="rank the paths so (repeatable; default: each way)")
     parser.add_argument("--show", type=int, default=0,
                         help="print the first N questions of each row with their answers (stderr)")
     args = parser.parse_args()
-    background = Background(sources.knowledge(args.kb))
-    print(f"| set | program | questions | R@1 | R@{TOP} | answered |\n|---|---|---:|---:|---:|---:|")
+    knowledge = sources.knowledge(args.kb)
+    backgrounds = [Background(knowledge, rank=rank) for rank in args.rank or ranking.RANKS]
+    print(f"| set | program | rank | questions | R@1 | R@{TOP} | answered |")
+    print("|---|---|---|---:|---:|---:|---:|")
     for name, questions in items().items():
-        for row in rows(name, questions, background, args.show):
+        for row in rows(name, questions, backgrounds, args.show):
             print(row)
 
 
