@@ -5,7 +5,9 @@ they are streamed, never read whole: a line holds at most `MAX_LINE` bytes (so `
 or a file without newlines fails at once), the whole file at most `limits.KNOWLEDGE` once
 decompressed (so a gzip bomb cannot fill the disk through the index), and a line that is not
 UTF-8 is an error at its line and column.  A gzip file (ConceptNet ships ``.csv.gz``) is
-read through as it is.
+read through as it is, and refused once it has expanded past `RATIO` times what was read of
+it (beyond the first `UNJUDGED` bytes): ConceptNet's assertions expand about 20 times, a gzip
+bomb about a thousand, and would take the minutes its `limits.KNOWLEDGE` bytes take to read.
 """
 
 from __future__ import annotations
@@ -17,12 +19,16 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from qlang.errors import Diagnostic, Source, Span
+from qlang.errors import Diagnostic, Source, Span, error
 from qlang.knowledge.triples import KnowledgeError
-from qlang.limits import KNOWLEDGE
+from qlang.limits import KNOWLEDGE, TooLarge
 
 #: The most bytes of one line (ConceptNet's longest are a few kilobytes).
 MAX_LINE = 1 << 20
+#: The most a gzip file may expand (decompressed bytes per compressed byte read).
+RATIO = 200
+#: Decompressed bytes read before the expansion is judged (a small file may expand any amount).
+UNJUDGED = 1 << 20
 _GZIP = b"\x1f\x8b"
 
 
@@ -48,16 +54,44 @@ class Line:
         return self.error(message, column, max(1, len(fields[number])), hint)
 
 
-def decompressed(stream: io.BufferedReader[Any]) -> io.BufferedIOBase:
+class _Counted:
+    """A stream that counts the bytes read from it (what a gzip file has taken of its file)."""
+
+    def __init__(self, stream: io.BufferedReader[Any]) -> None:
+        self.stream, self.count = stream, 0
+
+    def read(self, size: int = -1, /) -> bytes:
+        data = self.stream.read(size)
+        self.count += len(data)
+        return data
+
+    def seek(self, offset: int, /) -> int:
+        """What gzip would rewind with (reading forward, it never does)."""
+        return self.stream.seek(offset)
+
+
+@dataclass(frozen=True, slots=True)
+class Decompressed:
+    """A knowledge file's bytes, read through gzip when it is gzip (`read` counts what that
+    took of the file; None: not gzip)."""
+
+    stream: io.BufferedIOBase
+    read: _Counted | None = None
+
+
+def decompressed(stream: io.BufferedReader[Any]) -> Decompressed:
     """`stream`, read through gzip when it is gzip."""
-    return gzip.GzipFile(fileobj=stream, mode="rb") if stream.peek(2)[:2] == _GZIP else stream
+    if stream.peek(2)[:2] != _GZIP:
+        return Decompressed(stream)
+    counted = _Counted(stream)
+    return Decompressed(gzip.GzipFile(fileobj=counted, mode="rb"), counted)
 
 
-def lines(stream: io.BufferedIOBase, name: str) -> Iterator[Line]:
-    """The lines of `stream` (without their line ends), numbered from 1; raises a located
+def lines(file: Decompressed, name: str) -> Iterator[Line]:
+    """The lines of `file` (without their line ends), numbered from 1; raises a located
     `KnowledgeError` at a line that is too long or not UTF-8, or where the stream cannot be
-    read (a gzip file cut short), and `TooLarge` past `KNOWLEDGE`."""
-    most, size, number = KNOWLEDGE.bytes, 0, 0
+    read (a gzip file cut short), and `TooLarge` past `KNOWLEDGE` or a gzip file past `RATIO`."""
+    stream, most, size, number = file.stream, KNOWLEDGE.bytes, 0, 0
     while True:
         number += 1
         try:
@@ -69,6 +103,9 @@ def lines(stream: io.BufferedIOBase, name: str) -> Iterator[Line]:
         size += len(raw)
         if size > most:
             raise KNOWLEDGE.exceeded(name)
+        if file.read is not None and size > UNJUDGED and size > RATIO * file.read.count:
+            raise error(TooLarge, "limit", f"expands more than {RATIO} times, as a gzip bomb does (a file "
+                        f"unpacked first is read within {KNOWLEDGE.bound()})", path=name)
         content = raw.removesuffix(b"\n").removesuffix(b"\r")
         if len(content) > MAX_LINE:  # shown without its text: the length is what is wrong
             raise Line("", number, name).error(f"a line longer than {MAX_LINE:,} bytes")
