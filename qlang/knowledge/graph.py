@@ -8,23 +8,53 @@ it never touches the rest of a graph of millions of edges.  A path weighs the pr
 edges' weights; `paths` finds the best simple paths of at most k hops, best first, as GATHER
 ranks its inference paths, in the small graph that two half-length walks (out of the start,
 into the goal) reach.  Where several indexes hold one edge, its greatest weight counts.
+
+A search is bounded (`Bounds`): in a dense graph or around a hub of millions of edges the walks
+would read the whole index and the partial paths would outgrow any memory, so the walks keep
+the strongest edges up to a count, the partial paths are counted, and a deadline stops both
+(SQLite's queries included).  A search cut short keeps the paths found, which are still the
+best of what it saw, in order, and says which bound cut it.
 """
 
 from __future__ import annotations
 
 import heapq
+import itertools
 import math
-from collections.abc import Collection, Iterable, Sequence
+import time
+from collections.abc import Collection, Iterable, Iterator, Sequence
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
-from typing import TypeVar
+from typing import Literal, TypeVar
 
-from qlang.knowledge.index import Index
+from qlang.knowledge.index import Index, OutOfTime
 from qlang.knowledge.relations import BY_NAME, SYMMETRIC
 from qlang.knowledge.triples import Triple
 
 T = TypeVar("T", Triple, "Hop")
-#: Partial paths `paths` looks at, at most: a bound on its work in the densest graph.
-MAX_EXPANSIONS = 200_000
+#: Partial paths looked at between two looks at the clock.
+_TICK = 1000
+#: Which bound cut a search short.
+Cut = Literal["edges", "visits", "seconds"]
+
+
+@dataclass(frozen=True, slots=True)
+class Bounds:
+    """The most a path search does: `edges` read from the indexes (the two walks together),
+    partial paths `visits`ed, and `seconds`."""
+
+    edges: int = 20_000
+    visits: int = 200_000
+    seconds: float = 5.0
+
+
+@dataclass(frozen=True, slots=True)
+class Found:
+    """The paths a search found, best first, and the bound that `cut` it short (None: every
+    path of the graph is among those it weighed)."""
+
+    paths: list[Path]
+    cut: Cut | None = None
 
 
 @dataclass(frozen=True, slots=True, order=True)
@@ -133,9 +163,38 @@ class Knowledge:
     def paths(self, start: str, goal: str, max_hops: int = 3, *, relations: Collection[str] | None = None,
               both_ways: bool = False, limit: int = 10) -> list[Path]:
         """The best `limit` simple paths of 1 to `max_hops` hops from `start` to `goal`, best
-        first (ties: shorter first, then in word order)."""
-        hops = (self.reach([start], (max_hops + 1) // 2, relations=relations, both_ways=both_ways)
-                | self.reach([goal], max_hops // 2, into=True, relations=relations, both_ways=both_ways))
+        first (ties: shorter first, then in word order), within the default `Bounds`."""
+        return self.search(start, goal, max_hops, relations=relations, both_ways=both_ways, limit=limit).paths
+
+    def search(self, start: str, goal: str, max_hops: int = 3, *, relations: Collection[str] | None = None,
+               both_ways: bool = False, limit: int = 10, bounds: Bounds = Bounds()) -> Found:
+        """`paths`, within `bounds`, saying which one cut the search short."""
+        deadline = time.monotonic() + bounds.seconds
+        side = max(1, bounds.edges // 2)
+        try:
+            with self._until(deadline):
+                out = self.reach([start], (max_hops + 1) // 2, relations=relations, both_ways=both_ways,
+                                 limit=side)
+                into = self.reach([goal], max_hops // 2, into=True, relations=relations, both_ways=both_ways,
+                                  limit=side)
+        except OutOfTime:
+            return Found([], "seconds")
+        found = self._best(start, goal, out | into, max_hops, limit, bounds.visits, deadline)
+        cut = "edges" if found.cut is None and side in (len(out), len(into)) else found.cut
+        return Found(found.paths, cut)
+
+    @contextmanager
+    def _until(self, deadline: float) -> Iterator[None]:
+        with ExitStack() as stack:
+            for index in self.indexes:
+                stack.enter_context(index.until(deadline))
+            yield
+
+    @staticmethod
+    def _best(start: str, goal: str, hops: set[Hop], max_hops: int, limit: int, visits: int,
+              deadline: float) -> Found:
+        """The best `limit` simple paths from `start` to `goal` over `hops`, best first, looking
+        at no more than `visits` partial paths and stopping at `deadline`."""
         shown: dict[tuple[str, str], Hop] = {}  # one hop of those that read the same, the heaviest
         for hop in sorted(hops, key=lambda hop: (-hop.weight, hop)):
             shown.setdefault((hop.start, str(hop)), hop)
@@ -145,18 +204,24 @@ class Knowledge:
         left = _distances_to(goal, hops, max_hops)
         found: list[Path] = []
         queue: list[tuple[float, int, tuple[str, ...], tuple[Hop, ...]]] = [(-1.0, 0, (start,), ())]
-        for _ in range(MAX_EXPANSIONS):
+        queued = 1
+        for popped in itertools.count(1):
             if not queue or len(found) >= limit:
                 break
+            if popped % _TICK == 0 and time.monotonic() > deadline:
+                return Found(found, "seconds")
             weight, length, words, walked = heapq.heappop(queue)
             if walked and words[-1] == goal:
                 found.append(Path(walked))
                 continue
             for hop in out.get(words[-1], ()):
                 if hop.end not in words and hop.end in left and length + 1 + left[hop.end] <= max_hops:
+                    if queued >= visits:
+                        return Found(found, "visits")
+                    queued += 1
                     heapq.heappush(queue, (weight * hop.weight, length + 1, (*words, hop.end),
                                            (*walked, hop)))
-        return found
+        return Found(found)
 
 
 def _strongest(items: list[T], limit: int | None) -> list[T]:

@@ -21,7 +21,8 @@ import json
 import os
 import sqlite3
 import stat
-from collections.abc import Collection, Iterable, Iterator, Mapping
+import time
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
 from contextlib import closing, contextmanager
 from itertools import islice
 from pathlib import Path
@@ -60,17 +61,28 @@ _TABLES = {"meta": ("key", "value"), "edges": ("head", "relation", "tail", "weig
 _MOST = 2**63 - 1
 #: The most problems `quick_check` lists (one is enough to refuse the file).
 _PROBLEMS = 3
+#: SQLite's steps between looks at the clock while a deadline holds (about a millisecond's work).
+_STEPS = 10_000
 
 
-def build(triples: Iterable[Triple], path: Path, about: Mapping[str, str], *, force: bool = False) -> Index:
+class OutOfTime(Exception):
+    """A query was stopped at the deadline `Index.until` set."""
+
+
+def build(triples: Iterable[Triple], path: Path, about: Mapping[str, str], *, force: bool = False,
+          stopped: Callable[[], bool] = lambda: False) -> Index:
     """A new index of `triples` at `path` (replacing what is there once it is complete), with
     `about` (where it came from) in its `meta` table; its folder made where missing, and `path`
-    checked before any work (`check_target`; a command checks it before making the folder)."""
+    checked before any work (`check_target`; a command checks it before making the folder).
+    SQLite looks at `stopped` as it works, so that a signal (whose handler makes it true and
+    raises KeyboardInterrupt) stops a long statement too: then KeyboardInterrupt is raised and
+    no file is left behind."""
     path.parent.mkdir(parents=True, exist_ok=True)
     check_target(path, force=force)
     partial = path.with_name(f".{path.name}.{os.getpid()}.partial")
     try:
         with closing(sqlite3.connect(partial)) as db:
+            db.set_progress_handler(stopped, _STEPS)  # Python runs, so a signal's handler does
             db.executescript(_SCHEMA)
             rows = ((t.head, t.relation, t.tail, t.weight) for t in triples)
             while batch := list(islice(rows, BATCH)):
@@ -83,6 +95,8 @@ def build(triples: Iterable[Triple], path: Path, about: Mapping[str, str], *, fo
             db.commit()
         os.replace(partial, path)
     except (sqlite3.Error, OSError) as exc:  # a full disk, a folder that cannot be made
+        if stopped():  # SQLite interrupted: the signal's KeyboardInterrupt was lost inside it
+            raise KeyboardInterrupt from None
         raise failure(f"cannot be written ({exc})", str(path)) from None
     finally:
         partial.unlink(missing_ok=True)
@@ -126,6 +140,7 @@ class Index:
     def __init__(self, path: Path) -> None:
         self.path = path
         self._db: tuple[int, sqlite3.Connection] | None = None
+        self._deadline: float | None = None
         with self._reading():
             self._check_file()
             self.about = dict(self._connection().execute("SELECT key, value FROM meta"))
@@ -168,11 +183,26 @@ class Index:
         return relations, words
 
     @contextmanager
+    def until(self, deadline: float) -> Iterator[None]:
+        """Queries stopped at `deadline` (`time.monotonic`), raising `OutOfTime`: a query over a
+        hub of millions of edges is one call into SQLite, which only SQLite can cut short."""
+        connection, self._deadline = self._connection(), deadline
+        connection.set_progress_handler(lambda: time.monotonic() > deadline, _STEPS)
+        try:
+            yield
+        finally:
+            connection.set_progress_handler(None, 0)
+            self._deadline = None
+
+    @contextmanager
     def _reading(self) -> Iterator[None]:
-        """SQLite's errors while reading this index as `KnowledgeError`s naming the file."""
+        """SQLite's errors while reading this index as `KnowledgeError`s naming the file (a
+        query stopped at a deadline as `OutOfTime`)."""
         try:
             yield
         except sqlite3.Error as exc:
+            if self._deadline is not None and time.monotonic() > self._deadline:
+                raise OutOfTime from None
             raise failure(f"not a knowledge index, or a damaged one ({exc})", str(self.path),
                           hint=self.rebuild) from None
 
@@ -202,8 +232,9 @@ class Index:
     def edges(self, words: Iterable[str], *, into: bool = False, relations: Collection[str] | None = None,
               limit: int | None = None) -> list[Triple]:
         """The edges out of `words` (into them, with `into`), of `relations` (default: all);
-        with `limit`, of every `CHUNK` words the `limit` strongest (ties in edge order), which
-        SQLite picks, so that a hub's thousands of edges never become Python objects."""
+        with `limit`, the `limit` strongest (ties in edge order), which SQLite picks for every
+        `CHUNK` words, so that a hub's millions of edges never become Python objects and no more
+        than twice `limit` are held however many words are asked about."""
         column = "tail" if into else "head"
         wanted = sorted(set(words))
         kinds = sorted(relations) if relations is not None else []
@@ -217,6 +248,8 @@ class Index:
             values = [*chunk, *kinds, *([] if limit is None else [limit])]
             with self._reading():
                 found += map(self._edge, self._connection().execute(query, values))
+            if limit is not None:
+                found = sorted(found, key=lambda edge: (-edge.weight, edge))[:limit]
         return found
 
     def knows(self, word: str) -> bool:
