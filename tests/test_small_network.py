@@ -18,6 +18,7 @@ from qlang.small import files
 from qlang.small import model as small_model
 from qlang.small.automaton import Automaton
 from qlang.small.beam import beam_search, encode_questions
+from qlang.small.device import DeviceNetwork
 from qlang.small.network import Config, Floats, Ints, LSTMState, Mask, Network
 from qlang.small.parser import SMALL_MODEL
 from qlang.small.tokens import BOS, EOS, Vocabularies, prefix, source_vocabulary, target_vocabulary
@@ -48,7 +49,7 @@ def network() -> Network:
 
 
 class TorchSteps:
-    """The torch module behind the search's interface, so that one beam search decodes both."""
+    """The torch module behind the numpy network's `encode` and `step`, one step at a time."""
 
     def __init__(self, model: small_model.Seq2Seq) -> None:
         self.model = model
@@ -128,7 +129,7 @@ def test_numpy_and_torch_give_the_same_beam_candidates(torch_model, network) -> 
     for start in range(0, len(questions), 32):
         chunk = questions[start:start + 32]
         ours = beam_search(network, automaton, chunk)
-        theirs = beam_search(TorchSteps(torch_model), automaton, chunk)
+        theirs = beam_search(DeviceNetwork(torch_model, "cpu"), automaton, chunk)
         for question, mine, reference in zip(chunk, ours, theirs, strict=True):
             assert [c.probability for c in mine] == pytest.approx([c.probability for c in reference],
                                                                   abs=1e-4), question

@@ -6,7 +6,9 @@ model's distribution is renormalised over them, so a candidate's score is the pr
 the constrained model gives the whole program: the confidence the cascade thresholds.
 A finished hypothesis stays in its beam at no further cost; the length budget of the
 automaton bounds the number of steps.  It runs on the numpy network (`network.py`), the one
-search for answering and for whatever decodes a model in training (`model.network`).
+search for answering and for whatever decodes a model in training (`model.network`), or on a
+torch module on its device (`device.py`); the automaton's states are integers and their masks
+rows of one table (`states.py`), so a step's Python is a dict lookup a row.
 
 Where the automaton's slot is open (a knowledge operation's class or value), a hypothesis may
 also copy what its question offers that the knowledge in use knows (`knows`), so that a program
@@ -21,12 +23,14 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cache
 from typing import Protocol
+from weakref import WeakKeyDictionary
 
 import numpy as np
 from threadpoolctl import ThreadpoolController  # type: ignore[import-untyped]
 
-from qlang.small.automaton import Automaton, State
-from qlang.small.network import Floats, Ints, LSTMState, Mask
+from qlang.small.automaton import Automaton
+from qlang.small.network import Floats, Ints, Opened
+from qlang.small.states import States
 from qlang.small.tokens import BOS, EOS, PAD, Vocabularies
 
 _NO = float("-inf")
@@ -55,16 +59,25 @@ def encode_questions(vocabularies: Vocabularies, questions: Sequence[str]) -> tu
 
 
 class Decodes(Protocol):
-    """What the search asks of a network: the numpy `Network`, or anything computing the same
-    (tests/test_small_network.py runs the torch module through it)."""
+    """What the search asks of a network: a batch's rows to decode (the numpy `Network`'s, or
+    a torch module's on its device: `qlang.small.device`)."""
 
     @property
     def vocabularies(self) -> Vocabularies: ...
 
-    def encode(self, source: Ints, lengths: Ints) -> tuple[Floats, Mask, LSTMState]: ...
+    def rows(self, source: Ints, lengths: Ints, copy: Ints, beam: int) -> Rows: ...
 
-    def step(self, tokens: Ints, memory: Floats, mask: Mask, copy: Ints,
-             state: LSTMState) -> tuple[Floats, LSTMState]: ...
+
+class Rows(Protocol):
+    """A batch's hypotheses, `beam` rows a question, wherever the network keeps them
+    (`network.Rows` says what each call does)."""
+
+    def step(self, live: Ints, tokens: Ints) -> None: ...
+
+    def best(self, masks: Floats, mask_rows: Ints, opened: Opened, base: Floats,
+             k: int) -> tuple[Floats, Ints]: ...
+
+    def reorder(self, parents: Ints) -> None: ...
 
 
 def beam_search(network: Decodes, automaton: Automaton, questions: Sequence[str],
@@ -87,61 +100,56 @@ def _blas() -> ThreadpoolController:
 
 def _search(network: Decodes, automaton: Automaton, questions: Sequence[str],
             beam: int, knows: Callable[[str], bool]) -> list[list[Candidate]]:
+    """Each step, only the rows still writing go through the network, each row offers its
+    `beam` best continuations, and each question keeps the best `beam` of its rows' offers (a
+    finished row offers itself, at no cost): the same choice as over every row's whole
+    distribution, with equal totals broken by row, then token."""
     target = network.vocabularies.target
-    n, vocabulary = len(questions), len(target)
+    n, size, eos = len(questions), len(target), target.id(EOS)
     source, lengths, copy = encode_questions(network.vocabularies, questions)
     known = _Known(network.vocabularies, questions, copy, knows)
-    memory, mask, (h, c) = network.encode(source, lengths)
-    rows = np.repeat(np.arange(n), beam)
-    memory, mask, copy = memory[rows], mask[rows], copy[rows]
-    h, c = h[:, rows], c[:, rows]
+    states = _states(automaton)
+    rows = network.rows(source, lengths, copy, beam)
     scores = np.full((n, beam), _NO, np.float32)
     scores[:, 0] = 0.0  # one live hypothesis per question to start with
-    states: list[State | None] = [automaton.start()] * (n * beam)
-    finished = [False] * (n * beam)
+    state = np.full(n * beam, states.start, np.int64)
+    finished = np.zeros(n * beam, bool)
     last = np.full(n * beam, target.id(BOS), np.int64)
     history = np.empty((n * beam, 0), np.int64)
-    eos = target.id(EOS)
-    masks, only_end = _Masks(vocabulary), [eos]
-    while not all(f or s is None for f, s in zip(finished, states, strict=True)):
-        scored, (h, c) = network.step(last, memory, mask, copy, (h, c))
-        allowed = np.stack([masks.of(automaton.allowed(state) if state is not None and not done
-                                     else only_end)  # a dead row's score is -inf: it never wins
-                            for state, done in zip(states, finished, strict=True)])
-        for row, (state, done) in enumerate(zip(states, finished, strict=True)):
-            if state is not None and not done and automaton.takes_question_words(state):
-                allowed[row, known.ids(row // beam)] = 0.0
-        logprobs = np.where(np.array(finished)[:, None], allowed, _log_softmax(scored + allowed))
-        totals = (scores.reshape(-1, 1) + logprobs).reshape(n, beam * vocabulary)
-        chosen = _top(totals, beam)
-        scores = np.take_along_axis(totals, chosen, axis=1)
-        parents = (chosen // vocabulary + np.arange(n)[:, None] * beam).reshape(-1)
-        tokens = (chosen % vocabulary).reshape(-1)
-        h, c = h[:, parents], c[:, parents]
-        history = np.concatenate([history[parents], tokens[:, None]], axis=1)
-        live = scores.reshape(-1) > _NO
-        states, finished = _advance(automaton, states, finished, parents.tolist(), tokens.tolist(),
-                                    live.tolist(), eos)
-        last = tokens
+    slots = np.arange(beam)[:, None] * size
+    while len(live := np.flatnonzero((scores.reshape(-1) > _NO) & ~finished)):
+        rows.step(live, last[live])
+        opened = [(i, known.ids(int(live[i]) // beam)) for i in states.opening(state[live])]
+        offers = np.full((n * beam, beam), _NO, np.float32)
+        tokens = np.zeros((n * beam, beam), np.int64)
+        offers[live], tokens[live] = rows.best(states.masks, states.mask_rows(state[live]), opened,
+                                               scores.reshape(-1)[live], beam)
+        ended = np.flatnonzero(finished & (scores.reshape(-1) > _NO))
+        offers[ended, 0], tokens[ended, 0] = scores.reshape(-1)[ended], eos
+        offers, index = offers.reshape(n, beam * beam), (slots + tokens.reshape(n, beam, beam)).reshape(n, -1)
+        kept = np.lexsort((index, -offers), axis=-1)[:, :beam]
+        chosen, scores = np.take_along_axis(index, kept, axis=1), np.take_along_axis(offers, kept, axis=1)
+        parents = (chosen // size + np.arange(n)[:, None] * beam).reshape(-1)
+        last = (chosen % size).reshape(-1)
+        rows.reorder(parents)
+        history = np.concatenate([history[parents], last[:, None]], axis=1)
+        alive = scores.reshape(-1) > _NO
+        finished = alive & (finished[parents] | (last == eos))
+        state = state[parents]
+        writing = np.flatnonzero(alive & ~finished)
+        state[writing] = states.advance(state[writing], last[writing])
     return [_candidates(network.vocabularies, questions[q], history[q * beam:(q + 1) * beam], scores[q])
             for q in range(n)]
 
 
-def _log_softmax(x: Floats) -> Floats:
-    shifted: Floats = x - x.max(axis=-1, keepdims=True)
-    total: Floats = np.exp(shifted).sum(axis=-1, keepdims=True)
-    return shifted - np.log(total)
+_NUMBERED: WeakKeyDictionary[Automaton, States] = WeakKeyDictionary()
 
 
-def _top(totals: Floats, k: int) -> Ints:
-    """Per row, the indices of the `k` largest values, largest first, equal ones by index (a
-    question's ties, common where the model has no preference, broken the same way always)."""
-    kth = -np.partition(-totals, k - 1, axis=1)[:, k - 1]
-    chosen = np.empty((len(totals), k), np.int64)
-    for row, (values, least) in enumerate(zip(totals, kth, strict=True)):
-        found = np.flatnonzero(values >= least)
-        chosen[row] = found[np.argsort(-values[found], kind="stable")[:k]]
-    return chosen
+def _states(automaton: Automaton) -> States:
+    """The automaton's numbered states, kept as long as it is."""
+    if automaton not in _NUMBERED:
+        _NUMBERED[automaton] = States(automaton)
+    return _NUMBERED[automaton]
 
 
 class _Known:
@@ -160,40 +168,6 @@ class _Known:
             words = self.vocabularies.said(self.questions[question], [target.tokens[t] for t in offered])
             self.found[question] = [t for t, word in zip(offered, words, strict=True) if self.knows(word)]
         return self.found[question]
-
-
-class _Masks:
-    """Additive masks (0 where allowed, -inf elsewhere), one per distinct list of token ids:
-    the automaton returns the same list object for the same situation."""
-
-    def __init__(self, size: int) -> None:
-        self.size = size
-        self.made: dict[int, tuple[list[int], Floats]] = {}
-
-    def of(self, ids: list[int]) -> Floats:
-        if id(ids) not in self.made:
-            mask = np.full(self.size, _NO, np.float32)
-            mask[ids] = 0.0
-            self.made[id(ids)] = (ids, mask)  # the list is kept, so its id stays its own
-        return self.made[id(ids)][1]
-
-
-def _advance(automaton: Automaton, states: list[State | None], finished: list[bool],
-             parents: list[int], tokens: list[int], live: list[bool],
-             eos: int) -> tuple[list[State | None], list[bool]]:
-    new_states: list[State | None] = []
-    new_finished = []
-    for parent, token, alive in zip(parents, tokens, live, strict=True):
-        state = states[parent]
-        done = finished[parent] or (alive and token == eos)
-        if not alive or state is None:
-            new_states.append(None)
-        elif done:
-            new_states.append(state)
-        else:
-            new_states.append(automaton.advance(state, token))
-        new_finished.append(alive and done)
-    return new_states, new_finished
 
 
 def _candidates(vocabularies: Vocabularies, question: str, history: Ints, scores: Floats) -> list[Candidate]:

@@ -15,7 +15,7 @@ token on a CPU.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -29,6 +29,10 @@ Ints = NDArray[np.int64]
 Mask = NDArray[np.bool_]
 #: the decoder's LSTM state: hidden and cell, each layers x rows x hidden
 LSTMState = tuple[Floats, Floats]
+#: per row of a step (its index among the rows stepped), the tokens allowed beside its mask
+Opened = Sequence[tuple[int, list[int]]]
+
+_NO = float("-inf")
 
 
 @dataclass(frozen=True)
@@ -184,10 +188,73 @@ class Network:
         mixed = generate * generated + (1 - generate) * copied + np.float32(1e-9)
         return np.log(mixed), (np.stack(hs), np.stack(cs))
 
+    def rows(self, source: Ints, lengths: Ints, copy: Ints, beam: int) -> Rows:
+        return Rows(self, source, lengths, copy, beam)
+
+
+class Rows:
+    """A batch's hypotheses being decoded, `beam` rows a question (row r is question r // beam's):
+    the search steps the rows still writing, asks each for its best next tokens under its
+    mask, and reorders the rows by the hypotheses it keeps."""
+
+    def __init__(self, network: Network, source: Ints, lengths: Ints, copy: Ints, beam: int) -> None:
+        self.network = network
+        self.memory, self.mask, (h, c) = network.encode(source, lengths)
+        self.copy = copy
+        self.question = np.repeat(np.arange(len(source)), beam)
+        self.h, self.c = h[:, self.question], c[:, self.question]
+        self.scored = np.empty((0, len(network.vocabularies.target)), np.float32)
+
+    def step(self, live: Ints, tokens: Ints) -> None:
+        """Feed each of the `live` rows its last token."""
+        question = self.question[live]
+        self.scored, (h, c) = self.network.step(tokens, self.memory[question], self.mask[question],
+                                                self.copy[question], (self.h[:, live], self.c[:, live]))
+        self.h[:, live], self.c[:, live] = h, c
+
+    def best(self, masks: Floats, mask_rows: Ints, opened: Opened, base: Floats,
+             k: int) -> tuple[Floats, Ints]:
+        """Per row stepped, the `k` best totals (`base` plus the token's log-probability, the
+        model's distribution renormalised over the tokens `masks[mask_rows]` allows, and
+        `opened`'s) and their tokens, best first, equal totals by token."""
+        allowed = masks[mask_rows]
+        for row, ids in opened:
+            allowed[row, ids] = 0.0
+        return top(base[:, None] + _log_softmax(self.scored + allowed), k)
+
+    def reorder(self, parents: Ints) -> None:
+        """Row r continues the hypothesis of row `parents[r]`."""
+        self.h, self.c = self.h[:, parents], self.c[:, parents]
+
+
+def top(totals: Floats, k: int) -> tuple[Floats, Ints]:
+    """Per row, the `k` largest finite values and their columns, largest first, equal ones by
+    column (a question's ties, common where the model has no preference, broken the same way
+    always); a row with fewer is padded with -inf."""
+    n = len(totals)
+    kth = -np.partition(-totals, k - 1, axis=1)[:, k - 1]
+    rows, columns = np.nonzero((totals >= kth[:, None]) & (totals > _NO))
+    values = totals[rows, columns]
+    order = np.lexsort((columns, -values, rows))
+    rows, columns, values = rows[order], columns[order], values[order]
+    rank = np.arange(len(rows)) - np.searchsorted(rows, rows)
+    keep = rank < k
+    best = np.full((n, k), _NO, np.float32)
+    tokens = np.zeros((n, k), np.int64)
+    best[rows[keep], rank[keep]] = values[keep]
+    tokens[rows[keep], rank[keep]] = columns[keep]
+    return best, tokens
+
 
 def _sigmoid(x: Floats) -> Floats:
     with np.errstate(over="ignore"):  # exp(-x) is inf for x below -88: the sigmoid is 0, rightly
         return np.reciprocal(np.exp(-x) + np.float32(1))
+
+
+def _log_softmax(x: Floats) -> Floats:
+    shifted: Floats = x - x.max(axis=-1, keepdims=True)
+    total: Floats = np.exp(shifted).sum(axis=-1, keepdims=True)
+    return shifted - np.log(total)
 
 
 def _softmax(x: Floats) -> Floats:

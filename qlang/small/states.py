@@ -1,0 +1,80 @@
+"""The automaton's states as integers, with their masks as rows of one table.
+
+The search decodes thousands of hypotheses a step; asking the automaton per hypothesis, and
+building its mask, is Python per row.  Here each state the search reaches is numbered once, its
+transitions are remembered by number, and its allowed tokens are an additive mask (0 where
+allowed, -inf elsewhere), one row of `masks` per distinct set of tokens: a step
+looks up transitions in a dict and gathers its masks with one index, on whatever device holds
+the table.  States are numbered as they are first reached, so the table only grows.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from qlang.small.automaton import Automaton, State
+from qlang.small.network import Floats, Ints
+
+_NO = float("-inf")
+
+
+class States:
+    def __init__(self, automaton: Automaton) -> None:
+        self.automaton = automaton
+        self.size = len(automaton.vocabulary)
+        self.eos = automaton.eos
+        self._numbers: dict[State, int] = {}
+        self._states: list[State] = []
+        self._mask_of: list[int] = []
+        self._open: list[bool] = []
+        self._next: dict[int, int] = {}
+        #: per distinct set of allowed tokens, its row of `masks`
+        self._rows: dict[tuple[int, ...], int] = {}
+        self._masks = np.empty((0, self.size), np.float32)
+        self._mask_rows: list[Floats] = []
+        self.start = self._number(automaton.start())
+
+    @property
+    def masks(self) -> Floats:
+        """Every mask made so far, one row each (rows are only ever added)."""
+        if len(self._masks) < len(self._mask_rows):
+            self._masks = np.concatenate([self._masks, np.stack(self._mask_rows[len(self._masks):])])
+        return self._masks
+
+    def mask_rows(self, states: Ints) -> Ints:
+        return np.array([self._mask_of[s] for s in states.tolist()], np.int64)
+
+    def opening(self, states: Ints) -> list[int]:
+        """The positions of the states whose next token may be a question word the knowledge
+        knows."""
+        return [i for i, s in enumerate(states.tolist()) if self._open[s]]
+
+    def advance(self, states: Ints, tokens: Ints) -> Ints:
+        """Each state after its token (the end token leaves a state as it is)."""
+        size, found = self.size, self._next
+        keys = (states * size + tokens).tolist()
+        return np.array([found[key] if key in found else self._advance(key // size, key % size)
+                         for key in keys], np.int64)
+
+    def _advance(self, state: int, token: int) -> int:
+        after = state if token == self.eos else self._number(
+            self.automaton.advance(self._states[state], token))
+        self._next[state * self.size + token] = after
+        return after
+
+    def _number(self, state: State) -> int:
+        if state not in self._numbers:
+            self._numbers[state] = len(self._states)
+            self._states.append(state)
+            self._mask_of.append(self._row(self.automaton.allowed(state)))
+            self._open.append(self.automaton.takes_question_words(state))
+        return self._numbers[state]
+
+    def _row(self, ids: list[int]) -> int:
+        key = tuple(ids)
+        if key not in self._rows:
+            mask = np.full(self.size, _NO, np.float32)
+            mask[ids] = 0.0
+            self._rows[key] = len(self._mask_rows)
+            self._mask_rows.append(mask)
+        return self._rows[key]
