@@ -28,7 +28,9 @@ def describe(image: Image, perception: Perception, concepts: Concepts | None,
     height, width = image.shape[:2]
     for detection in perception.objects:
         scores: dict[str, dict[str, float]] = {}
-        if wanted("color", concepts):
+        if wanted("color", concepts) and detection.colours is not None:
+            scores["color"] = detection.colours
+        elif wanted("color", concepts):
             with perception.stages.time("segment"):
                 pixels = segment(image, detection.box).pixels
             scores["color"] = colour.colours(pixels)

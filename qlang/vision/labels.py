@@ -50,6 +50,17 @@ COCO_RENAMED = {
 IMAGENET = package_data("vision", "imagenet.json")
 
 
+#: ImageNet's scenes -> the GQA classes a photo of one shows, though WordNet files it elsewhere
+#: (a lakeside is a shore, not water)
+SHOWS: dict[str, frozenset[str]] = {
+    label: frozenset({"water"}) for label in (
+        "lakeside, lakeshore", "seashore, coast, seacoast, sea-coast", "sandbar, sand bar", "boathouse",
+        "dock, dockage, docking facility", "breakwater, groin, groyne, mole, bulwark, seawall, jetty",
+        "coral reef", "geyser", "fireboat", "gondola", "canoe", "speedboat", "lifeboat",
+        "paddle, boat paddle")
+}
+
+
 @cache
 def imagenet_classes() -> dict[str, str | None]:
     """Each ImageNet label of the bundled classifier -> its GQA class (None: none fits)."""

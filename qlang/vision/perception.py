@@ -89,6 +89,9 @@ class Detection:
     attributes: dict[str, float] = field(default_factory=dict)
     #: the text it shows, where it is a region of text (`qlang.vision.reading`)
     text: str | None = None
+    #: the likelihood of each of its colours, where the perceiver named them itself
+    #: (`qlang.vision.stuff`, by hue family) rather than from the pixels in its box
+    colours: dict[str, float] | None = None
 
 
 @dataclass(frozen=True)

@@ -3,7 +3,8 @@ labelled photos, and what a "no" from it is worth.
 
 Not seeing a thing is evidence of its absence only in proportion to how surely it would have
 been seen.  `doubt` says why a "no" about a class is no evidence: no perceiver knows the class;
-its label covers only a kind of it (the SSD's "potted plant" is no tree); it sees only some
+its label covers only a kind of it (the SSD's "potted plant" is no tree); it finds it only now
+and then (the ImageNet classifier on regions, the colour cues for sky and trees); it sees only some
 kinds of it (ten COCO animals are not every animal); or, measured on the labelled photos, it
 finds too few of those there are (`FLOOR`).  Otherwise a "no" is at most as sure as the
 perceiver's recall of the class, or, for a class the labelled photos do not show, its recall
@@ -28,6 +29,8 @@ from qlang.vision.sight import Sight, words
 TABLE = package_data("vision", "recall.json")
 #: Below this recall of a class, a perceiver's "no" about it is no evidence.
 FLOOR = 0.5
+#: How a perceiver finds a class it sees now and then only (`Sight.glimpsed`, `Sight.cued`).
+_GLIMPSED, _CUED = "through the ImageNet classifier on regions", "by colour, texture and place"
 
 
 @dataclass(frozen=True)
@@ -64,8 +67,9 @@ def doubt(sight: Sight, cls: str) -> str | None:
         return None
     if not sight.sees(Kind.CLASS, cls):
         return f"no perceiver knows '{cls}'"
-    if sight.classes is not None and cls in sight.glimpsed and cls not in sight.classes:
-        return f"the {sight.name} detector finds {cls} only through the ImageNet classifier on regions"
+    ways = [way for way, classes in ((_GLIMPSED, sight.glimpsed), (_CUED, sight.cued)) if cls in classes]
+    if ways and cls not in sight.classes:
+        return f"the {sight.name} detector finds {cls} only {' or '.join(ways)}"
     label = sight.label(cls)
     if label is not None:
         return f"the {sight.name} detector's '{cls}' is a {label} only"

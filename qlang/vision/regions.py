@@ -4,12 +4,14 @@ COCO's detector knows 80 classes; the bundled ImageNet classifier (EfficientNet-
 1,000, among them helmets, cameras, hats, park benches and mountain bikes, but it names a whole
 picture.  Named on regions, it finds objects of those classes: the regions are the detector's
 own boxes of every score (its low-score boxes are often an object it cannot name, OpenCV's
-selective search being in the contrib package only) and the whole image; each region's top
-`TOP` ImageNet labels become GQA classes through WordNet (`labels.imagenet_classes`), and a
-class the question needs is kept at its probability (its labels' summed) where that reaches
-`LEAST`.  A region that repeats a detection of the same class family
-(the class, a class above or below it) over the same pixels is dropped: the detector's box
-is kept (`merge`).
+selective search being in the contrib package only), the whole image and the cells of a
+`GRID` × `GRID` grid over it (a close-up's flower, an outdoor photo's building, which no box
+holds); each region's top `TOP` ImageNet labels become GQA classes through WordNet
+(`labels.imagenet_classes`), and a class the question needs is kept at its probability (its
+labels' summed) where that reaches `LEAST`.  A scene's label also names what such scenes
+show (`labels.SHOWS`: a lakeside shows water).  A region that repeats a detection of the
+same class family (the class, a class above or below it) over the same pixels is dropped:
+the detector's box is kept (`merge`).
 
 Regions are named only for the classes a question needs that the detector has no label for
 and saw nothing of, so a question about COCO's classes costs nothing more.
@@ -24,11 +26,13 @@ import numpy as np
 from qlang.ontology import load
 from qlang.vision.concepts import Concepts
 from qlang.vision.kinds import kind_of
-from qlang.vision.labels import imagenet_classes
+from qlang.vision.labels import SHOWS, imagenet_classes
 from qlang.vision.perception import Detection, Image, SeenBox, crop
 
-#: Regions named at most (the detector's likeliest boxes first, then the whole image).
+#: Regions named at most (the whole image, then the detector's likeliest boxes), before the grid.
 REGIONS = 8
+#: The grid's cells a side.
+GRID = 3
 #: The least detector score of a box taken as a region.
 PROPOSED = 0.05
 #: ImageNet labels read per region.
@@ -45,7 +49,7 @@ def wanted(concepts: Concepts | None, detector: frozenset[str], seen: Iterable[s
     label is filed under."""
     if concepts is None:
         return frozenset()
-    named = frozenset(c for c in imagenet_classes().values() if c is not None)
+    named = frozenset(c for c in imagenet_classes().values() if c is not None).union(*SHOWS.values())
     seen = frozenset(seen)
     return frozenset(c for c in concepts.classes - detector if any(_answers(n, c) for n in named)
                      and not any(_answers(s, c) for s in seen))
@@ -57,8 +61,9 @@ def _answers(name: str, cls: str) -> bool:
 
 
 def proposals(boxes: Iterable[tuple[float, SeenBox]], width: int, height: int) -> list[SeenBox]:
-    """The regions to name: the detector's boxes of at least `PROPOSED`, likeliest first, one
-    of those that cover the same pixels, at most `REGIONS` with the whole image."""
+    """The regions to name: the whole image and the detector's boxes of at least `PROPOSED`,
+    likeliest first, one of those that cover the same pixels, at most `REGIONS`; then the
+    grid's cells."""
     chosen: list[SeenBox] = [SeenBox(0, 0, width, height)]
     for score, box in sorted(boxes, key=lambda sb: -sb[0]):
         if len(chosen) >= REGIONS:
@@ -66,7 +71,9 @@ def proposals(boxes: Iterable[tuple[float, SeenBox]], width: int, height: int) -
         if score >= PROPOSED and box.area >= 0.01 * width * height \
                 and all(iou(box, other) < SAME for other in chosen):
             chosen.append(box)
-    return chosen
+    w, h = width / GRID, height / GRID
+    cells = [SeenBox(j * w, i * h, (j + 1) * w, (i + 1) * h) for i in range(GRID) for j in range(GRID)]
+    return chosen + cells
 
 
 def iou(a: SeenBox, b: SeenBox) -> float:
@@ -79,18 +86,23 @@ def name(image: Image, regions: list[SeenBox], classes: frozenset[str]) -> list[
     from qlang.vision.classifier import ranked
 
     found = []
-    table = imagenet_classes()
     for box in regions:
         scores: dict[str, tuple[float, str]] = {}
         for label, p in ranked(crop(image, box), TOP):
-            named = table.get(label)
-            if named is not None and any(_answers(named, cls) for cls in classes):
-                total, first = scores.get(named, (0.0, label))
-                scores[named] = (total + p, first)
+            for named in names(label):
+                if any(_answers(named, cls) for cls in classes):
+                    total, first = scores.get(named, (0.0, label))
+                    scores[named] = (total + p, first)
         for named, (p, label) in scores.items():
             if p >= LEAST:
                 found.append(Detection(named, float(np.clip(p, 0.0, 1.0)), box, f"imagenet: {label}"))
     return found
+
+
+def names(label: str) -> list[str]:
+    """The GQA classes an ImageNet label names: its own, and what its scene shows."""
+    named = imagenet_classes().get(label)
+    return ([] if named is None else [named]) + sorted(SHOWS.get(label, frozenset()))
 
 
 def merge(detections: list[Detection], regions: list[Detection]) -> list[Detection]:

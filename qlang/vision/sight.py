@@ -31,7 +31,8 @@ from qlang.ir import Node, postorder
 from qlang.ontology import ANY_CATEGORY, load
 from qlang.signatures import SIGNATURES, Kind
 from qlang.vision.geometry import KINDED, RELATIONS
-from qlang.vision.labels import COCO, COCO_RENAMED, imagenet_classes
+from qlang.vision.labels import COCO, COCO_RENAMED, SHOWS, imagenet_classes
+from qlang.vision.stuff import CLASSES as STUFF
 
 #: Categories a scene answers for every object alike: its name and class (what was detected),
 #: and where it is in the image (from the box).
@@ -52,11 +53,13 @@ class Sight:
     #: classes it finds only now and then, by a classifier named on regions (`regions`): seen,
     #: never covered
     glimpsed: frozenset[str] = frozenset()
+    #: stuff it finds by colour, texture and place (`stuff`): seen, never covered
+    cued: frozenset[str] = frozenset()
 
     def sees(self, kind: Kind, word: str) -> bool:
         """Whether the perceiver can tell this class, attribute category, value or relation."""
         if kind is Kind.CLASS:
-            return self.classes is None or word in _reached(self.classes | self.glimpsed)
+            return self.classes is None or word in _reached(self.classes | self.glimpsed | self.cued)
         if kind is Kind.REL:
             return self.relations is None or word in self.relations
         if kind is Kind.ATTR:
@@ -77,13 +80,15 @@ class Sight:
 
 
 def _ssd() -> Sight:
-    """The embedded SSD: COCO's classes in GQA's words, ImageNet's glimpsed on regions, colour
-    and size (`describe`), and the relations boxes tell (`geometry`)."""
+    """The embedded SSD: COCO's classes in GQA's words, ImageNet's glimpsed on regions, stuff
+    cued by colour and texture, colour and size (`describe`), and the relations boxes tell
+    (`geometry`)."""
     classes = frozenset(COCO_RENAMED.get(label, label) for label in COCO.values() if label)
     narrower = tuple((COCO_RENAMED[label], label) for label in NARROWER)
-    glimpsed = frozenset(c for c in imagenet_classes().values() if c is not None) - classes
+    imagenet = frozenset(c for c in imagenet_classes().values() if c is not None).union(*SHOWS.values())
+    glimpsed = imagenet - classes
     return Sight("ssd", classes, EVERY_PERCEIVER | {"color", "size"}, frozenset({*RELATIONS, *KINDED}),
-                 narrower, glimpsed)
+                 narrower, glimpsed, STUFF - classes)
 
 
 #: COCO's labels for a kind of the GQA class they are renamed to: a plant is not only potted,

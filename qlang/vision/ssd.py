@@ -1,7 +1,7 @@
 """The embedded perceiver: SSD-MobileNet-v2 (COCO) through OpenCV's DNN module, its labels in
 GQA's words, optionally refined by an ImageNet classifier on each crop; the classes COCO lacks
 from the ImageNet classifier on regions (`regions`); colour, size and relations by classical
-means (`describe`)."""
+means (`describe`); sky, trees, grass and leaves by colour, texture and place (`stuff`)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 
 from qlang.ontology import load
-from qlang.vision import models, regions
+from qlang.vision import models, regions, stuff
 from qlang.vision.concepts import Concepts
 from qlang.vision.describe import describe
 from qlang.vision.labels import COCO, COCO_RENAMED
@@ -84,5 +84,9 @@ class SSD:
                 found = regions.name(image, regions.proposals(boxes, width, height), unnamed)
             found = [d for d in found if d.confidence >= thresholds.detection]
             perception.objects = regions.merge(perception.objects, found)[:thresholds.objects]
+        if asked := stuff.CLASSES if concepts is None else stuff.CLASSES & concepts.classes:
+            with perception.stages.time("find stuff"):
+                found = [d for d in stuff.find(image, asked) if d.confidence >= thresholds.detection]
+            perception.objects += found[:max(0, thresholds.objects - len(perception.objects))]
         describe(image, perception, concepts, thresholds)
         return perception

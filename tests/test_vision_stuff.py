@@ -1,0 +1,63 @@
+"""Stuff the detector has no boxes for, found by colour, texture and place (qlang.vision.stuff),
+and scenes the ImageNet classifier names on the grid's cells (qlang.vision.regions)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from qlang.vision import regions, stuff
+from qlang.vision.perception import SeenBox
+
+data = pytest.importorskip("skimage.data")
+pytest.importorskip("cv2")
+
+ASKED = frozenset({"sky", "tree", "grass", "leaves"})
+
+
+def _photo(name: str) -> object:
+    from qlang.vision.image import read
+
+    if name.endswith(".jpg"):
+        from sklearn.datasets import load_sample_image
+
+        return load_sample_image(name)
+    return read(Path(data.__file__).parent / name)
+
+
+def _found(name: str) -> dict[str, dict[str, float]]:
+    return {d.name: d.colours or {} for d in stuff.find(_photo(name), ASKED)}  # type: ignore[arg-type]
+
+
+def test_a_lake_photo_shows_a_blue_sky_and_green_trees() -> None:
+    found = _found("china.jpg")
+    assert {"sky", "tree"} <= set(found)
+    assert max(found["sky"], key=found["sky"].__getitem__) == "blue"
+    assert max(found["tree"], key=found["tree"].__getitem__) == "green"
+
+
+def test_a_close_up_shows_green_leaves_and_no_sky_nor_trees() -> None:
+    found = _found("flower.jpg")
+    assert set(found) == {"leaves"} and max(found["leaves"], key=found["leaves"].__getitem__) == "green"
+
+
+@pytest.mark.parametrize("name", ["coffee.png", "chelsea.png", "page.png", "horse.png", "moon.png"])
+def test_indoor_close_up_and_drawn_photos_show_no_stuff(name: str) -> None:
+    """The calibration half's photos without sky or trees (a drawing's white is no sky)."""
+    assert not set(_found(name)) & {"sky", "tree", "grass"}
+
+
+def test_only_the_classes_asked_for_are_looked_for() -> None:
+    assert stuff.find(_photo("china.jpg"), frozenset({"cat"})) == []  # type: ignore[arg-type]
+    assert {d.name for d in stuff.find(_photo("china.jpg"), frozenset({"trees"}))} == {"trees"}  # type: ignore[arg-type]
+
+
+def test_a_scene_label_names_what_such_scenes_show() -> None:
+    assert regions.names("lakeside, lakeshore") == ["shore", "water"]
+    assert regions.names("daisy") == ["daisy"]
+
+
+def test_the_grid_cells_are_regions_too() -> None:
+    cells = regions.proposals([], 300, 300)[1:]
+    assert len(cells) == regions.GRID ** 2 and SeenBox(0, 0, 100, 100) in cells
