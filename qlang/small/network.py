@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 import numpy as np
@@ -99,14 +100,14 @@ class LSTM:
         c = _sigmoid(f) * c + _sigmoid(i) * np.tanh(g)
         return _sigmoid(o) * np.tanh(c), c
 
-    def run(self, x: Floats, valid: Mask, reverse: bool) -> Floats:
-        """Outputs over padded rows (batch x steps x features), each row read over its valid
-        steps only, as a packed sequence is: padding leaves the state alone and outputs 0."""
+    def run(self, projected: Floats, valid: Mask, reverse: bool) -> Floats:
+        """Outputs over padded rows (batch x steps x features) of their inputs already projected,
+        each row read over its valid steps only, as a packed sequence is: padding leaves the
+        state alone and outputs 0."""
         rows, steps = valid.shape
         size = self.hidden.weight.shape[0]
         h = np.zeros((rows, size), np.float32)
         c = np.zeros((rows, size), np.float32)
-        projected = self.inputs(x)
         outputs = np.zeros((rows, steps, size), np.float32)
         for t in reversed(range(steps)) if reverse else range(steps):
             here = valid[:, t, None]
@@ -114,6 +115,12 @@ class LSTM:
             h, c = np.where(here, new_h, h), np.where(here, new_c, c)
             outputs[:, t] = np.where(here, h, 0)
         return outputs
+
+
+def _both(layer: tuple[LSTM, LSTM], forward: Floats, backward: Floats, valid: Mask) -> Floats:
+    """A bidirectional layer's outputs, of each direction's projected inputs."""
+    return np.concatenate([layer[0].run(forward, valid, reverse=False),
+                           layer[1].run(backward, valid, reverse=True)], axis=-1)
 
 
 def _lstm(weights: Mapping[str, Floats], name: str, layer: str) -> LSTM:
@@ -156,10 +163,10 @@ class Network:
     def encode(self, source: Ints, lengths: Ints) -> tuple[Floats, Mask, LSTMState]:
         """Encoder states, the padding mask and the decoder's initial state."""
         valid = np.arange(source.shape[1])[None, :] < lengths[:, None]
-        memory = self.source_embedding[source]
-        for forward, backward in self.encoder:
-            memory = np.concatenate([forward.run(memory, valid, reverse=False),
-                                     backward.run(memory, valid, reverse=True)], axis=-1)
+        forward, backward = self._source_inputs
+        memory = _both(self.encoder[0], forward[source], backward[source], valid)
+        for layer in self.encoder[1:]:
+            memory = _both(layer, layer[0].inputs(memory), layer[1].inputs(memory), valid)
         summary = memory.sum(1) / lengths[:, None].astype(np.float32)
         start = np.tanh(self.bridge(summary))
         layers, h = self.config.layers, self.config.hidden
@@ -173,8 +180,8 @@ class Network:
         token offers (`copy`, rows x source), weighted by the attention (See et al. 2017)."""
         embedded = self.target_embedding[tokens]
         x, hs, cs = embedded, [], []
-        for lstm, h, c in zip(self.decoder, *state, strict=True):
-            x, c = lstm.step(lstm.inputs(x), h, c)
+        for layer, (lstm, h, c) in enumerate(zip(self.decoder, *state, strict=True)):
+            x, c = lstm.step(lstm.inputs(x) if layer else self._target_inputs[tokens], h, c)
             hs.append(x)
             cs.append(c)
         scores = np.einsum("rh,rsh->rs", self.attention(x), memory)
@@ -190,6 +197,18 @@ class Network:
 
     def rows(self, source: Ints, lengths: Ints, copy: Ints, beam: int) -> Rows:
         return Rows(self, source, lengths, copy, beam)
+
+    @cached_property
+    def _source_inputs(self) -> tuple[Floats, Floats]:
+        """Every source word's input to the encoder's first layer, both directions, projected
+        once (a question's projection is then rows of these, not a product)."""
+        forward, backward = self.encoder[0]
+        return forward.inputs(self.source_embedding), backward.inputs(self.source_embedding)
+
+    @cached_property
+    def _target_inputs(self) -> Floats:
+        """Every target token's input to the decoder's first layer, projected once."""
+        return self.decoder[0].inputs(self.target_embedding)
 
 
 class Rows:
@@ -228,21 +247,17 @@ class Rows:
 
 
 def top(totals: Floats, k: int) -> tuple[Floats, Ints]:
-    """Per row, the `k` largest finite values and their columns, largest first, equal ones by
-    column (a question's ties, common where the model has no preference, broken the same way
-    always); a row with fewer is padded with -inf."""
-    n = len(totals)
-    kth = -np.partition(-totals, k - 1, axis=1)[:, k - 1]
-    rows, columns = np.nonzero((totals >= kth[:, None]) & (totals > _NO))
-    values = totals[rows, columns]
-    order = np.lexsort((columns, -values, rows))
-    rows, columns, values = rows[order], columns[order], values[order]
-    rank = np.arange(len(rows)) - np.searchsorted(rows, rows)
-    keep = rank < k
-    best = np.full((n, k), _NO, np.float32)
-    tokens = np.zeros((n, k), np.int64)
-    best[rows[keep], rank[keep]] = values[keep]
-    tokens[rows[keep], rank[keep]] = columns[keep]
+    """Per row, the `k` largest values and their columns, largest first, equal ones by column (a
+    question's ties, common where the model has no preference, broken the same way always): `k`
+    passes of argmax, which finds the first of equal values (a row of fewer than `k` finite
+    values ends in -inf)."""
+    left, rows = totals.copy(), np.arange(len(totals))
+    best = np.empty((len(totals), k), np.float32)
+    tokens = np.empty((len(totals), k), np.int64)
+    for rank in range(k):
+        tokens[:, rank] = left.argmax(axis=1)
+        best[:, rank] = left[rows, tokens[:, rank]]
+        left[rows, tokens[:, rank]] = _NO
     return best, tokens
 
 
