@@ -6,8 +6,9 @@ The 3,091 shared GQA questions (both files under ``$QLANG_DATA/gqa/questions``),
 `--total`, decoded by the shipped small parser (beam 4, under the automaton, every candidate
 checked), end to end: tokenise, encode, search, check, compare with the gold program
 (order-insensitive exact).  `--device numpy` is the CPU network answering uses; `cpu`/`cuda`
-the torch module the parser trains with, its tensors kept on the device between steps (only
-the next-token scores come back, for the automaton).  The search's per-row work is Python, so
+the torch module the parser trains with (`qlang.small.device`): memory, decoder state and the
+automaton's masks stay on the device, and a step brings back each row's four best tokens.
+The automaton, the beam's bookkeeping and the checking of each candidate are Python, so
 `--workers N` runs N processes that share the device, each its own copy of the model; they
 load, wait for each other, then decode their share: the figure is all questions over the
 slowest worker's time.  Before timing, the first `--check` distinct questions are decoded by
@@ -31,14 +32,11 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
-import numpy as np
-
 from qlang.errors import QlangError
 from qlang.ir import Node
 from qlang.passes.canonical import equivalent
 from qlang.paths import GQA_QUESTIONS
-from qlang.small import files
-from qlang.small.parser import SMALL_MODEL, SmallParser
+from qlang.small.parser import SmallParser
 from qlang.syntax import gqa
 
 
@@ -54,59 +52,8 @@ def shared_questions() -> list[tuple[str, Node]]:
     return pairs
 
 
-class DeviceSteps:
-    """The torch module behind the search's `Decodes` interface with its tensors on `device`:
-    memory, mask and LSTM state stay there (the search only indexes them by beam parents);
-    each step sends the last tokens and brings back the next-token scores."""
-
-    def __init__(self, device: str) -> None:
-        import torch
-
-        from qlang.small import model
-
-        self.torch, self.device = torch, torch.device(device)
-        self.model = model.load(SMALL_MODEL).to(self.device)
-        self.vocabularies, self.config = self.model.vocabularies, self.model.config
-
-    def encode(self, source: np.ndarray, lengths: np.ndarray) -> tuple[Any, Any, tuple[Any, Any]]:
-        torch = self.torch
-        with torch.inference_mode():
-            memory, mask, state = self.model.encode(torch.from_numpy(source).to(self.device),
-                                                    torch.from_numpy(lengths).to(self.device))
-        return _Rows(memory), _Rows(mask), (_Rows(state[0], 1), _Rows(state[1], 1))
-
-    def step(self, tokens: np.ndarray, memory: Any, mask: Any, copy: np.ndarray,
-             state: tuple[Any, Any]) -> tuple[np.ndarray, tuple[Any, Any]]:
-        torch = self.torch
-        with torch.inference_mode():
-            logprobs, (h, c) = self.model.decode(
-                torch.from_numpy(tokens).to(self.device)[:, None], memory.tensor, mask.tensor,
-                torch.from_numpy(copy).to(self.device), (state[0].tensor, state[1].tensor))
-        return logprobs[:, 0].float().cpu().numpy(), (_Rows(h, 1), _Rows(c, 1))
-
-
-class _Rows:
-    """A device tensor the search indexes with numpy row indices (`x[rows]`, `h[:, rows]`)."""
-
-    def __init__(self, tensor: Any, axis: int = 0) -> None:
-        self.tensor, self.axis = tensor, axis
-
-    def __getitem__(self, index: Any) -> _Rows:
-        rows = index[self.axis] if isinstance(index, tuple) else index
-        picked = self.tensor.index_select(self.axis, _indices(rows, self.tensor.device))
-        return _Rows(picked, self.axis)
-
-
-def _indices(rows: np.ndarray, device: Any) -> Any:
-    import torch
-
-    return torch.from_numpy(np.ascontiguousarray(rows, dtype=np.int64)).to(device)
-
-
 def parser_for(device: str) -> SmallParser:
-    if device == "numpy":
-        return SmallParser(files.load(SMALL_MODEL))
-    return SmallParser(DeviceSteps(device))  # type: ignore[arg-type]  # duck-typed Decodes
+    return SmallParser.load(device=None if device == "numpy" else device)
 
 
 def decode(parser: SmallParser, questions: Sequence[str], batch: int) -> list[Node | None]:

@@ -16,7 +16,7 @@ import torch
 from torch import Tensor
 
 from qlang.small.model import Seq2Seq
-from qlang.small.network import Floats, Ints, Opened
+from qlang.small.network import Config, Floats, Ints, Opened
 from qlang.small.tokens import Vocabularies
 
 
@@ -27,6 +27,7 @@ class DeviceNetwork:
         self.device = torch.device(device)
         self.model = model.to(self.device).eval()
         self.vocabularies: Vocabularies = model.vocabularies
+        self.config: Config = model.config
         self._masks = torch.empty((0, len(model.vocabularies.target)), device=self.device)
 
     def rows(self, source: Ints, lengths: Ints, copy: Ints, beam: int) -> DeviceRows:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from qlang.api import check
 from qlang.errors import QlangError, error
@@ -17,6 +18,9 @@ from qlang.small.automaton import Automaton
 from qlang.small.beam import Candidate, beam_search
 from qlang.small.network import Network
 from qlang.small.tokens import from_prefix
+
+if TYPE_CHECKING:
+    from qlang.small.device import DeviceNetwork
 
 #: the shipped model (trained by `qlangc train --arch seq2seq`; its model card is beside it)
 SMALL_MODEL = package_data("models", "small-qlang")
@@ -32,9 +36,10 @@ class Decoded:
 
 
 class SmallParser:
-    """Decodes with the numpy network (`network.py`): answering never imports torch."""
+    """Decodes with the numpy network (`network.py`): answering never imports torch; or with
+    the torch module on a device (`device.py`: a GPU), where batches are large."""
 
-    def __init__(self, network: Network, beam: int = 4) -> None:
+    def __init__(self, network: Network | DeviceNetwork, beam: int = 4) -> None:
         self.network = network
         self.beam = beam
         self.automaton = Automaton(network.vocabularies.target, network.config.max_length)
@@ -48,8 +53,16 @@ class SmallParser:
         return self._knowledge.knows(word)
 
     @classmethod
-    def load(cls, folder: str | Path | None = None, beam: int = 4) -> SmallParser:
-        return cls(files.load(Path(folder) if folder is not None else SMALL_MODEL), beam)
+    def load(cls, folder: str | Path | None = None, beam: int = 4, device: str | None = None) -> SmallParser:
+        """The model of `folder` (default: the shipped one); `device` (``cuda``, ``cpu``): its
+        torch module there, else the numpy network."""
+        path = Path(folder) if folder is not None else SMALL_MODEL
+        if device is None:
+            return cls(files.load(path), beam)
+        from qlang.small import model
+        from qlang.small.device import DeviceNetwork
+
+        return cls(DeviceNetwork(model.load(path), device), beam)
 
     @property
     def threshold(self) -> float | None:
