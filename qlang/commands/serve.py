@@ -30,11 +30,13 @@ from qlang.translate.factory import Loaded, make
                    "data's scene graphs).")
 @click.option("--timeout", type=Bounded(min=0, max=86_400, min_open=True), default=10.0, show_default=True,
               help="Seconds for solving a question.")
+@click.option("--idle-timeout", type=Bounded(min=0, max=3_600, min_open=True), default=30.0,
+              show_default=True, help="Seconds an upload may send nothing before it is given up.")
 @answering_options
 @translation_options
 @vision_options("--vision")
-def serve(host: str, port: int, scene_files: tuple[str, ...], timeout: float, kb: tuple[str, ...],
-          rules: str | None, rank: str, **options: Any) -> None:
+def serve(host: str, port: int, scene_files: tuple[str, ...], timeout: float, idle_timeout: float,
+          kb: tuple[str, ...], rules: str | None, rank: str, **options: Any) -> None:
     """Serve a web page for asking about a photo or a GQA scene graph: the answers, the program
     in each syntax, the boxes seen, which objects each step kept, and timings; the program can
     be edited and solved again.  The models and the knowledge and rules load once; a request's
@@ -69,7 +71,7 @@ def serve(host: str, port: int, scene_files: tuple[str, ...], timeout: float, kb
     click.echo(f"loaded:  {stages.line()}", err=True)
     where = f"[{host}]" if ":" in host else host
     click.echo(f"serving http://{where}:{listening.getsockname()[1]}/ (Ctrl-C to stop)")
-    config = uvicorn.Config(make_app(service), log_level="warning", lifespan="off",
+    config = uvicorn.Config(make_app(service, idle_timeout), log_level="warning", lifespan="off",
                             timeout_graceful_shutdown=2)
     # uvicorn shuts down on Ctrl-C or SIGTERM, then raises the signal again: both end it quietly
     signal.signal(signal.SIGTERM, signal.default_int_handler)

@@ -31,7 +31,7 @@ from qlang.integers import integer
 from qlang.web import report
 from qlang.web.service import MAX_QUESTION, MAX_TOP_K, Service
 from qlang.web.sources import EXAMPLES
-from qlang.web.uploads import BoundedBody, Photo
+from qlang.web.uploads import BoundedBody, BoundedQueue, Photo
 
 PAGE = Path(__file__).with_name("page.html")
 #: Where the page's settings go: a JSON script element its script reads.
@@ -41,8 +41,9 @@ CONFIG = "{{config}}"
 Answer = Callable[[str, Photo | str, int], dict[str, Any]]
 
 
-def make_app(service: Service) -> ASGIApp:
-    """The server's app: the page at `/`, questions at `/api/ask`, programs at `/api/solve`."""
+def make_app(service: Service, idle: float = 30.0) -> ASGIApp:
+    """The server's app: the page at `/`, questions at `/api/ask`, programs at `/api/solve`;
+    an upload given up after `idle` seconds without a byte (`BoundedQueue`)."""
     app = FastAPI(docs_url=None, redoc_url=None, openapi_url=None)
     page = page_for(service)
 
@@ -58,7 +59,7 @@ def make_app(service: Service) -> ASGIApp:
     async def solve(request: Request) -> JSONResponse:
         return await _answered(request, "program", service, service.solve)
 
-    return BoundedBody(app)
+    return BoundedQueue(BoundedBody(app), idle)
 
 
 def page_for(service: Service) -> str:
@@ -78,7 +79,7 @@ async def _answered(request: Request, field: str, service: Service, answer: Answ
     try:
         async with request.form(max_files=1, max_fields=8, max_part_size=limits.PROGRAM.bytes) as form:
             text, about, top_k = await _read(form, field, service)
-        report = await run_in_threadpool(answer, text, about, top_k)
+            report = await run_in_threadpool(answer, text, about, top_k)  # the upload's file is open
     except HTTPException as exc:  # the form itself could not be read (Starlette's, not FastAPI's)
         return _error(f"the request is not a form the page sends ({exc.detail})", exc.status_code)
     except ClientDisconnect:
@@ -112,7 +113,7 @@ async def _read(form: FormData, field: str, service: Service) -> tuple[str, Phot
         upload = form.get("photo")
         if not isinstance(upload, UploadFile) or not upload.filename:
             raise error(QlangError, "request", "choose a photo to upload")
-        about = Photo(upload.filename, await upload.read())
+        about = Photo(upload.filename, upload.file)
     elif source == "example":
         about = service.example(str(form.get("example")))
     elif source == "scene":

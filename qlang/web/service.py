@@ -11,6 +11,7 @@ beside the others.
 from __future__ import annotations
 
 import base64
+import io
 import threading
 from collections.abc import Callable
 from dataclasses import replace
@@ -61,7 +62,7 @@ class Service:
     def example(self, name: str) -> Photo:
         if name not in self.photos:
             raise error(QlangError, "request", f"no example photo {name!r} on this server")
-        return Photo(f"{name}.png", self.photos[name])
+        return Photo(f"{name}.png", io.BytesIO(self.photos[name]))
 
     def ask(self, question: str, about: Photo | str, top_k: int) -> dict[str, Any]:
         """Translate and answer `question` about a photo or the scene a key names (`Scenes`)."""

@@ -2,26 +2,36 @@
 
 A request's body is bounded before any of it is kept: it must say its length, and that length
 must fit a photo and a program (`qlang.limits`), so a 100 MB upload is refused by its header,
-read through and dropped, never held.  A photo is then written into a folder of its own, which
-is removed when the request ends, whatever happens: the server keeps nothing of anyone's
-request.
+read through and dropped, never held.  At most `MAX_WAITING` requests with a body are read or
+answered at once; one more is refused (503) as the server is busy, so that a crowd of uploads
+waits on its clients, not in the server.  An upload is streamed to disk as it is read (by the
+form parser, past its first megabyte), and a photo is then copied in chunks into a folder of its
+own, which is removed when the request ends, whatever happens: no photo is ever held in memory
+whole, and the server keeps nothing of anyone's request.
 """
 
 from __future__ import annotations
 
 import json
 import re
+import shutil
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import BinaryIO
 
-from starlette.types import ASGIApp, Receive, Scope, Send
+import anyio
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from qlang import limits
 from qlang.errors import QlangError
 from qlang.integers import OutOfRange, integer
+
+#: The most requests with a body read or answered at once (the page sends one at a time; eight
+#: tabs at once are answered, in turn).
+MAX_WAITING = 16
 
 
 def most_bytes() -> int:
@@ -53,6 +63,37 @@ class BoundedBody:
         await self.app(scope, receive, send)
 
 
+class BoundedQueue:
+    """An ASGI wrapper that answers a request with a body itself (503, the page's kind of
+    message) while `most` others are being read or answered, and ends the upload of one whose
+    client sends nothing for `idle` seconds (as if it had gone: the app answers 400), so that
+    clients that say a length and never send it cannot hold the queue."""
+
+    def __init__(self, app: ASGIApp, idle: float, most: int = MAX_WAITING) -> None:
+        self.app, self.idle, self.most, self.waiting = app, idle, most, 0
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or scope["method"] in ("GET", "HEAD"):
+            await self.app(scope, receive, send)
+            return
+        if self.waiting >= self.most:
+            await _refuse(self._within(receive), send, 503, f"the server is busy with {self.most} requests: "
+                          "try again in a moment")
+            return
+        self.waiting += 1
+        try:
+            await self.app(scope, self._within(receive), send)
+        finally:
+            self.waiting -= 1
+
+    def _within(self, receive: Receive) -> Receive:
+        async def within() -> Message:
+            with anyio.move_on_after(self.idle):
+                return await receive()
+            return {"type": "http.disconnect"}
+        return within
+
+
 async def _refuse(receive: Receive, send: Send, status: int, message: str) -> None:
     """Answer `message`, once the body is read through and dropped: a connection closed with
     data unread is reset, and a client still sending would lose the answer with it."""
@@ -67,10 +108,11 @@ async def _refuse(receive: Receive, send: Send, status: int, message: str) -> No
 
 @dataclass(frozen=True, slots=True)
 class Photo:
-    """A photo a request brings: the name it was uploaded under, and its bytes."""
+    """A photo a request brings: the name it was uploaded under, and its bytes (an open file:
+    an upload's is on disk), read in chunks as it is kept."""
 
     name: str
-    data: bytes
+    file: BinaryIO
 
 
 #: What an uploaded file's name may keep, so that it is a plain name within the request's folder.
@@ -95,7 +137,8 @@ def kept(photo: Photo) -> Iterator[Path]:
     photo as it was uploaded, not by the folder it was kept in."""
     with tempfile.TemporaryDirectory(prefix="qlang-web-") as folder:
         path = Path(folder) / file_name(photo.name)
-        path.write_bytes(photo.data)
+        with path.open("wb") as copy:
+            shutil.copyfileobj(photo.file, copy, limits.CHUNK)
         try:
             yield path
         except QlangError as exc:
