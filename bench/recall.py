@@ -4,10 +4,10 @@
 
 For each existence question ("Is there a cup?") whose answer is "yes", about a class the
 perceiver covers (`qlang.vision.sight.Sight.covers`), the photo is perceived for that class at
-seek's closer threshold; the class counts as found when an object of it (or of a kind of it in
-the ontology) is seen.  Only the calibration half of the photo set is read, so that the
-experiment's test half stays unseen.  The counts go to `qlang/data/vision/recall.json`
-(`qlang.vision.recall`).
+seek's closer threshold and at `ask`'s detection threshold; the class counts as found at a
+threshold when an object of it (or of a kind of it in the ontology) is seen there.  Only the
+calibration half of the photo set is read, so that the experiment's test half stays unseen.
+The counts go to `qlang/data/vision/recall.json` (`qlang.vision.recall`).
 """
 
 from __future__ import annotations
@@ -36,7 +36,8 @@ def main() -> None:
     args = parser.parse_args()
     ontology, sight = load(), SIGHTS["ssd"]
     perceiver = perceiving.make_perceiver(perceiving.Options(text=False))
-    counts: dict[str, list[int]] = {}
+    thresholds = (CLOSER, Thresholds().detection)
+    counts: dict[float, dict[str, list[int]]] = {threshold: {} for threshold in thresholds}
     for item in photo_items(args.photos, CALIBRATION):
         match = EXISTS.match(item.question or "")
         if item.gold != "yes" or match is None:
@@ -46,23 +47,27 @@ def main() -> None:
             continue
         assert item.image is not None
         root = parse(f"exist(select(scene(), {cls}))", "nested")
-        seen = perceiving.perceive(item.image, perceiving.from_program(root), perceiver,
-                                 Thresholds(detection=CLOSER), Stages())
-        found = any(d.name == cls or cls in ontology.ancestors(d.name) for d in seen.perception.objects)
-        counts.setdefault(cls, [0, 0])
-        counts[cls][0] += found
-        counts[cls][1] += 1
-        print(f"{item.id:<28} {cls:<12} {'found' if found else 'missed'}")
-    about = ("The embedded perceivers' recall per class: objects found at seek's closer threshold of "
-             "those labelled there, on the calibration half of qlang/data/seek/photo_set.json. "
-             "Written by bench/recall.py.")
-    measured = {"threshold": CLOSER, "classes": dict(sorted(counts.items()))}
+        for threshold in thresholds:
+            seen = perceiving.perceive(item.image, perceiving.from_program(root), perceiver,
+                                       Thresholds(detection=threshold), Stages())
+            found = any(d.name == cls or cls in ontology.ancestors(d.name) for d in seen.perception.objects)
+            counted = counts[threshold].setdefault(cls, [0, 0])
+            counted[0] += found
+            counted[1] += 1
+            print(f"{item.id:<28} {cls:<12} {threshold:<5g} {'found' if found else 'missed'}")
+    about = ("The embedded perceivers' recall per class: objects found at a detection threshold (seek's "
+             "closer one, ask's) of those labelled there, on the calibration half of "
+             "qlang/data/seek/photo_set.json. Written by bench/recall.py.")
+    measured = [{"threshold": threshold, "classes": dict(sorted(counts[threshold].items()))}
+                for threshold in thresholds]
     table = {"about": about, "perceivers": {"ssd": measured}}
     TABLE.parent.mkdir(parents=True, exist_ok=True)
     text = re.sub(r"\[\s+(\d+),\s+(\d+)\s+\]", r"[\1, \2]", json.dumps(table, indent=1))
     TABLE.write_text(text + "\n", encoding="utf-8")
-    found, there = (sum(column) for column in zip(*counts.values(), strict=True))
-    print(f"{found} of {there} found; written to {TABLE}")
+    for threshold in thresholds:
+        found, there = (sum(column) for column in zip(*counts[threshold].values(), strict=True))
+        print(f"at {threshold:g}: {found} of {there} found")
+    print(f"written to {TABLE}")
 
 
 if __name__ == "__main__":

@@ -146,7 +146,8 @@ def answer(root: Node, about: Subject, *, options: SolveOptions = ASKED,
         from qlang.vision.recall import blind_no
         from qlang.vision.sight import SIGHTS
 
-        unseen = blind_no(SIGHTS[perceiver.name], root, answered.answers[0].value)
+        unseen = blind_no(SIGHTS[perceiver.name], root, answered.answers[0].value,
+                          about.vision.thresholds.detection)
         if unseen:  # a "no" about what the perceiver cannot see is no answer
             return replace(answered, answers=(), perceived=perceived, unseen=unseen)
     return replace(answered, perceived=perceived)

@@ -25,7 +25,18 @@ def test_seeing_some_kinds_of_a_class_does_not_cover_it() -> None:
 def test_a_class_it_finds_too_seldom_is_doubted_with_its_measured_recall() -> None:
     measured = recall("ssd")
     assert measured is not None and measured.measured("bicycle") and measured.of("bicycle") < FLOOR
-    assert doubt(SSD, "bicycle") == "the ssd detector found 0 of 1 bicycle in the labelled photos"
+    assert doubt(SSD, "bicycle") == "the ssd detector found 0 of 1 bicycle in the labelled photos at >= 0.15"
+
+
+def test_a_no_is_judged_by_the_recall_at_its_own_threshold() -> None:
+    """coffee's spoon is a detection at 0.19: found at seek's closer threshold, missed at ask's,
+    so ask's "no" about a spoon is no evidence, and one above every threshold measured none."""
+    assert doubt(SSD, "spoon", 0.15) is None
+    assert doubt(SSD, "spoon", 0.4) == "the ssd detector found 0 of 1 spoon in the labelled photos at >= 0.4"
+    assert blind_no(SSD, parse("exist(select(scene(), spoon))"), "no", 0.4) == ("spoon",)
+    assert blind_no(SSD, parse("exist(select(scene(), spoon))"), "no", 0.15) == ()
+    assert doubt(SSD, "cup", 0.3) is None, "judged by the recall at 0.4, a bound on that at 0.3"
+    assert doubt(SSD, "cup", 0.9) == "the ssd detector's recall is not measured at >= 0.9"
 
 
 def test_a_covered_class_is_as_sure_as_its_recall_measured_or_pooled() -> None:

@@ -356,7 +356,8 @@ def _fixed(item: Item, root: Node | None, context: Context,
     if not memory.solved.answers:
         return None, memory.solved.error or "no answer", steps, program
     answer = memory.solved.answers[0].value
-    blind = blind_no(context.sight, memory.root, answer) if refuse and item.image is not None else ()
+    blind = blind_no(context.sight, memory.root, answer, context.vision.thresholds.detection) \
+        if refuse and item.image is not None else ()
     if blind:
         return None, f"no perceiver knows {', '.join(map(repr, blind))}", steps, program
     return answer, "the best answer", steps, program

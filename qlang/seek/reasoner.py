@@ -144,12 +144,13 @@ def _solved(solved: Solved, memory: Memory, context: Context) -> Verdict:
     if not no and looked.threshold < context.vision.thresholds.detection and looked.uncertain:
         return Verdict(INFORMATIVE, f"'{best.value}' rests on what was seen below "
                        f"{context.vision.thresholds.detection:g}")
-    doubted = [why for cls in missing if (why := doubt(context.sight, cls))]
+    doubted = [why for cls in missing if (why := doubt(context.sight, cls, looked.threshold))]
     if doubted:
         return Verdict(UNINFORMATIVE, doubted[0])
     if no and memory.image is not None:
         return Verdict(FINAL, f"nothing of it is seen at >= {looked.threshold:g}", "no",
-                       min(p, 1.0 - looked.threshold, *(sureness(context.sight, cls) for cls in missing)))
+                       min(p, 1.0 - looked.threshold,
+                           *(sureness(context.sight, cls, looked.threshold) for cls in missing)))
     return Verdict(FINAL, "a clear answer", best.value, p)
 
 
@@ -160,7 +161,7 @@ def _uncovered(cls: str, memory: Memory, context: Context) -> str | None:
     kinds = memory.kinds.get(cls, frozenset())
     if sight.covers(cls) or not sight.sees(Kind.CLASS, cls) or (kinds and all(map(sight.covers, kinds))):
         return None
-    return doubt(sight, cls)
+    return doubt(sight, cls, memory.looked.threshold if memory.looked is not None else None)
 
 
 def _can(memory: Memory, context: Context, tool: str) -> bool:
@@ -173,6 +174,7 @@ def _unseen_no(unseen: list[str], memory: Memory, context: Context, p: float) ->
     """A "no" about words no perceiver sees is no answer, but where each is a class whose
     nearest seen class above it is nowhere either (no person at all: no man)."""
     absent = []
+    threshold = memory.looked.threshold if memory.looked is not None else None
     for word in unseen:
         above = memory.coarse.get(word)
         if above is None:
@@ -180,7 +182,7 @@ def _unseen_no(unseen: list[str], memory: Memory, context: Context, p: float) ->
         if memory.seen(above):
             return Verdict(UNINFORMATIVE, f"{article(above)} {above} is seen, but no perceiver tells "
                            f"whether it is {article(word)} {word}")
-        doubted = doubt(context.sight, above)
+        doubted = doubt(context.sight, above, threshold)
         if doubted is not None:
             return Verdict(UNINFORMATIVE, f"{doubted}: not seeing one says nothing of {article(word)} {word}")
         absent.append((above, word))
@@ -188,9 +190,8 @@ def _unseen_no(unseen: list[str], memory: Memory, context: Context, p: float) ->
     if _can(memory, context, "look_closer"):
         at = f" at >= {memory.looked.threshold:g}" if memory.looked is not None else ""
         return Verdict(INFORMATIVE, reason + at)
-    threshold = memory.looked.threshold if memory.looked is not None else 0.0
-    return Verdict(FINAL, reason, "no",
-                   min(p, 1.0 - threshold, *(sureness(context.sight, above) for above, _ in absent)))
+    recalls = (sureness(context.sight, above, threshold) for above, _ in absent)
+    return Verdict(FINAL, reason, "no", min(p, 1.0 - (threshold or 0.0), *recalls))
 
 
 def _no_answer(memory: Memory, context: Context) -> Verdict:

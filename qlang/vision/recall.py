@@ -10,9 +10,12 @@ finds too few of those there are (`FLOOR`).  Otherwise a "no" is at most as sure
 perceiver's recall of the class, or, for a class the labelled photos do not show, its recall
 over every class they do (`Recall.of`).
 
-The table (`TABLE`) is written by `bench/recall.py`, which runs the perceiver at seek's closer
-threshold on the labelled photos (`qlang/data/seek/photos.json`, its calibration half where it
-has one): for each existence question answered "yes", whether it found the class.
+Recall falls as the detection threshold rises (coffee's spoon is seen at 0.19, not at 0.4), so
+a "no" is judged by the recall measured at its own threshold, or at the least measured one
+above it.  The table (`TABLE`) is written by `bench/recall.py`, which runs the perceiver at
+seek's closer threshold and at `ask`'s on the labelled photos (the calibration half of
+`qlang/data/seek/photo_set.json`): for each existence question answered "yes", whether it
+found the class.
 """
 
 from __future__ import annotations
@@ -52,17 +55,22 @@ class Recall:
 
 
 @cache
-def recall(perceiver: str) -> Recall | None:
-    """The perceiver's measured recall (None: not measured, an open-vocabulary perceiver)."""
-    table = json.loads(TABLE.read_text(encoding="utf-8"))["perceivers"].get(perceiver)
-    if table is None:
+def recall(perceiver: str, threshold: float | None = None) -> Recall | None:
+    """The perceiver's recall measured at the least threshold at or above `threshold` (None: the
+    least measured), a bound on its recall at `threshold`; None where there is none (an
+    open-vocabulary perceiver, or a threshold above all those measured)."""
+    tables = json.loads(TABLE.read_text(encoding="utf-8"))["perceivers"].get(perceiver, [])
+    above = sorted((t for t in tables if threshold is None or float(t["threshold"]) >= threshold),
+                   key=lambda t: float(t["threshold"]))
+    if not above:
         return None
-    return Recall(float(table["threshold"]),
-                  {cls: (int(found), int(there)) for cls, (found, there) in table["classes"].items()})
+    return Recall(float(above[0]["threshold"]),
+                  {cls: (int(found), int(there)) for cls, (found, there) in above[0]["classes"].items()})
 
 
-def doubt(sight: Sight, cls: str) -> str | None:
-    """Why not seeing an object of `cls` is no evidence that there is none (None: it is)."""
+def doubt(sight: Sight, cls: str, threshold: float | None = None) -> str | None:
+    """Why not seeing an object of `cls` at `threshold` (None: the least measured) is no
+    evidence that there is none (None: it is)."""
     if sight.classes is None:
         return None
     if not sight.sees(Kind.CLASS, cls):
@@ -75,16 +83,20 @@ def doubt(sight: Sight, cls: str) -> str | None:
         return f"the {sight.name} detector's '{cls}' is a {label} only"
     if not sight.covers(cls):
         return f"the {sight.name} detector sees only some kinds of {cls}"
-    measured = recall(sight.name)
-    if measured is not None and measured.measured(cls) and measured.of(cls) < FLOOR:
+    measured = recall(sight.name, threshold)
+    if measured is None:
+        at = "" if threshold is None else f" at >= {threshold:g}"
+        return f"the {sight.name} detector's recall is not measured{at}"
+    if measured.measured(cls) and measured.of(cls) < FLOOR:
         found, there = measured.counts[cls]
-        return f"the {sight.name} detector found {found} of {there} {cls} in the labelled photos"
+        return (f"the {sight.name} detector found {found} of {there} {cls} in the labelled photos "
+                f"at >= {measured.threshold:g}")
     return None
 
 
-def sureness(sight: Sight, cls: str) -> float:
+def sureness(sight: Sight, cls: str, threshold: float | None = None) -> float:
     """How sure a "no" about a covered class can be: the perceiver's recall of it."""
-    measured = recall(sight.name)
+    measured = recall(sight.name, threshold)
     return 1.0 if measured is None else measured.of(cls)
 
 
@@ -93,11 +105,11 @@ def why(sight: Sight, word: str) -> str:
     return doubt(sight, word) or f"no perceiver knows '{word}'"
 
 
-def blind_no(sight: Sight, root: Node, answer: str) -> tuple[str, ...]:
+def blind_no(sight: Sight, root: Node, answer: str, threshold: float | None = None) -> tuple[str, ...]:
     """The words a "no" to a yes/no program rests on that the perceiver cannot deny (none: the
-    "no" stands): those it cannot see, and the classes it does not cover or finds too seldom.
-    A "yes" stands either way: it was seen through the words it does see."""
+    "no" stands): those it cannot see, and the classes it does not cover or finds too seldom
+    at `threshold`.  A "yes" stands either way: it was seen through the words it does see."""
     if answer != "no" or root.signature is None or root.signature.result is not Type.BOOL:
         return ()
     return tuple(word for kind, word in words(root) if not sight.sees(kind, word)
-                 or (kind is Kind.CLASS and doubt(sight, word) is not None))
+                 or (kind is Kind.CLASS and doubt(sight, word, threshold) is not None))
