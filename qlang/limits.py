@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from typing import IO, Any, BinaryIO
 
 from qlang.errors import QlangError, error
+from qlang.integers import integer
 
 #: Bytes in a megabyte, as the limits count them.
 MB = 1_000_000
@@ -73,8 +74,9 @@ class Limit:
 
 
 PROGRAM = Limit("a program or concepts file", "QLANG_MAX_PROGRAM_MB", 16)
-#: Rules are read whole as a program is, and are as small, but are no program.
-RULES = Limit("a rules file", "QLANG_MAX_RULES_MB", 16)
+#: Rules are read whole as a program is, but are no program, and parsed they take about 300
+#: times their size: a megabyte is a hundred times the most conditions they may have (`RULE_BODY`).
+RULES = Limit("a rules file", "QLANG_MAX_RULES_MB", 1)
 #: A model's JSON settings (an adapter's adapter_config.json), read whole: not its weights.
 CONFIG = Limit("a model's settings file", "QLANG_MAX_CONFIG_MB", 16)
 SCENE = Limit("a scene file", "QLANG_MAX_SCENE_MB", 512)
@@ -96,10 +98,44 @@ LIMITS = (PROGRAM, RULES, CONFIG, SCENE, QUESTIONS, LINE, OUTPUT, IMAGE, MODEL, 
           LSP_MESSAGE)
 
 
+@dataclass(frozen=True, slots=True)
+class Count:
+    """The most of something counted, not read (a rule's conditions): `default`, unless the
+    environment variable `variable` says otherwise."""
+
+    what: str
+    variable: str
+    default: int
+
+    @property
+    def most(self) -> int:
+        """The count in force; raises `TooLarge` where the variable holds no positive whole number."""
+        setting = os.environ.get(self.variable, "").strip()
+        if not setting:
+            return self.default
+        try:
+            return integer(setting, least=1, most=10**9)
+        except ValueError:
+            raise error(TooLarge, "limit", f"{self.variable}={setting!r} is not a whole number from 1 "
+                        "to 1,000,000,000") from None
+
+    def bound(self) -> str:
+        """The count as messages give it: how many, of what, and how to raise it."""
+        return f"at most {self.most:,} {self.what} (set {self.variable} to raise it)"
+
+
+#: clingo's grounding, which no deadline interrupts, takes a second for a few dozen rules of 32
+#: conditions, but grows steeply with a body's length (a body of 2,000: minutes): so both the
+#: body and the whole file are bounded, before grounding.
+RULE_BODY = Count("conditions in a rule's body", "QLANG_MAX_RULE_BODY", 32)
+RULE_CONDITIONS = Count("conditions in a rules file", "QLANG_MAX_RULE_CONDITIONS", 2_000)
+COUNTS = (RULE_BODY, RULE_CONDITIONS)
+
+
 def check_settings() -> None:
     """That every limit set in the environment is a number (`TooLarge` where one is not), so
     that a bad setting stops a command before it starts, not a batch part way."""
-    for limit in LIMITS:
+    for limit in (*LIMITS, *COUNTS):
         limit.bound()  # reads the setting
 
 

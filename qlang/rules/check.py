@@ -12,7 +12,10 @@ What is checked, per statement:
   variable keeps one family of sorts (an object is never a word);
 - safety: every variable of the head, of a negated literal and of a comparison is bound by a
   positive literal of the body; ``_`` may stand only in the body's literals;
-- stratification (`qlang.rules.strata`), once the rest is sound.
+- stratification (`qlang.rules.strata`), once the rest is sound;
+- size: a body of at most `limits.RULE_BODY` conditions, a file of at most
+  `limits.RULE_CONDITIONS` (clingo's grounding, which no deadline interrupts, grows steeply
+  with them), checked first.
 
 >>> from qlang.rules.language import show
 >>> rules = read(Source("class big_cup.\\nclass(X, big_cup) :- class(X, cup), attr(X, size, large)."))
@@ -28,6 +31,7 @@ import dataclasses
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
+from qlang import limits
 from qlang.asp_names import to_term
 from qlang.errors import SHOWN, CheckError, Diagnostic, Source, Span, shown
 from qlang.knowledge.relations import BY_NAME
@@ -104,6 +108,7 @@ def read(source: Source, ontology: Ontology | None = None) -> Rules:
 def check(parsed: Parsed, source: Source | None = None, ontology: Ontology | None = None) -> Rules:
     """The checked rules, or a `CheckError` with every problem, in file order."""
     source = source or Source("")
+    _check_size(parsed, source)
     checker = _Checker(ontology or load())
     declared = checker.declarations(parsed.declarations)
     checker.ontology = declared.extend(checker.ontology)
@@ -114,6 +119,20 @@ def check(parsed: Parsed, source: Source | None = None, ontology: Ontology | Non
     if checker.diagnostics:
         raise CheckError(sorted(checker.diagnostics, key=lambda d: d.span or Span(0, 0, 0, 0)), source)
     return Rules(rules, declared, order, source)
+
+
+def _check_size(parsed: Parsed, source: Source) -> None:
+    """Refuse (a `CheckError`) rules whose grounding would take longer than any deadline: a body
+    past `limits.RULE_BODY`, each one located, or a file past `limits.RULE_CONDITIONS`."""
+    most = limits.RULE_BODY.most
+    long = [Diagnostic("size", f"a body of {len(rule.body):,} conditions: {limits.RULE_BODY.bound()}",
+                       rule.span)
+            for rule in parsed.rules if len(rule.body) > most]
+    total = sum(len(rule.body) for rule in parsed.rules)
+    if not long and total > limits.RULE_CONDITIONS.most:
+        long.append(Diagnostic("size", f"{total:,} conditions in all: {limits.RULE_CONDITIONS.bound()}"))
+    if long:
+        raise CheckError(long[:SHOWN], source)
 
 
 @dataclass
