@@ -74,7 +74,7 @@ class Rows(Protocol):
 
     def step(self, live: Ints, tokens: Ints) -> None: ...
 
-    def best(self, masks: Floats, mask_rows: Ints, opened: Opened, base: Floats,
+    def best(self, chosen: Ints, masks: Floats, mask_rows: Ints, opened: Opened, base: Floats,
              k: int) -> tuple[Floats, Ints]: ...
 
     def reorder(self, parents: Ints) -> None: ...
@@ -102,7 +102,8 @@ def _search(network: Decodes, automaton: Automaton, questions: Sequence[str],
             beam: int, knows: Callable[[str], bool]) -> list[list[Candidate]]:
     """Each step, only the rows still writing go through the network, each row offers its
     `beam` best continuations, and each question keeps the best `beam` of its rows' offers (a
-    finished row offers itself, at no cost): the same choice as over every row's whole
+    finished row offers itself, and a row whose state allows one token that token, at no
+    cost: only rows with a choice are scored): the same choice as over every row's whole
     distribution, with equal totals broken by row, then token."""
     target = network.vocabularies.target
     n, size, eos = len(questions), len(target), target.id(EOS)
@@ -119,18 +120,24 @@ def _search(network: Decodes, automaton: Automaton, questions: Sequence[str],
     slots = np.arange(beam)[:, None] * size
     while len(live := np.flatnonzero((scores.reshape(-1) > _NO) & ~finished)):
         rows.step(live, last[live])
-        opened = [(i, known.ids(int(live[i]) // beam)) for i in states.opening(state[live])]
+        base = scores.reshape(-1)
         offers = np.full((n * beam, beam), _NO, np.float32)
         tokens = np.zeros((n * beam, beam), np.int64)
-        offers[live], tokens[live] = rows.best(states.masks, states.mask_rows(state[live]), opened,
-                                               scores.reshape(-1)[live], beam)
-        ended = np.flatnonzero(finished & (scores.reshape(-1) > _NO))
-        offers[ended, 0], tokens[ended, 0] = scores.reshape(-1)[ended], eos
+        only = states.only(state[live])
+        forced = live[only >= 0]  # one token allowed: its probability is 1, nothing to score
+        offers[forced, 0], tokens[forced, 0] = base[forced], only[only >= 0]
+        if len(chosen := np.flatnonzero(only < 0)):
+            rest = live[chosen]
+            opened = [(i, known.ids(int(rest[i]) // beam)) for i in states.opening(state[rest])]
+            offers[rest], tokens[rest] = rows.best(chosen, states.masks, states.mask_rows(state[rest]),
+                                                   opened, base[rest], beam)
+        ended = np.flatnonzero(finished & (base > _NO))
+        offers[ended, 0], tokens[ended, 0] = base[ended], eos
         offers, index = offers.reshape(n, beam * beam), (slots + tokens.reshape(n, beam, beam)).reshape(n, -1)
         kept = np.lexsort((index, -offers), axis=-1)[:, :beam]
-        chosen, scores = np.take_along_axis(index, kept, axis=1), np.take_along_axis(offers, kept, axis=1)
-        parents = (chosen // size + np.arange(n)[:, None] * beam).reshape(-1)
-        last = (chosen % size).reshape(-1)
+        picked, scores = np.take_along_axis(index, kept, axis=1), np.take_along_axis(offers, kept, axis=1)
+        parents = (picked // size + np.arange(n)[:, None] * beam).reshape(-1)
+        last = (picked % size).reshape(-1)
         rows.reorder(parents)
         history = np.concatenate([history[parents], last[:, None]], axis=1)
         alive = scores.reshape(-1) > _NO

@@ -67,12 +67,13 @@ class DeviceRows:
         self.h[:, rows], self.c[:, rows] = h, c
 
     @torch.inference_mode()
-    def best(self, masks: Floats, mask_rows: Ints, opened: Opened, base: Floats,
+    def best(self, chosen: Ints, masks: Floats, mask_rows: Ints, opened: Opened, base: Floats,
              k: int) -> tuple[Floats, Ints]:
         allowed = self.network.masks(masks)[self.network.tensor(mask_rows)]
         for row, ids in opened:
             allowed[row, ids] = 0.0
-        totals = self.network.tensor(base)[:, None] + torch.log_softmax(self.scored + allowed, dim=-1)
+        scored = self.scored[self.network.tensor(chosen)]
+        totals = self.network.tensor(base)[:, None] + torch.log_softmax(scored + allowed, dim=-1)
         values, tokens = torch.sort(totals, dim=-1, descending=True, stable=True)
         return values[:, :k].cpu().numpy(), tokens[:, :k].cpu().numpy()
 

@@ -176,24 +176,34 @@ class Network:
     def step(self, tokens: Ints, memory: Floats, mask: Mask, copy: Ints,
              state: LSTMState) -> tuple[Floats, LSTMState]:
         """Log-probabilities of the token after each of `tokens` (one per row), and the LSTM
-        state.  A learned switch mixes generating a token with copying the literal a question
-        token offers (`copy`, rows x source), weighted by the attention (See et al. 2017)."""
-        embedded = self.target_embedding[tokens]
-        x, hs, cs = embedded, [], []
+        state."""
+        x, state = self.cell(tokens, state)
+        return self.scores(tokens, x, memory, mask, copy), state
+
+    def cell(self, tokens: Ints, state: LSTMState) -> tuple[Floats, LSTMState]:
+        """The decoder's top output and its state after each of `tokens`."""
+        x, hs, cs = self.target_embedding[tokens], [], []
         for layer, (lstm, h, c) in enumerate(zip(self.decoder, *state, strict=True)):
             x, c = lstm.step(lstm.inputs(x) if layer else self._target_inputs[tokens], h, c)
             hs.append(x)
             cs.append(c)
+        return x, (np.stack(hs), np.stack(cs))
+
+    def scores(self, tokens: Ints, x: Floats, memory: Floats, mask: Mask, copy: Ints) -> Floats:
+        """Log-probabilities of the next token, from the decoder's output `x` after `tokens`.  A
+        learned switch mixes generating a token with copying the literal a question token
+        offers (`copy`, rows x source), weighted by the attention (See et al. 2017)."""
         scores = np.einsum("rh,rsh->rs", self.attention(x), memory)
         weights = _softmax(np.where(mask, -np.inf, scores))
         context = np.einsum("rs,rsh->rh", weights, memory)
         combined = np.tanh(self.combine(np.concatenate([x, context], axis=-1)))
+        embedded = self.target_embedding[tokens]
         generate = _sigmoid(self.switch(np.concatenate([x, context, embedded], axis=-1)))
         generated = _softmax(self.output(combined))
         copied = np.zeros_like(generated)
         np.add.at(copied, (np.arange(len(tokens))[:, None], copy), weights)
         mixed = generate * generated + (1 - generate) * copied + np.float32(1e-9)
-        return np.log(mixed), (np.stack(hs), np.stack(cs))
+        return np.log(mixed)
 
     def rows(self, source: Ints, lengths: Ints, copy: Ints, beam: int) -> Rows:
         return Rows(self, source, lengths, copy, beam)
@@ -213,8 +223,8 @@ class Network:
 
 class Rows:
     """A batch's hypotheses being decoded, `beam` rows a question (row r is question r // beam's):
-    the search steps the rows still writing, asks each for its best next tokens under its
-    mask, and reorders the rows by the hypotheses it keeps."""
+    the search steps the rows still writing, asks those with a choice for their best next
+    tokens under their masks, and reorders the rows by the hypotheses it keeps."""
 
     def __init__(self, network: Network, source: Ints, lengths: Ints, copy: Ints, beam: int) -> None:
         self.network = network
@@ -222,24 +232,26 @@ class Rows:
         self.copy = copy
         self.question = np.repeat(np.arange(len(source)), beam)
         self.h, self.c = h[:, self.question], c[:, self.question]
-        self.scored = np.empty((0, len(network.vocabularies.target)), np.float32)
+        self.live, self.tokens = np.empty(0, np.int64), np.empty(0, np.int64)
 
     def step(self, live: Ints, tokens: Ints) -> None:
         """Feed each of the `live` rows its last token."""
-        question = self.question[live]
-        self.scored, (h, c) = self.network.step(tokens, self.memory[question], self.mask[question],
-                                                self.copy[question], (self.h[:, live], self.c[:, live]))
-        self.h[:, live], self.c[:, live] = h, c
+        self.live, self.tokens = live, tokens
+        self.h[:, live], self.c[:, live] = self.network.cell(tokens, (self.h[:, live], self.c[:, live]))[1]
 
-    def best(self, masks: Floats, mask_rows: Ints, opened: Opened, base: Floats,
+    def best(self, chosen: Ints, masks: Floats, mask_rows: Ints, opened: Opened, base: Floats,
              k: int) -> tuple[Floats, Ints]:
-        """Per row stepped, the `k` best totals (`base` plus the token's log-probability, the
-        model's distribution renormalised over the tokens `masks[mask_rows]` allows, and
-        `opened`'s) and their tokens, best first, equal totals by token."""
+        """Per row of the last step's `chosen` (positions among its live rows), the `k` best
+        totals (`base` plus the token's log-probability, the model's distribution renormalised
+        over the tokens `masks[mask_rows]` allows, and `opened`'s) and their tokens, best first,
+        equal totals by token."""
+        rows, question = self.live[chosen], self.question[self.live[chosen]]
+        scored = self.network.scores(self.tokens[chosen], self.h[-1, rows], self.memory[question],
+                                     self.mask[question], self.copy[question])
         allowed = masks[mask_rows]
         for row, ids in opened:
             allowed[row, ids] = 0.0
-        return top(base[:, None] + _log_softmax(self.scored + allowed), k)
+        return top(base[:, None] + _log_softmax(scored + allowed), k)
 
     def reorder(self, parents: Ints) -> None:
         """Row r continues the hypothesis of row `parents[r]`."""

@@ -27,6 +27,7 @@ class States:
         self._states: list[State] = []
         self._mask_of: list[int] = []
         self._open: list[bool] = []
+        self._only: list[int] = []
         self._next: dict[int, int] = {}
         #: per distinct set of allowed tokens, its row of `masks`
         self._rows: dict[tuple[int, ...], int] = {}
@@ -43,6 +44,10 @@ class States:
 
     def mask_rows(self, states: Ints) -> Ints:
         return np.array([self._mask_of[s] for s in states.tolist()], np.int64)
+
+    def only(self, states: Ints) -> Ints:
+        """Per state, the one token it allows, or -1 where it allows several (or question words)."""
+        return np.array([self._only[s] for s in states.tolist()], np.int64)
 
     def opening(self, states: Ints) -> list[int]:
         """The positions of the states whose next token may be a question word the knowledge
@@ -66,8 +71,10 @@ class States:
         if state not in self._numbers:
             self._numbers[state] = len(self._states)
             self._states.append(state)
-            self._mask_of.append(self._row(self.automaton.allowed(state)))
+            allowed = self.automaton.allowed(state)
+            self._mask_of.append(self._row(allowed))
             self._open.append(self.automaton.takes_question_words(state))
+            self._only.append(allowed[0] if len(allowed) == 1 and not self._open[-1] else -1)
         return self._numbers[state]
 
     def _row(self, ids: list[int]) -> int:
