@@ -29,7 +29,7 @@ import numpy as np
 from threadpoolctl import ThreadpoolController  # type: ignore[import-untyped]
 
 from qlang.small.automaton import Automaton
-from qlang.small.network import Floats, Ints, Opened
+from qlang.small.network import Floats, Ints, Mask, Opened
 from qlang.small.states import States
 from qlang.small.tokens import BOS, EOS, PAD, Vocabularies
 
@@ -74,7 +74,7 @@ class Rows(Protocol):
 
     def step(self, live: Ints, tokens: Ints) -> None: ...
 
-    def best(self, chosen: Ints, masks: Floats, mask_rows: Ints, opened: Opened, base: Floats,
+    def best(self, chosen: Ints, allowed: Mask, mask_rows: Ints, opened: Opened, base: Floats,
              k: int) -> tuple[Floats, Ints]: ...
 
     def reorder(self, parents: Ints) -> None: ...
@@ -129,7 +129,7 @@ def _search(network: Decodes, automaton: Automaton, questions: Sequence[str],
         if len(chosen := np.flatnonzero(only < 0)):
             rest = live[chosen]
             opened = [(i, known.ids(int(rest[i]) // beam)) for i in states.opening(state[rest])]
-            offers[rest], tokens[rest] = rows.best(chosen, states.masks, states.mask_rows(state[rest]),
+            offers[rest], tokens[rest] = rows.best(chosen, states.allowed, states.mask_rows(state[rest]),
                                                    opened, base[rest], beam)
         ended = np.flatnonzero(finished & (base > _NO))
         offers[ended, 0], tokens[ended, 0] = base[ended], eos

@@ -16,7 +16,7 @@ import torch
 from torch import Tensor
 
 from qlang.small.model import Seq2Seq
-from qlang.small.network import Config, Floats, Ints, Opened
+from qlang.small.network import Config, Floats, Ints, Mask, Opened
 from qlang.small.tokens import Vocabularies
 
 
@@ -28,19 +28,19 @@ class DeviceNetwork:
         self.model = model.to(self.device).eval()
         self.vocabularies: Vocabularies = model.vocabularies
         self.config: Config = model.config
-        self._masks = torch.empty((0, len(model.vocabularies.target)), device=self.device)
+        self._allowed = torch.empty((0, len(model.vocabularies.target)), dtype=torch.bool, device=self.device)
 
     def rows(self, source: Ints, lengths: Ints, copy: Ints, beam: int) -> DeviceRows:
         return DeviceRows(self, source, lengths, copy, beam)
 
-    def masks(self, table: Floats) -> Tensor:
-        """The automaton's masks on the device: those not sent yet are sent now."""
-        if len(self._masks) < len(table):
-            fresh = torch.from_numpy(table[len(self._masks):]).to(self.device)
-            self._masks = torch.cat([self._masks, fresh])
-        return self._masks
+    def allowed(self, table: Mask) -> Tensor:
+        """The automaton's masks on the device: the rows not sent yet are sent now."""
+        if len(self._allowed) < len(table):
+            fresh = torch.from_numpy(table[len(self._allowed):]).to(self.device)
+            self._allowed = torch.cat([self._allowed, fresh])
+        return self._allowed
 
-    def tensor(self, array: Ints | Floats) -> Tensor:
+    def tensor(self, array: Ints | Floats | Mask) -> Tensor:
         return torch.from_numpy(np.ascontiguousarray(array)).to(self.device, non_blocking=True)
 
 
@@ -67,13 +67,13 @@ class DeviceRows:
         self.h[:, rows], self.c[:, rows] = h, c
 
     @torch.inference_mode()
-    def best(self, chosen: Ints, masks: Floats, mask_rows: Ints, opened: Opened, base: Floats,
+    def best(self, chosen: Ints, allowed: Mask, mask_rows: Ints, opened: Opened, base: Floats,
              k: int) -> tuple[Floats, Ints]:
-        allowed = self.network.masks(masks)[self.network.tensor(mask_rows)]
+        here = self.network.allowed(allowed)[self.network.tensor(mask_rows)]
         for row, ids in opened:
-            allowed[row, ids] = 0.0
-        scored = self.scored[self.network.tensor(chosen)]
-        totals = self.network.tensor(base)[:, None] + torch.log_softmax(scored + allowed, dim=-1)
+            here[row, ids] = True
+        scored = self.scored[self.network.tensor(chosen)].masked_fill(~here, float("-inf"))
+        totals = self.network.tensor(base)[:, None] + torch.log_softmax(scored, dim=-1)
         values, tokens = torch.sort(totals, dim=-1, descending=True, stable=True)
         return values[:, :k].cpu().numpy(), tokens[:, :k].cpu().numpy()
 

@@ -239,19 +239,19 @@ class Rows:
         self.live, self.tokens = live, tokens
         self.h[:, live], self.c[:, live] = self.network.cell(tokens, (self.h[:, live], self.c[:, live]))[1]
 
-    def best(self, chosen: Ints, masks: Floats, mask_rows: Ints, opened: Opened, base: Floats,
+    def best(self, chosen: Ints, allowed: Mask, mask_rows: Ints, opened: Opened, base: Floats,
              k: int) -> tuple[Floats, Ints]:
         """Per row of the last step's `chosen` (positions among its live rows), the `k` best
         totals (`base` plus the token's log-probability, the model's distribution renormalised
-        over the tokens `masks[mask_rows]` allows, and `opened`'s) and their tokens, best first,
-        equal totals by token."""
+        over the tokens `allowed[mask_rows]` allows, and `opened`'s) and their tokens, best
+        first, equal totals by token."""
         rows, question = self.live[chosen], self.question[self.live[chosen]]
         scored = self.network.scores(self.tokens[chosen], self.h[-1, rows], self.memory[question],
                                      self.mask[question], self.copy[question])
-        allowed = masks[mask_rows]
+        here = allowed[mask_rows]
         for row, ids in opened:
-            allowed[row, ids] = 0.0
-        return top(base[:, None] + _log_softmax(scored + allowed), k)
+            here[row, ids] = True
+        return top(base[:, None] + _log_softmax(np.where(here, scored, _NO)), k)
 
     def reorder(self, parents: Ints) -> None:
         """Row r continues the hypothesis of row `parents[r]`."""

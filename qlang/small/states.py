@@ -1,11 +1,11 @@
 """The automaton's states as integers, with their masks as rows of one table.
 
 The search decodes thousands of hypotheses a step; asking the automaton per hypothesis, and
-building its mask, is Python per row.  Here each state the search reaches is numbered once, its
-transitions are remembered by number, and its allowed tokens are an additive mask (0 where
-allowed, -inf elsewhere), one row of `masks` per distinct set of tokens: a step
-looks up transitions in a dict and gathers its masks with one index, on whatever device holds
-the table.  States are numbered as they are first reached, so the table only grows.
+building its mask, is Python per row.  Here each state the search reaches is numbered once,
+its transitions are remembered by number, and its allowed tokens are a mask (true where
+allowed), one row of `allowed` per distinct set of tokens: a step looks up transitions in a
+dict and gathers its masks with one index, on whatever device holds the table.  States are
+numbered as they are first reached, so the table only grows.
 """
 
 from __future__ import annotations
@@ -13,9 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from qlang.small.automaton import Automaton, State
-from qlang.small.network import Floats, Ints
-
-_NO = float("-inf")
+from qlang.small.network import Ints, Mask
 
 
 class States:
@@ -29,18 +27,19 @@ class States:
         self._open: list[bool] = []
         self._only: list[int] = []
         self._next: dict[int, int] = {}
-        #: per distinct set of allowed tokens, its row of `masks`
+        #: per distinct set of allowed tokens, its row of `allowed`
         self._rows: dict[tuple[int, ...], int] = {}
-        self._masks = np.empty((0, self.size), np.float32)
-        self._mask_rows: list[Floats] = []
+        self._allowed = np.empty((0, self.size), bool)
+        self._mask_rows: list[Mask] = []
         self.start = self._number(automaton.start())
 
     @property
-    def masks(self) -> Floats:
-        """Every mask made so far, one row each (rows are only ever added)."""
-        if len(self._masks) < len(self._mask_rows):
-            self._masks = np.concatenate([self._masks, np.stack(self._mask_rows[len(self._masks):])])
-        return self._masks
+    def allowed(self) -> Mask:
+        """Every mask made so far, one row each, true where a token is allowed (rows are only
+        ever added)."""
+        if len(self._allowed) < len(self._mask_rows):
+            self._allowed = np.concatenate([self._allowed, np.stack(self._mask_rows[len(self._allowed):])])
+        return self._allowed
 
     def mask_rows(self, states: Ints) -> Ints:
         return np.array([self._mask_of[s] for s in states.tolist()], np.int64)
@@ -80,8 +79,8 @@ class States:
     def _row(self, ids: list[int]) -> int:
         key = tuple(ids)
         if key not in self._rows:
-            mask = np.full(self.size, _NO, np.float32)
-            mask[ids] = 0.0
+            mask = np.zeros(self.size, bool)
+            mask[ids] = True
             self._rows[key] = len(self._mask_rows)
             self._mask_rows.append(mask)
         return self._rows[key]
