@@ -70,7 +70,7 @@ class Decodes(Protocol):
 
 class Rows(Protocol):
     """A batch's hypotheses, `beam` rows a question, wherever the network keeps them
-    (`network.Rows` says what each call does)."""
+    (`network.NumpyRows` says what each call does)."""
 
     def step(self, live: Ints, tokens: Ints) -> None: ...
 

@@ -45,7 +45,7 @@ class DeviceNetwork:
 
 
 class DeviceRows:
-    """`network.Rows` on the device: what each call does is said there."""
+    """`network.NumpyRows` on the device: what each call does is said there."""
 
     @torch.inference_mode()
     def __init__(self, network: DeviceNetwork, source: Ints, lengths: Ints, copy: Ints, beam: int) -> None:

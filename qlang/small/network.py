@@ -205,8 +205,8 @@ class Network:
         mixed = generate * generated + (1 - generate) * copied + np.float32(1e-9)
         return np.log(mixed)
 
-    def rows(self, source: Ints, lengths: Ints, copy: Ints, beam: int) -> Rows:
-        return Rows(self, source, lengths, copy, beam)
+    def rows(self, source: Ints, lengths: Ints, copy: Ints, beam: int) -> NumpyRows:
+        return NumpyRows(self, source, lengths, copy, beam)
 
     @cached_property
     def _source_inputs(self) -> tuple[Floats, Floats]:
@@ -221,7 +221,7 @@ class Network:
         return self.decoder[0].inputs(self.target_embedding)
 
 
-class Rows:
+class NumpyRows:
     """A batch's hypotheses being decoded, `beam` rows a question (row r is question r // beam's):
     the search steps the rows still writing, asks those with a choice for their best next
     tokens under their masks, and reorders the rows by the hypotheses it keeps."""
