@@ -63,13 +63,24 @@ def literals(draw: st.DrawFn, signature: Signature, vocabulary: Vocabulary = wor
     return result
 
 
+def _differs(first: Node) -> Callable[[Node], bool]:
+    return lambda node: node != first
+
+
 @st.composite
 def nodes(draw: st.DrawFn, result: Type, depth: int, vocabulary: Vocabulary = words) -> Node:
     """A well-typed node yielding `result`, at most about `depth` operations deep."""
     fitting = sorted(s.name for s in SIGNATURES.values() if result.accepts(s.result))
     name = _LEAF_OPS[result] if depth <= 0 else draw(st.sampled_from(fitting))
     signature = SIGNATURES[name]
-    operands = [draw(nodes(t, depth - 1, vocabulary)) for t in signature.operands]
+    operands: list[Node] = []
+    for operand in signature.operands:
+        if operands and signature.symmetric:  # its two operands differ, as the checker requires
+            # (at least one operation deep: the smallest programs of a type are all one program)
+            drawn = nodes(operand, max(depth - 1, 1), vocabulary).filter(_differs(operands[0]))
+        else:
+            drawn = nodes(operand, depth - 1, vocabulary)
+        operands.append(draw(drawn))
     return Node(name, (*operands, *draw(literals(signature, vocabulary))))
 
 

@@ -1,5 +1,6 @@
 """A choice's alternatives differ: the checker says so, the automaton never offers the first
-again, and the shipped parser names two where a real GQA question (../shared/data) does."""
+again, and the shipped parser names two where a real GQA question (../shared/data) does.  So
+do a symmetric operation's two operands: no real GQA program has one twice."""
 
 from __future__ import annotations
 
@@ -22,6 +23,20 @@ def test_a_choice_between_a_word_and_itself_is_a_located_error() -> None:
     assert run("check", "-", input="choose_attr(unique(select(scene(), sky)), color, pink, blue)\n")[0] == 0
     relations = "choose_rel(unique(select(scene(), table)), cup, on, on, subject)"
     assert [d.kind for d in diagnostics(qlang.parse(relations))] == ["choice"]
+
+
+def test_a_symmetric_operation_of_an_operation_and_itself_is_a_located_error() -> None:
+    code, _, err = run("check", "-", input="and(exist(select(scene(), cat)), exist(select(scene(), cat)))\n")
+    assert code == 1
+    assert "<stdin>:1:34: error: argument 2 of and repeats argument 1" in err
+    assert run("check", "-", input="or(exist(select(scene(), cat)), exist(select(scene(), dog)))\n")[0] == 0
+    same = "two_same(select(scene(), cup), select(scene(), cup), color)"
+    assert [d.kind for d in diagnostics(qlang.parse(same))] == ["operands"]
+
+
+def test_no_real_program_repeats_an_operand_of_a_symmetric_operation() -> None:
+    records = all_questions().values()
+    assert all(diagnostics(gqa.to_ir(gqa.steps_from_json(r["semantic"]))) == [] for r in records)
 
 
 def test_the_automaton_never_offers_a_choice_its_first_alternative_again() -> None:

@@ -45,7 +45,8 @@ def test_no_word_can_inject_asp(root: Node) -> None:
         qlang.lower(root, open_vocabulary=True)
     except qlang.CheckError as exc:
         kinds = {d.kind for d in exc.diagnostics}
-        assert kinds <= {"literal", "choice"}  # an empty or unprintable word; a repeated alternative
+        # an empty or unprintable word; a repeated alternative or operand
+        assert kinds <= {"literal", "choice", "operands"}
         assert ("literal" in kinds) == any(not w.strip() or not w.isprintable()
                                            for n in postorder(root) for w in n.literals)
         return

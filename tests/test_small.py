@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 import qlang
 from qlang.commands.main import cli
 from qlang.passes.canonical import canonicalize, equivalent
+from qlang.passes.typecheck import check as diagnostics
 from qlang.small import files
 from qlang.small import model as small_model
 from qlang.small.automaton import Automaton
@@ -114,7 +115,9 @@ def test_every_random_walk_of_the_automaton_checks(automaton, rng: random.Random
         state = automaton.advance(state, token)
     assert len(tokens) <= automaton.max_length
     program = from_prefix(tokens)
-    assert not [d for d in qlang.check(program) if not d.warning], tokens
+    # but a symmetric operation's operand repeated (`two_same(scene(), scene(), color)`): the
+    # automaton would have to compare whole subtrees; the parser skips such a candidate
+    assert {d.kind for d in diagnostics(program) if not d.warning} <= {"operands"}, tokens
 
 
 def test_an_untrained_model_still_decodes_checked_programs(few) -> None:

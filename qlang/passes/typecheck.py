@@ -3,8 +3,8 @@
 Checks, per node: the operation exists ("did you mean"), its arity, that operand positions hold
 operations of the right type and literal positions hold words of the right kind, and that each
 word is in the GQA vocabulary for its kind (values narrowed to the node's attribute category),
-and that a choice's alternatives differ.  The root must yield an answer.  Vocabulary problems
-become warnings with `open_vocabulary`.
+that a choice's alternatives differ, and that a symmetric operation's two operands do.  The root
+must yield an answer.  Vocabulary problems become warnings with `open_vocabulary`.
 
 The knowledge in use extends the vocabulary where an operation reads it (`Signature.knowledge`):
 there a class or value may also be any word the knowledge knows (``verify_know(x, used_for,
@@ -73,6 +73,7 @@ class _TypeChecker:
                 if kind is Kind.ATTR and isinstance(arg, Lit):
                     category = arg.value
         self.alternatives(node, signature)
+        self.distinct_operands(node, signature)
         return signature.result
 
     def alternatives(self, node: Node, signature: Signature) -> None:
@@ -88,6 +89,16 @@ class _TypeChecker:
                             f"a choice between {shown(arg.value)} and itself", arg.span or node.span,
                             "name two different alternatives")
             seen.setdefault(arg.value, position)
+
+    def distinct_operands(self, node: Node, signature: Signature) -> None:
+        """A symmetric operation's operands must differ: ``and(x, x)`` is ``x``, and
+        ``two_same(x, x, color)`` always yes (no GQA program has one; a translator that writes
+        one has lost half of the question)."""
+        operands = node.operands
+        if signature.symmetric and len(operands) == 2 and operands[0] == operands[1]:
+            self.report("operands", f"{_where(node, 1)} repeats argument 1: {node.op} of an operation "
+                        "and itself asks nothing", operands[1].span or node.span,
+                        "name two different operands")
 
     def operand(self, node: Node, position: int, arg: Node | Lit, expected: Type) -> None:
         if isinstance(arg, Lit):
