@@ -32,6 +32,8 @@ class Models:
     base_url: str | None = None
     #: llama-cpp: layers offloaded to the GPU
     n_gpu_layers: int = 0
+    #: llama-cpp: threads (None: the cores free before each request, `backends.cores`)
+    threads: int | None = None
     #: fewshot: the GQA question file examples are drawn from (None: the shared pool)
     pool: str | None = None
     #: small, cascade: the small parser's folder (None: the bundled one) and beam width
@@ -79,7 +81,7 @@ def _backend(models: Models, kind: str) -> Backend:
     bundled adapter unless `models.adapter` names another."""
     extra: dict[str, Any] = {}
     if models.backend == "llama-cpp":
-        extra["n_gpu_layers"] = models.n_gpu_layers
+        extra |= {"n_gpu_layers": models.n_gpu_layers, "threads": models.threads}
     if models.backend in ("llama-cpp", "vllm"):
         adapter = models.adapter
         if adapter is None and kind == "finetuned":

@@ -24,6 +24,7 @@ from typing import Any
 
 from qlang.translate import gguf_file
 from qlang.translate.backends import Generation, Request, backend_error
+from qlang.translate.backends.cores import free_cores
 from qlang.translate.backends.guidance import Grammars
 from qlang.translate.models import gguf_model
 from qlang.translate.prompts import CHAT_TEMPLATES
@@ -95,6 +96,8 @@ class LlamaCppBackend:
             raise backend_error(f"llama-cpp-python is not installed ({exc}); "
                                 "pip install 'qlang[translate]'") from None
         self._llama_cpp: Any = llama_cpp  # typed loosely: its stubs disagree with its runtime
+        #: the threads asked for (None: the cores free at each request, `free_cores`)
+        self.threads = threads
         base = gguf_model(model)
         path = base.path
         # `lora`: a GGUF LoRA adapter that llama.cpp applies on top of the base model.  One it
@@ -160,8 +163,13 @@ class LlamaCppBackend:
 
         return self._llama_cpp.StoppingCriteriaList([degenerate])
 
+    def _threads(self) -> int:
+        return self.threads or free_cores()
+
     def generate(self, request: Request) -> Generation:
         prompt = self.tokens(request)
+        threads = self._threads()
+        self._llama_cpp.llama_set_n_threads(self.llm.ctx, threads, threads)
         start = time.perf_counter()
         try:
             result = self.llm.create_completion(
