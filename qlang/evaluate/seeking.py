@@ -173,8 +173,10 @@ def read_photos(path: Path) -> LabelledPhotos:
             raise fail(f"the question {ident!r} is about no photo of this file", where)
         also = question.get("also", [])
         if not all(isinstance(question.get(k), str) for k in ("question", "answer")) \
+                or not isinstance(question.get("type", ""), str) \
                 or not isinstance(also, list) or not all(isinstance(a, str) for a in also):
-            raise fail(f"the question {ident!r} needs a question and an answer (and words `also`)", where)
+            raise fail(f"the question {ident!r} needs a question and an answer (and words `also`, a word "
+                       "`type`)", where)
     split = data.get("split") == "photo"
     kinds = {kind: [name for name, (_, k) in found.items() if k == kind] for _, kind in found.values()}
     photos = {name: LabelledPhoto(photo, kind, _half(name, kinds[kind]) if split else None)
@@ -205,7 +207,8 @@ def _source_file(source: str, file: str) -> tuple[str, Path | None]:
     if source not in SOURCES:
         return f"{source!r} is no known source of photos ({', '.join(SOURCES)})", None
     parts = PurePosixPath(file).parts
-    if not parts or file.startswith("/") or "\\" in file or any(p in ("..", ".") for p in parts):
+    if not parts or file.startswith("/") or "\\" in file or any(p in ("..", ".") for p in parts) \
+            or not file.isprintable():
         return f"{file!r} is no plain relative path inside {source}", None
     spec = importlib.util.find_spec(SOURCES[source])  # a top-level package: found, not imported
     if spec is None or not spec.submodule_search_locations:
