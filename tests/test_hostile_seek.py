@@ -62,8 +62,8 @@ def test_a_malformed_photo_file_is_a_located_error(tmp_path: Path, text: str) ->
 def test_the_command_reports_it_before_any_work(tmp_path: Path) -> None:
     path = tmp_path / "photos.json"
     path.write_text(photo(source="this.x", file="x.png"))
-    code, output = qlangc_process("experiment", "seek", "--photos", str(path), "--out", str(tmp_path / "out"),
-                                  "--no-gqa")
+    out = str(tmp_path / "out")
+    code, output = qlangc_process("experiment", "seek", "--photos", str(path), "--out", out, "--no-gqa")
     assert code == 1, output
     assert output.startswith(f"{path}:1:26: error: the photo 'a': 'this.x' is no known source of photos"), output
     assert "Zen of Python" not in output and "Beautiful is better" not in output
