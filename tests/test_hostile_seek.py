@@ -65,5 +65,6 @@ def test_the_command_reports_it_before_any_work(tmp_path: Path) -> None:
     out = str(tmp_path / "out")
     code, output = qlangc_process("experiment", "seek", "--photos", str(path), "--out", out, "--no-gqa")
     assert code == 1, output
-    assert output.startswith(f"{path}:1:26: error: the photo 'a': 'this.x' is no known source of photos"), output
+    said = f"{path}:1:26: error: the photo 'a': 'this.x' is no known source of photos"
+    assert output.startswith(said), output
     assert "Zen of Python" not in output and "Beautiful is better" not in output
