@@ -14,6 +14,7 @@ from functools import lru_cache
 import clingo
 
 from qlang.errors import UnsupportedOperation, error, shown
+from qlang.signatures import Kind
 
 _CONSTANT = re.compile(r"[a-z][A-Za-z0-9_]*")
 #: what clingo cannot read in a string: NUL ends its text, a surrogate is no UTF-8
@@ -25,13 +26,24 @@ _UNESCAPES = {"\\\\": "\\", '\\"': '"', "\\n": "\n"}
 @lru_cache(maxsize=1 << 16)
 def to_term(word: str) -> str:
     """The term spelling `word` (remembered: a program's words come from a small vocabulary)."""
+    candidate = word.replace(" ", "_")
+    if "_" not in word and _CONSTANT.fullmatch(candidate) and candidate not in _RESERVED:
+        return candidate
+    return _quoted(word)
+
+
+def to_literal(word: str, kind: Kind | None) -> str:
+    """A literal of `kind` as the call-shaped syntaxes write it: free text always quoted, so that
+    it reads as text even when it is one word; any other word as `to_term` spells it."""
+    return _quoted(word) if kind is Kind.TEXT else to_term(word)
+
+
+def _quoted(word: str) -> str:
+    """`word` as an ASP string, escaped; what clingo cannot read is an error, not a term."""
     if (unspellable := _UNSPELLABLE.search(word)) is not None:
         found = unspellable[0]
         what = "NUL" if found == "\0" else f"a lone surrogate ({ascii(found)[1:-1]}), which is no text"
         raise error(UnsupportedOperation, "literal", f"ASP cannot spell {shown(word)}: it contains {what}")
-    candidate = word.replace(" ", "_")
-    if "_" not in word and _CONSTANT.fullmatch(candidate) and candidate not in _RESERVED:
-        return candidate
     return '"' + "".join(_ESCAPES.get(c, c) for c in word) + '"'
 
 
@@ -48,6 +60,14 @@ def to_symbol(word: str) -> clingo.Symbol:
     goes into clingo as structures: a question's facts, rules, knowledge triples)."""
     term = to_term(word)
     return clingo.String(word) if term.startswith('"') else clingo.Function(term)
+
+
+def literal_symbol(word: str, kind: Kind | None) -> clingo.Symbol:
+    """The clingo symbol of a literal of `kind` as `to_literal` spells it: free text a string."""
+    if kind is Kind.TEXT:
+        _quoted(word)  # what clingo cannot read is an error here too
+        return clingo.String(word)
+    return to_symbol(word)
 
 
 def relation_symbol(name: str) -> clingo.Symbol:

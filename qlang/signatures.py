@@ -40,12 +40,22 @@ class Kind(Enum):
     MODE = "mode"
     #: a knowledge relation (`qlang.passes.vocabulary`): ``used for``, ``is a``, ...
     KREL = "krel"
+    #: free text (a query for a document): any printable text of at most `MAX_TEXT`
+    #: characters, always quoted in the call-shaped syntaxes
+    TEXT = "text"
+    #: how many objects a retrieval keeps, written as a quoted number (``"5"``)
+    COUNT = "count"
+
+
+#: The longest free-text literal: a question or a phrase, never a document.
+MAX_TEXT = 200
 
 
 #: Closed literal kinds: their whole vocabulary is fixed by the language itself.
 CLOSED_KINDS: dict[Kind, tuple[str, ...]] = {
     Kind.DIR: ("subject", "object"),
     Kind.MODE: ("true", "false"),
+    Kind.COUNT: tuple(str(k) for k in range(1, 21)),
 }
 
 
@@ -63,16 +73,25 @@ class Signature:
     #: it reads the knowledge in use, so its class and value literals may also be any word
     #: the knowledge knows (`qlang.passes.typecheck`)
     knowledge: bool = False
+    #: it reads the texts bound to objects (documents, words read from a photo), which are
+    #: searched in Python before solving (`qlang.text`)
+    documents: bool = False
     #: operands and literals together (set from them; every checked node reads it)
     arity: int = field(init=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "arity", len(self.operands) + len(self.literals))
 
+    def kind(self, position: int) -> Kind | None:
+        """The literal kind at an argument position (operands first), or None for an operand
+        or a position past the arity."""
+        literal = position - len(self.operands)
+        return self.literals[literal] if 0 <= literal < len(self.literals) else None
+
 
 _O, _1, _B, _V = Type.OBJECTS, Type.OBJECT, Type.BOOL, Type.VALUE
 _C, _A, _VAL, _R, _D, _M = Kind.CLASS, Kind.ATTR, Kind.VALUE, Kind.REL, Kind.DIR, Kind.MODE
-_K = Kind.KREL
+_K, _T, _N = Kind.KREL, Kind.TEXT, Kind.COUNT
 
 _TABLE = (
     Signature("scene", (), (), _O, "all objects of the scene"),
@@ -118,6 +137,15 @@ _TABLE = (
     Signature("infer", (_O,), (_C,), _V,
               "a word of the class (by `is a`) within 3 knowledge edges of the input's classes, "
               "the strongest path first", knowledge=True),
+    Signature("match", (_O,), (_T, _N), _O,
+              "the k input objects whose documents best match the text, the best match first",
+              documents=True),
+    Signature("extract", (_O,), (_T,), _V,
+              "the span of the input objects' documents that answers the text's question",
+              documents=True),
+    Signature("read", (_1,), (), _V,
+              "the text the object shows: its words, or those of the text regions lying on it",
+              documents=True),
 )
 
 SIGNATURES: dict[str, Signature] = {sig.name: sig for sig in _TABLE}

@@ -4,9 +4,10 @@ Every operation of `SIGNATURES` can appear; operand types and literal kinds come
 signature, literal words from the bundled GQA ontology (values narrowed to the attribute
 category of the same node), so every generated program passes the checker.  `cases` draws a
 small scene graph and a program over mostly its own words, for the differential tests, and
-`knowledge_triples` a small knowledge graph over the same words; `mutated`
+`knowledge_triples` a small knowledge graph over the same words, `evidence` what documents say
+about its objects; `mutated`
 breaks a text a little, for the parsers' fuzzing; `hostile_words` are open-vocabulary words no
-reader may misread, for the printers.
+reader may misread, for the printers; `texts` are free-text literals, hostile ones among them.
 """
 
 from __future__ import annotations
@@ -21,7 +22,8 @@ from qlang.knowledge.triples import Triple
 from qlang.ontology import load
 from qlang.passes.vocabulary import RELATION_NAMES
 from qlang.passes.vocabulary import words as vocabulary_words
-from qlang.signatures import CLOSED_KINDS, SIGNATURES, Kind, Signature, Type
+from qlang.signatures import CLOSED_KINDS, MAX_TEXT, SIGNATURES, Kind, Signature, Type
+from qlang.text.evidence import Evidence, Found
 
 _ONTOLOGY = load()
 _WORDS = {kind: sorted(vocabulary_words(kind)) for kind in Kind}
@@ -30,7 +32,22 @@ _ADMISSIBLE = {cat: sorted(values) for cat, values in _ONTOLOGY.admissible.items
 _LEAF_OPS = {Type.OBJECTS: "scene", Type.OBJECT: "unique", Type.BOOL: "exist", Type.VALUE: "query"}
 
 
+#: free texts that would break a reader or ASP if anything were spelled unquoted or unescaped
+HOSTILE_TEXTS = ('a"). #show x/0. b("', "x :- not y.", '\\"', "%*", "end(0).", "_", "var1 = scene()",
+                 "What is it used for?", "wet paint", "  spaced  ", "ü ß 中文 ok", "select: x->y [0]")
+
+
+def texts() -> st.SearchStrategy[str]:
+    """Free-text literals the checker accepts: printable, not blank, at most `MAX_TEXT` long."""
+    characters = st.characters(blacklist_categories=("Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp", "Zs")) \
+        | st.sampled_from(' "\\_%.():-#')
+    drawn = st.text(characters, min_size=1, max_size=MAX_TEXT).filter(lambda t: bool(t.strip()))
+    return st.one_of(st.sampled_from(HOSTILE_TEXTS), drawn)
+
+
 def words(kind: Kind, category: str | None = None) -> st.SearchStrategy[str]:
+    if kind is Kind.TEXT:
+        return texts()
     if kind is Kind.VALUE and category in _ADMISSIBLE:
         return st.sampled_from(_ADMISSIBLE[category])
     if kind in CLOSED_KINDS:
@@ -104,7 +121,7 @@ SPECIAL_WORDS = ("scene", "_", "same color", "not(red)", "cup (1)", "type", "rel
 def hostile_words(kind: Kind, category: str | None) -> st.SearchStrategy[str]:
     """Open-vocabulary words from `HOSTILE_ALPHABET` or `SPECIAL_WORDS`, among real ones;
     directions and modes stay the closed words they are."""
-    if kind in CLOSED_KINDS or kind is Kind.KREL:
+    if kind in CLOSED_KINDS or kind in (Kind.KREL, Kind.TEXT):
         return words(kind, category)
     return st.one_of(words(kind, category), st.sampled_from(SPECIAL_WORDS),
                      st.text(HOSTILE_ALPHABET, max_size=6))
@@ -157,12 +174,19 @@ def scene_graphs(draw: st.DrawFn) -> dict[str, Any]:
     return {"width": 300, "height": 300, "objects": objects}
 
 
+#: the texts of generated programs' text operations, few, so that generated evidence finds them
+TEXTS = ("waterproof", "What is it used for?", "loud \"bass\"")
+#: what generated documents answer and objects show
+SAID = ("drinking", "STOP", "to the left of", "open 24 hours", "x_y")
+
+
 @st.composite
-def cases(draw: st.DrawFn, results: tuple[Type, ...] = (Type.BOOL, Type.VALUE), knowledge: bool = False
-          ) -> tuple[dict[str, Any], Node]:
+def cases(draw: st.DrawFn, results: tuple[Type, ...] = (Type.BOOL, Type.VALUE), knowledge: bool = False,
+          text: bool = False) -> tuple[dict[str, Any], Node]:
     """A scene and a program ending in one of `results`, whose classes and relations are mostly
     the scene's own, so that selections and relations find something; with `knowledge`, ending
-    in an operation that reads knowledge."""
+    in an operation that reads knowledge; with `text`, holding a text operation near its root
+    (`evidence` makes what its documents say)."""
     graph = draw(scene_graphs())
     objects = graph["objects"]
     edges = [(o["name"], r["name"], objects[r["object"]]["name"])
@@ -179,10 +203,21 @@ def cases(draw: st.DrawFn, results: tuple[Type, ...] = (Type.BOOL, Type.VALUE), 
              Kind.ATTR: tuple(VALUES), Kind.KREL: KNOWLEDGE_RELATIONS}
 
     def vocabulary(kind: Kind, category: str | None) -> st.SearchStrategy[str]:
+        if kind is Kind.TEXT:
+            return st.sampled_from(TEXTS)
         return st.sampled_from(CLOSED_KINDS.get(kind) or (VALUES[category or "any"] if kind is Kind.VALUE
                                                           else pools[kind]))
 
     spec = draw(st.tuples(st.sampled_from(results), st.integers(1, 4)))
+    if text:
+        reading = sorted(s.name for s in SIGNATURES.values() if s.documents)
+        signature = SIGNATURES[draw(st.sampled_from(reading))]
+        operands = [draw(nodes(t, spec[1] - 1, vocabulary)) for t in signature.operands]
+        node = Node(signature.name, (*operands, *draw(literals(signature, vocabulary))))
+        if not signature.result.is_answer:  # a set: asked about
+            node = draw(st.sampled_from([Node("exist", (node,)),
+                                         Node("query", (Node("unique", (node,)), Lit("name")))]))
+        return graph, node
     if not knowledge:
         return graph, draw(nodes(*spec, vocabulary))
     signature = SIGNATURES[draw(st.sampled_from(sorted(s.name for s in SIGNATURES.values()
@@ -195,6 +230,21 @@ def cases(draw: st.DrawFn, results: tuple[Type, ...] = (Type.BOOL, Type.VALUE), 
             else vocabulary(kind, category)
 
     return graph, Node(signature.name, (*operands, *draw(literals(signature, known))))
+
+
+@st.composite
+def evidence(draw: st.DrawFn, graph: dict[str, Any]) -> Evidence:
+    """What documents might say over a scene: each of `TEXTS` matching some objects, answered by
+    some, and some objects showing texts, at a few costs (ties among them)."""
+    ids = sorted(graph["objects"])
+    costs = st.sampled_from((0, 105, 693, 1609))
+    some = st.lists(st.sampled_from(ids), unique=True)
+    matches = {t: {o: draw(costs) for o in draw(some)} for t in TEXTS}
+    answers = {t: {o: Found(draw(st.sampled_from(SAID)), draw(costs)) for o in draw(some)} for t in TEXTS}
+    shown = {o: tuple(Found(s, draw(costs)) for s in draw(st.lists(st.sampled_from(SAID), max_size=2,
+                                                                  unique=True)))
+             for o in draw(some)}
+    return Evidence(matches, answers, shown)
 
 
 @st.composite

@@ -25,6 +25,10 @@ Where the two semantics legitimately differ, and the cases excluded with `assume
   off here (tested on its own in test_interpret.py).
 * Scene-wide ``location`` (indoors/outdoors) exists only for the interpreter; never generated.
 
+The text operations (``match``, ``extract``, ``read``) read what Python found in the scene's
+documents before solving (`qlang.text.evidence`): nothing in most tests, generated evidence in the
+test of programs holding them, the ASP side through the facts `qlang.asp.text_facts` makes.
+
 The knowledge operations (``know``, ``verify_know``, ``infer``) read a knowledge graph, the same
 on both sides: none but GQA's class hierarchy in most tests, and a generated one (`knowledge_triples`)
 in the test of programs ending in them; the ASP side gets the facts `qlang.asp.knowledge_facts` grounds
@@ -50,8 +54,9 @@ from tempfile import TemporaryDirectory
 from typing import Any
 
 from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
 
-from qlang.asp import knowledge_facts
+from qlang.asp import knowledge_facts, text_facts
 from qlang.asp.options import SolveOptions
 from qlang.asp.scene import SceneLibrary
 from qlang.asp.solve import solve
@@ -64,19 +69,22 @@ from qlang.knowledge.triples import Triple
 from qlang.ontology import load
 from qlang.passes.lower import facts
 from qlang.signatures import Type
+from qlang.text.evidence import NOTHING, Evidence
 from tests import strategies
-from tests.strategies import cases, knowledge_triples, scene_graphs
+from tests.strategies import cases, evidence, knowledge_triples, scene_graphs
 
 #: No knowledge base: the knowledge operations read GQA's class hierarchy alone.
 NO_KNOWLEDGE = knowledge_graph.Knowledge(())
 
 
 def asp_answers(root: Node, graph: dict[str, Any], semantics: str = "qlang",
-                knowledge: knowledge_graph.Knowledge = NO_KNOWLEDGE) -> frozenset[str]:
+                knowledge: knowledge_graph.Knowledge = NO_KNOWLEDGE, text: Evidence = NOTHING
+                ) -> frozenset[str]:
     question = facts(root)
     classes = {c for o in graph["objects"].values() for c in (o["name"], *load().ancestors(o["name"]))}
     scene = "\n".join([SceneLibrary(Source(json.dumps(graph))).facts(),
-                       *(f"{s}." for s in knowledge_facts.facts(knowledge, question, classes))])
+                       *(f"{s}." for s in knowledge_facts.facts(knowledge, question, classes)),
+                       *(f"{s}." for s in text_facts.facts(text, question))])
     found: set[str] = set()
     while True:  # every distinct answer: ask for one more than found until none is new
         options = SolveOptions(top_k=len(found) + 1, distinct=True, semantics=semantics)
@@ -87,11 +95,12 @@ def asp_answers(root: Node, graph: dict[str, Any], semantics: str = "qlang",
 
 
 def agree(graph: dict[str, Any], root: Node, semantics: str = "qlang",
-          knowledge: knowledge_graph.Knowledge = NO_KNOWLEDGE) -> None:
+          knowledge: knowledge_graph.Knowledge = NO_KNOWLEDGE, text: Evidence = NOTHING) -> None:
     """Both back ends give the same answers, outside the excluded cases (module docstring)."""
-    outcome = evaluate(root, Scene.from_json(graph), Membership(wordnet=False), knowledge=knowledge)
+    outcome = evaluate(root, Scene.from_json(graph), Membership(wordnet=False), knowledge=knowledge,
+                       text=text)
     assume(not any(isinstance(f, KNOWLEDGE_ERRORS) for f in outcome.failures))
-    assert asp_answers(root, graph, semantics, knowledge) == outcome.answers, \
+    assert asp_answers(root, graph, semantics, knowledge, text) == outcome.answers, \
         (str(root), graph, outcome.failures)
 
 
@@ -108,6 +117,15 @@ def test_asp_and_interpreter_agree_over_generated_knowledge(case: tuple[dict[str
     """know, verify_know and infer over a generated knowledge graph (and GQA's hierarchy)."""
     with TemporaryDirectory() as folder:
         agree(*case, knowledge=knowledge_graph.Knowledge([build(triples, Path(folder) / "k.sqlite", {})]))
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(case=cases(text=True), data=st.data())
+def test_asp_and_interpreter_agree_over_generated_documents(case: tuple[dict[str, Any], Node],
+                                                           data: st.DataObject) -> None:
+    """match, extract and read over what generated documents say about the scene's objects."""
+    graph, root = case
+    agree(graph, root, text=data.draw(evidence(graph)))
 
 
 @settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -13,7 +13,7 @@ from qlang.asp_names import from_term, to_term
 from qlang.errors import Source, UnsupportedOperation
 from qlang.ir import Lit, Node, postorder
 from qlang.passes.canonical import canonicalize, equivalent, normalize
-from qlang.signatures import SIGNATURES, Type
+from qlang.signatures import SIGNATURES, Kind, Type
 from qlang.syntax import SYNTAXES, gqa
 from tests.strategies import programs
 
@@ -105,9 +105,12 @@ MARKER = "zzqx"
 
 def _inject(root: Node, data: st.DataObject) -> tuple[Node, bool]:
     """Replace one argument of one node by the marker word: a wrong word, or a word where an
-    operation must be.  Also says which of the two it was."""
-    target = data.draw(st.sampled_from([n for n in postorder(root) if n.args]))
-    position = data.draw(st.integers(0, len(target.args) - 1))
+    operation must be (never in free text, which any word is).  Also says which of the two it was."""
+    def wrong(node: Node) -> list[int]:
+        return [i for i in range(len(node.args)) if SIGNATURES[node.op].kind(i) is not Kind.TEXT]
+
+    target = data.draw(st.sampled_from([n for n in postorder(root) if wrong(n)]))
+    position = data.draw(st.sampled_from(wrong(target)))
     args = list(target.args)
     args[position] = Lit(MARKER)
 

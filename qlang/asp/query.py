@@ -22,10 +22,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from qlang.asp import facts
-from qlang.asp_names import from_term, to_term
+from qlang.asp_names import from_term, to_literal
 from qlang.errors import ParseError, Source, error, shown
 from qlang.passes.lower import Fact
-from qlang.signatures import END, SIGNATURES
+from qlang.signatures import END, SIGNATURES, Kind
 
 #: A lowered question: its steps' facts, then ``end``.
 Query = Sequence[Fact]
@@ -36,21 +36,28 @@ QUERY = facts.FactSchema("question", {op: sig.arity + 1 for op, sig in SIGNATURE
 
 def read(text: str, *, name: str = "<input>") -> list[Fact]:
     """The facts of a query written as ASP: ground facts of the operations and ``end``, each
-    word spelled as `to_term` spells it; raises a located `ParseError` for anything else."""
+    word spelled as `to_literal` spells it; raises a located `ParseError` for anything else."""
     try:
-        return [Fact(predicate, tuple(int(a) if facts.INTEGER.fullmatch(a) else _word(a, position)
-                                      for a in arguments))
+        return [Fact(predicate, tuple(int(a) if facts.INTEGER.fullmatch(a) else
+                                      _word(a, position, _kind(predicate, index))
+                                      for index, a in enumerate(arguments)))
                 for predicate, arguments, position in facts.read(text, QUERY)]
     except facts.Invalid as exc:
         raise error(ParseError, "syntax", f"invalid ASP question: {exc.message}",
                     facts.span(text, exc.position), Source(text, name)) from None
 
 
-def _word(term: str, position: int) -> str:
+def _kind(predicate: str, index: int) -> Kind | None:
+    """The literal kind of argument `index` of a fact (the step number first)."""
+    signature = SIGNATURES.get(predicate)
+    return signature.kind(index - 1) if signature else None
+
+
+def _word(term: str, position: int, kind: Kind | None) -> str:
     """The word a term spells, if it is spelled as qlang spells that word (so that the facts
     mean what the text does)."""
     word = from_term(term)
-    written = None if "\0" in word else to_term(word)
+    written = None if "\0" in word else to_literal(word, kind)
     if written != term:
         how = f" (it writes {shown(word)} as {written})" if written else ""
         raise facts.Invalid(f"{term} is not a word as qlang spells words{how}", position)

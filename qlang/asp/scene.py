@@ -23,6 +23,8 @@ import re
 from functools import cache
 from typing import Any
 
+import clingo
+
 from qlang.asp import facts
 from qlang.asp_names import to_term
 from qlang.errors import QlangError, Source, Span, UnsupportedOperation, error, shown
@@ -237,6 +239,11 @@ def _finite(value: object) -> float | None:
     except OverflowError:
         return None
     return number if math.isfinite(number) else None
+
+
+def object_symbol(oid: str) -> clingo.Symbol:
+    """The clingo symbol of an object as the scene spells it (for facts made beside the scene)."""
+    return clingo.parse_term(_object_term(oid))
 
 
 def _object_term(oid: str) -> str:

@@ -25,9 +25,11 @@ from qlang.asp.options import DEFAULT_OPTIONS, Limits, SolveOptions
 from qlang.asp.outcome import SolveError
 from qlang.asp.query import Query
 from qlang.asp.watchdog import WATCHDOG
-from qlang.asp_names import from_term, to_symbol
+from qlang.asp_names import from_term, literal_symbol
 from qlang.errors import error
+from qlang.passes.lower import Fact
 from qlang.rules.statements import add
+from qlang.signatures import SIGNATURES, Kind
 
 
 @dataclass(frozen=True, slots=True)
@@ -190,13 +192,19 @@ def timeout(limits: Limits) -> SolveError:
 
 def symbols(query: Query) -> list[clingo.Symbol]:
     """The query's facts as clingo symbols, built directly: step numbers as numbers (one
-    beyond clingo's 32 bits is an error, never wrapped), words as `to_term` spells them."""
-    return [clingo.Function(f.name, [_argument(a) for a in f.args]) for f in query]
+    beyond clingo's 32 bits is an error, never wrapped), words as `to_literal` spells them."""
+    return [clingo.Function(f.name, _arguments(f)) for f in query]
 
 
-def _argument(value: int | str) -> clingo.Symbol:
+def _arguments(fact: Fact) -> list[clingo.Symbol]:
+    signature = SIGNATURES.get(fact.name)
+    return [_argument(a, signature.kind(i - 1) if signature else None)  # after the step
+            for i, a in enumerate(fact.args)]
+
+
+def _argument(value: int | str, kind: Kind | None) -> clingo.Symbol:
     if isinstance(value, str):
-        return to_symbol(value)
+        return literal_symbol(value, kind)
     if value not in INT_RANGE:
         raise error(SolveError, "input", f"the question's integer {value} is beyond clingo's 32 bits")
     return clingo.Number(value)

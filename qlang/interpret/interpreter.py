@@ -40,6 +40,7 @@ from qlang.knowledge import graph, sources
 from qlang.passes.vocabulary import RELATION_NAMES
 from qlang.signatures import SIGNATURES
 from qlang.syntax import gqa
+from qlang.text.evidence import NOTHING, ON, Evidence
 
 Objects = tuple[str, ...]
 _EMPTY_INPUT: Mapping[str, type[InterpretError]] = {
@@ -81,19 +82,21 @@ def sanitize(answer: object) -> str:
 
 
 def evaluate(root: Node, scene: Scene, membership: Membership | None = None,
-             semantics: str = "qlang", knowledge: graph.Knowledge | None = None) -> Outcome:
+             semantics: str = "qlang", knowledge: graph.Knowledge | None = None,
+             text: Evidence = NOTHING) -> Outcome:
     """Every answer the program can give over the scene (`membership`: ontology and WordNet;
     `knowledge`: the knowledge base the knowledge operations read, the bundled one when not
-    given)."""
-    run = Run(scene, membership or Membership(), semantics == "thesis", knowledge)
+    given; `text`: what the text operations found in the scene's documents)."""
+    run = Run(scene, membership or Membership(), semantics == "thesis", knowledge, text)
     answers = frozenset(sanitize(a) for a in run.branches(postorder(root), 0, {}))
     return Outcome(answers, tuple(run.failures))
 
 
 def interpret(root: Node, scene: Scene, membership: Membership | None = None,
-              semantics: str = "qlang", knowledge: graph.Knowledge | None = None) -> str:
+              semantics: str = "qlang", knowledge: graph.Knowledge | None = None,
+              text: Evidence = NOTHING) -> str:
     """The program's one answer over the scene, or the `InterpretError` saying why there is none."""
-    return evaluate(root, scene, membership, semantics, knowledge).answer
+    return evaluate(root, scene, membership, semantics, knowledge, text).answer
 
 
 def answerable(question: Mapping[str, Any], scene: Scene, membership: Membership | None = None,
@@ -111,8 +114,9 @@ class Run:
     """One program run over one scene: a method per operation, and why choices failed."""
 
     def __init__(self, scene: Scene, membership: Membership, thesis: bool,
-                 knowledge: graph.Knowledge | None = None) -> None:
+                 knowledge: graph.Knowledge | None = None, text: Evidence = NOTHING) -> None:
         self.scene = scene
+        self.text = text
         self.k = membership
         self.thesis = thesis
         self.failures: list[InterpretError] = []
@@ -225,6 +229,13 @@ class Run:
     def negate(self, _: Node, removed: Objects, xs: Objects) -> list[Objects]:
         return self.keep(xs, lambda x: x not in removed)
 
+    def match(self, _: Node, xs: Objects, text: str, count: str) -> list[Objects]:
+        """The input objects among the `count` best matches of `text`: those fewer than `count`
+        input objects match strictly better (so ties at the last place are all kept)."""
+        costs = self.text.matches.get(text, {})
+        found = {x: costs[x] for x in xs if x in costs}
+        return [tuple(x for x, c in found.items() if sum(d < c for d in found.values()) < int(count))]
+
     def compare(self, _: Node, xs: Objects, ys: Objects, value: str, mode: str) -> list[Objects]:
         def holds(o: str) -> bool:
             return self.k.has_anywhere(self.scene, self.obj(o), value) == (mode == "true")
@@ -270,6 +281,21 @@ class Run:
         found = self.graph.infer(starts, cls)
         if not found:
             raise EmptyQuery(f"no {cls} within {HOPS} knowledge edges of the input's classes")
+        return sorted(found)
+
+    def extract(self, _: Node, xs: Objects, question: str) -> list[str]:
+        spans = self.text.answers.get(question, {})
+        found = {spans[x].text for x in xs if x in spans}
+        if not found:
+            raise EmptyQuery(f"no document of the input answers {question!r}")
+        return sorted(found)
+
+    def read(self, _: Node, x: str) -> list[str]:
+        """The texts the object shows, and those of the objects lying on it."""
+        lying = [r.other for r in self.obj(x).incoming if r.name == ON]
+        found = {f.text for o in (x, *lying) for f in self.text.shown.get(o, ())}
+        if not found:
+            raise EmptyQuery(f"{self.obj(x).name} ({x}) shows no text")
         return sorted(found)
 
     # ----- Bools -----------------------------------------------------------------------------

@@ -12,7 +12,7 @@ from qlang.lsp.calls import Call, PlacedWord, Role, key
 from qlang.lsp.documents import Document
 from qlang.ontology import Ontology
 from qlang.passes.vocabulary import words
-from qlang.signatures import END, SIGNATURES, Kind, Type
+from qlang.signatures import END, MAX_TEXT, SIGNATURES, Kind, Type
 
 #: The most characters of a definition a hover shows.
 SHOWN = 300
@@ -56,6 +56,8 @@ def _word(word: PlacedWord, ontology: Ontology) -> str | None:
     head = f"**{value}**: {wanted.value}"
     if wanted is Kind.VALUE and category:
         head = f"**{value}**: {category} value"
+    if wanted is Kind.TEXT:
+        return f"{head}\n\nfree text (at most {MAX_TEXT} characters), matched against the objects' documents"
     if value not in words(wanted, category, ontology):
         return f"{head}\n\nnot a known {wanted.value}" + (f" of {category}" if category else "")
     return "\n\n".join([head, *_about(value, wanted, ontology)])

@@ -21,7 +21,7 @@ from qlang.errors import Diagnostic, Span, shown
 from qlang.ir import Lit, Node, postorder
 from qlang.ontology import Ontology, load, suggestions
 from qlang.passes.vocabulary import EXTENDED, words
-from qlang.signatures import CLOSED_KINDS, SIGNATURES, Kind, Signature, Type
+from qlang.signatures import CLOSED_KINDS, MAX_TEXT, SIGNATURES, Kind, Signature, Type
 
 if TYPE_CHECKING:  # the knowledge store is opened only for a word outside the ontology
     from qlang.knowledge.graph import Knowledge
@@ -118,6 +118,9 @@ class _TypeChecker:
             self.report("type", f"{_where(node, position)} must be a {kind.value} word, not an operation",
                         arg.span or node.span)
             return
+        if kind is Kind.TEXT:
+            self.text(node, position, arg)
+            return
         vocabulary = words(kind, category, self.ontology)
         extended = signature.knowledge and kind in EXTENDED
         if arg.value in vocabulary or (extended and arg.value.isprintable() and self.knows(arg.value)):
@@ -136,6 +139,17 @@ class _TypeChecker:
         nor = ", nor a word of the knowledge in use" if extended else ""
         self.report("vocabulary", f"{shown(arg.value)} is not a known {known}{nor}", arg.span or node.span,
                     _did_you_mean(suggestions(arg.value, vocabulary)), self.open_vocabulary)
+
+    def text(self, node: Node, position: int, arg: Lit) -> None:
+        """Free text is any printable text within bounds: a query for documents, never a word
+        of a vocabulary (it reaches ASP only quoted, `qlang.asp_names.to_literal`)."""
+        where, span = _where(node, position), arg.span or node.span
+        if not arg.value.strip() or not arg.value.isprintable():
+            self.report("literal", f"{where} must be non-empty text of printable characters (no line "
+                        f"breaks), not {shown(arg.value)}", span)
+        elif len(arg.value) > MAX_TEXT:
+            self.report("literal", f"{where} must be text of at most {MAX_TEXT} characters, not "
+                        f"{len(arg.value):,}", span, "ask about a phrase, not a whole document")
 
 
 def _where(node: Node, position: int) -> str:

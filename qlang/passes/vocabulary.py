@@ -24,7 +24,10 @@ _RELATION_WORDS = frozenset(RELATION_NAMES)
 
 
 def words(kind: Kind, category: str | None = None, ontology: Ontology | None = None) -> frozenset[str]:
-    """The words a literal of `kind` may be (values narrowed to `category` when known)."""
+    """The words a literal of `kind` may be (values narrowed to `category` when known); free
+    text lists none, since any text within bounds may be (`qlang.passes.typecheck`)."""
     if kind is Kind.KREL:
         return _RELATION_WORDS
+    if kind is Kind.TEXT:
+        return frozenset()
     return (ontology or load()).vocabulary(kind, category)

@@ -6,7 +6,9 @@ and its literal slots (each of a kind, a value narrowed by the attribute categor
 just before it, as the checker narrows it; a choice's second alternative other than its first,
 as the checker requires).  Where a knowledge operation takes a class or a
 value, which any word the knowledge knows may be, the slot is *open*: the search also offers
-the question's own words there (`takes_question_words`).  When the stack is empty only the
+the question's own words there (`takes_question_words`).  Where a text operation takes free
+text, the slot admits the question itself (`QUESTION`) and whatever the question offers to copy
+(`takes_question_text`).  When the stack is empty only the
 end token may follow.  A length budget keeps every path finite: an operation is allowed only
 if the shortest program completing it, and every slot still open, fits in `max_length`
 tokens, so decoding always ends in a complete program even from an untrained model.
@@ -24,13 +26,13 @@ from functools import cache, cached_property
 from qlang.ontology import Ontology, load
 from qlang.passes.vocabulary import EXTENDED, words
 from qlang.signatures import SIGNATURES, Kind, Signature, Type
-from qlang.small.tokens import EOS, Vocabulary, op_token
+from qlang.small.tokens import EOS, QUESTION, Vocabulary, op_token
 
-#: a slot: an operand of a type, the root (`None`: any answer), or a literal (open or not) of
+#: a slot: an operand of a type, the root (`None`: any answer), or a literal (open, text or not) of
 #: a kind, whether it is narrowed by the category written before it, and whether it must differ
 #: from the literal written just before it (a choice's second alternative)
 Slot = tuple[str, Type | Kind | None, bool, bool]
-_OPERAND, _LITERAL, _OPEN = "operand", "literal", "open literal"
+_OPERAND, _LITERAL, _OPEN, _TEXT = "operand", "literal", "open literal", "text literal"
 _ROOT: Slot = (_OPERAND, None, False, False)
 
 
@@ -78,6 +80,11 @@ class Automaton:
         slot's kind's words, which `allowed` lists)."""
         return not state.done and state.stack[-1][0] == _OPEN
 
+    def takes_question_text(self, state: State) -> bool:
+        """Whether the next token is free text: the question's own token (which `allowed`
+        lists), or any word or phrase the question offers to copy."""
+        return not state.done and state.stack[-1][0] == _TEXT
+
     def advance(self, state: State, token: int) -> State:
         slot, stack = state.stack[-1], state.stack[:-1]
         text = self.vocabulary.tokens[token]
@@ -118,6 +125,8 @@ class Automaton:
                      and op_token(sig.name) in self._known]
             return sorted(self.vocabulary.id(op_token(n)) for n in names)
         assert isinstance(what, Kind)
+        if kind == _TEXT:
+            return [self.vocabulary.id(QUESTION)] if QUESTION in self._known else []
         return sorted(self.vocabulary.id(w) for w in words(what, category, self.ontology) if w in self._known)
 
     @cached_property
@@ -161,5 +170,6 @@ def _literal_slots(sig: Signature) -> tuple[Slot, ...]:
         narrowed = kind is Kind.VALUE and Kind.ATTR in sig.literals[:position]
         differs = position in sig.alternatives[1:]
         assert not differs or position - 1 in sig.alternatives, "a choice's alternatives are adjacent"
-        slots.append((_OPEN if sig.knowledge and kind in EXTENDED else _LITERAL, kind, narrowed, differs))
+        tag = _TEXT if kind is Kind.TEXT else _OPEN if sig.knowledge and kind in EXTENDED else _LITERAL
+        slots.append((tag, kind, narrowed, differs))
     return tuple(slots)

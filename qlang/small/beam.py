@@ -14,6 +14,7 @@ Where the automaton's slot is open (a knowledge operation's class or value), a h
 also copy what its question offers that the knowledge in use knows (`knows`), so that a program
 can name a word only the knowledge knows (``keratin``), and never one the checker would refuse
 (an adverb of a phrasing never trained on); a word token is written as the word it stands for.
+Where it takes free text, a hypothesis may write its question or copy anything it offers.
 """
 
 from __future__ import annotations
@@ -128,7 +129,8 @@ def _search(network: Decodes, automaton: Automaton, questions: Sequence[str],
         offers[forced, 0], tokens[forced, 0] = base[forced], only[only >= 0]
         if len(chosen := np.flatnonzero(only < 0)):
             rest = live[chosen]
-            opened = [(i, known.ids(int(rest[i]) // beam)) for i in states.opening(state[rest])]
+            opened = [*((i, known.ids(int(rest[i]) // beam)) for i in states.opening(state[rest])),
+                      *((i, known.offered(int(rest[i]) // beam)) for i in states.texting(state[rest]))]
             offers[rest], tokens[rest] = rows.best(chosen, states.allowed, states.mask_rows(state[rest]),
                                                    opened, base[rest], beam)
         ended = np.flatnonzero(finished & (base > _NO))
@@ -168,10 +170,15 @@ class _Known:
         self.vocabularies, self.questions, self.copy, self.knows = vocabularies, questions, copy, knows
         self.found: dict[int, list[int]] = {}
 
+    def offered(self, question: int) -> list[int]:
+        """The ids a question offers to copy, each once."""
+        pad = self.vocabularies.target.id(PAD)
+        return [t for t in dict.fromkeys(self.copy[question].tolist()) if t != pad]
+
     def ids(self, question: int) -> list[int]:
         if question not in self.found:
             target = self.vocabularies.target
-            offered = [t for t in dict.fromkeys(self.copy[question].tolist()) if t != target.id(PAD)]
+            offered = self.offered(question)
             words = self.vocabularies.said(self.questions[question], [target.tokens[t] for t in offered])
             self.found[question] = [t for t, word in zip(offered, words, strict=True) if self.knows(word)]
         return self.found[question]

@@ -93,10 +93,10 @@ def _config(data: Any, path: Path) -> Config:
         raise _bad(path, "'hidden' must be even (the encoder reads each way with half of it)")
     if not isinstance(config.notes, dict):
         raise _bad(path, "'notes' must be a JSON object")
-    # a model trained before the knowledge operations decodes all the others: the automaton
-    # offers an operation only where the model has its token
+    # a model trained before the knowledge or text operations decodes all the others: the
+    # automaton offers an operation only where the model has its token
     missing = [op_token(name) for name, signature in SIGNATURES.items()
-               if not signature.knowledge and op_token(name) not in config.target]
+               if not (signature.knowledge or signature.documents) and op_token(name) not in config.target]
     if missing:
         raise _bad(path, f"the target vocabulary lacks the operation {missing[0]!r}")
     return config

@@ -25,6 +25,7 @@ class States:
         self._states: list[State] = []
         self._mask_of: list[int] = []
         self._open: list[bool] = []
+        self._text: list[bool] = []
         self._only: list[int] = []
         self._next: dict[int, int] = {}
         #: per distinct set of allowed tokens, its row of `allowed`
@@ -53,6 +54,10 @@ class States:
         knows."""
         return [i for i, s in enumerate(states.tolist()) if self._open[s]]
 
+    def texting(self, states: Ints) -> list[int]:
+        """The positions of the states whose next token is free text (a question's word too)."""
+        return [i for i, s in enumerate(states.tolist()) if self._text[s]]
+
     def advance(self, states: Ints, tokens: Ints) -> Ints:
         """Each state after its token (the end token leaves a state as it is)."""
         size, found = self.size, self._next
@@ -73,7 +78,9 @@ class States:
             allowed = self.automaton.allowed(state)
             self._mask_of.append(self._row(allowed))
             self._open.append(self.automaton.takes_question_words(state))
-            self._only.append(allowed[0] if len(allowed) == 1 and not self._open[-1] else -1)
+            self._text.append(self.automaton.takes_question_text(state))
+            copies = self._open[-1] or self._text[-1]  # the question may add tokens there
+            self._only.append(allowed[0] if len(allowed) == 1 and not copies else -1)
         return self._numbers[state]
 
     def _row(self, ids: list[int]) -> int:

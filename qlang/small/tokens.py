@@ -24,6 +24,9 @@ Where a knowledge operation takes any word the knowledge knows (``verify_know(x,
 keratin)``), a program may write a question word outside the vocabulary: the target side has
 a token per question position (`word_token`), which stands for the word said there, and a
 word no literal starts offers its position's token to copy (`Vocabularies.offers`).
+
+Where a text operation takes free text (``extract(x, "What is it used for?")``), a program may
+write the question itself, as the token `QUESTION`, or copy one word or phrase of it as above.
 """
 
 from __future__ import annotations
@@ -39,10 +42,12 @@ from qlang.integers import is_digits
 from qlang.ir import Lit, Node
 from qlang.ontology import load
 from qlang.passes.vocabulary import words as vocabulary_words
-from qlang.signatures import CLOSED_KINDS, SIGNATURES, Kind
+from qlang.signatures import CLOSED_KINDS, MAX_TEXT, SIGNATURES, Kind
 from qlang.words import singulars
 
 PAD, BOS, EOS, UNK, PLURAL = "<pad>", "<s>", "</s>", "<unk>", "<pl>"
+#: the target token standing for the whole question, as free text (`said_question`)
+QUESTION = "<q>"
 SPECIAL = (PAD, BOS, EOS, UNK)
 _WORD = re.compile(r"[a-z0-9]+(?:['-][a-z0-9]+)*|[^\sa-z0-9]")
 #: question positions a program may copy an out-of-vocabulary word from (GQA's longest
@@ -59,6 +64,20 @@ def word_token(position: int) -> str:
 
 def _is_word_token(token: str) -> bool:
     return token.startswith("<w") and token.endswith(">") and is_digits(token[2:-1])
+
+
+def said_question(question: str) -> str:
+    """The free text `QUESTION` stands for: the question as typed, its spacing collapsed and
+    what is not printable dropped, cut to `MAX_TEXT` characters at a space; a blank question is
+    the unknown token, as the model reads it (so the text is always one a program may hold).
+
+    >>> said_question("  What is\tit for? "), said_question(" "), len(said_question("no " * 100))
+    ('What is it for?', '<unk>', 199)
+    """
+    text = " ".join("".join(c if c.isprintable() else " " for c in question).split())
+    if len(text) > MAX_TEXT:
+        text = text[:MAX_TEXT + 1].rsplit(" ", 1)[0] or text[:MAX_TEXT]
+    return text or UNK
 
 
 def op_token(name: str) -> str:
@@ -207,8 +226,8 @@ class Vocabularies:
     @cached_property
     def words(self) -> frozenset[str]:
         """The words a program may copy from a question: every literal of the target side."""
-        return frozenset(t for t in self.target.tokens
-                         if t not in SPECIAL and not t.endswith("(") and not _is_word_token(t))
+        return frozenset(t for t in self.target.tokens if t not in SPECIAL and t != QUESTION
+                         and not t.endswith("(") and not _is_word_token(t))
 
     def offers(self, question: str) -> list[str | None]:
         """Per question token, the literal a program may copy from there: the vocabulary phrase
@@ -231,17 +250,20 @@ class Vocabularies:
 
     def program_ids(self, question: str, tokens: Sequence[str]) -> list[int]:
         """A program's target ids; a literal outside the vocabulary is the word token of the
-        first question position that offers it (unknown if none does)."""
-        by_word: dict[str, str] = {}
+        first question position that offers it, or the question's token where it is the question
+        (unknown if neither)."""
+        by_word = {said_question(question): QUESTION} if QUESTION in self.target else {}
         for offer, (_token, surface) in zip(self.offers(question), _read(question), strict=True):
             if offer is not None and _is_word_token(offer):
                 by_word.setdefault(surface, offer)
         return [self.target.id(t if t in self.target else by_word.get(t, UNK)) for t in tokens]
 
     def said(self, question: str, tokens: Sequence[str]) -> tuple[str, ...]:
-        """A decoded program's tokens with each word token replaced by the word it stands for."""
+        """A decoded program's tokens with each word token replaced by the word it stands for,
+        and the question's token by the question."""
         surfaces = [surface for _token, surface in _read(question)]
-        return tuple(surfaces[int(t[2:-1])] if _is_word_token(t) else t for t in tokens)
+        return tuple(surfaces[int(t[2:-1])] if _is_word_token(t) else said_question(question)
+                     if t == QUESTION else t for t in tokens)
 
 
 def source_vocabulary(questions: Iterable[str], min_count: int = 1) -> Vocabulary:
@@ -258,9 +280,9 @@ def source_vocabulary(questions: Iterable[str], min_count: int = 1) -> Vocabular
 def target_vocabulary() -> Vocabulary:
     """Every operation and every word a literal may be: the whole language, from the
     operation table and the ontology, whatever the training data happened to contain; and
-    the word tokens of the question's positions."""
+    the word tokens of the question's positions and of the question itself."""
     ontology = load()
     words = (ontology.classes | set(ontology.categories) | ontology.values | ontology.relations
              | {w for ws in CLOSED_KINDS.values() for w in ws} | vocabulary_words(Kind.KREL))
     return Vocabulary.of([*(op_token(name) for name in SIGNATURES), *sorted(words),
-                          *map(word_token, range(QUESTION_WORDS))])
+                          *map(word_token, range(QUESTION_WORDS)), QUESTION])

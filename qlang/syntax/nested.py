@@ -6,7 +6,7 @@ query(unique(select(scene(), dish)), name)
 
 from __future__ import annotations
 
-from qlang.asp_names import to_term
+from qlang.asp_names import to_literal
 from qlang.errors import Source, UnsupportedOperation, error
 from qlang.ir import Lit, Node
 from qlang.syntax.descent import CallShape
@@ -30,12 +30,14 @@ def parse(source: Source) -> Node:
 def print_expression(node: Node, names: dict[Node, str] | None = None) -> str:
     """`node` as a nested call; operands named in `names` print as those variables."""
 
-    def arg(a: Node | Lit) -> str:
+    signature = node.signature
+
+    def arg(position: int, a: Node | Lit) -> str:
         if isinstance(a, Lit):
-            return to_term(a.value)
+            return to_literal(a.value, signature.kind(position) if signature else None)
         return names[a] if names and a in names else print_expression(a, names)
 
-    return f"{node.op}({', '.join(arg(a) for a in node.args)})"
+    return f"{node.op}({', '.join(arg(i, a) for i, a in enumerate(node.args))})"
 
 
 #: The most operations a nested program is written out with: a DAG whose steps are each used

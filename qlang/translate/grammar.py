@@ -200,6 +200,8 @@ class _ModelBuilder:
         return one_of([(self.word_set(name, p),) for name, p in sets])
 
     def words(self, kind: Kind, category: str | None) -> Item:
+        if kind is Kind.TEXT:
+            return self.text()
         if self.ontology is None:
             return self.open_word()
         vocabulary = kind_words(kind, category, self.ontology)
@@ -222,6 +224,16 @@ class _ModelBuilder:
             self.add("word", [(Ref(self.add(t, [_from_regex(terminals[t])], lexical=True)),)
                               for t in ("NAME", "STRING")])
         return Ref("word")
+
+    def text(self) -> Ref:
+        """Free text: a quoted string on one line, escaped as the printers escape it (what
+        characters and how many is the checker's to judge)."""
+        if "text" not in self.rules:
+            plain = Chars((("\n", "\n"), ('"', '"'), ("\\", "\\")), negated=True)
+            escaped = seq(Text("\\"), Chars((('"', '"'), ("\\", "\\"))))
+            self.add("text", [seq(Text('"'), Repeat(Group(((plain,), escaped)), 1, None), Text('"'))],
+                     lexical=True)
+        return Ref("text")
 
     def literals(self, kinds: tuple[Kind, ...], category: str | None = None) -> list[Item]:
         """``, literal`` per kind; from an attribute on, per category when a value follows."""
