@@ -14,7 +14,9 @@ Control gets beside the theory, the scene and the question:
   lowering spells them.  (A literal bound by neither end to the scene or a word reads only what
   these walks reach: the rest of a base of millions of edges is never grounded.)
 - the knowledge facts the question's operations read (`query_facts`, by
-  `qlang.asp.knowledge_facts.facts`), for the scene's classes.
+  `qlang.asp.knowledge_facts.facts`), for the scene's classes;
+- what the question's text operations find in the documents (`Texts`: the bundled WordNet
+  glosses unless others are given) about the scene's objects, as `qlang.asp.text_facts` states it.
 
 The scene's words are read from clingo, not from the scene's text: the atoms
 ``has_attr(O, A, W)`` of the scene grounded with the rules (`words`), so that the classes the
@@ -35,7 +37,7 @@ import clingo
 from clingo import ast
 
 from qlang import api
-from qlang.asp import knowledge_facts
+from qlang.asp import knowledge_facts, text_facts
 from qlang.asp.query import Query
 from qlang.asp.theory import parsed
 from qlang.asp_names import from_term, to_symbol
@@ -46,13 +48,15 @@ from qlang.ontology import Ontology, load
 from qlang.rules.check import Rules
 from qlang.rules.language import CLASS, Literal, Term, Var, Word
 from qlang.rules.statements import add, lower
-from qlang.text import ranking
+from qlang.signatures import SIGNATURES
+from qlang.text import ranking, sources
+from qlang.text.gather import Asked, Texts
 
 #: The most knowledge edges a scene grounds for the rules (a hub of a large base has thousands).
 LIMIT = 1000
 #: The predicates of knowledge facts.
 KNOWLEDGE = frozenset({"knowledge", "knowledge_cost"})
-_CLASS = to_symbol(CLASS)
+_CLASS, _NAME = to_symbol(CLASS), to_symbol("name")
 #: The rules files lowered in this process, by identity (kept with them, so that an identity is
 #: never reused), dropped at exit while clingo can still free its structures.
 _LOWERED: dict[int, tuple[Rules, list[ast.AST]]] = {}
@@ -67,6 +71,8 @@ class Words:
     classes: frozenset[str]
     every: frozenset[str]
     together: dict[str, frozenset[str]] = field(default_factory=dict)
+    #: each object's names, by its id as the scene writes it (whose documents it has)
+    names: dict[str, frozenset[str]] = field(default_factory=dict)
 
 
 #: The scene's words, read when first needed.
@@ -74,15 +80,17 @@ Lazy = Callable[[], Words]
 
 
 class Background:
-    """Knowledge bases and a rules file, either or both (None: none), and how the knowledge
-    operations rank their paths (`qlang.text.ranking`)."""
+    """Knowledge bases and a rules file, either or both (None: none), how the knowledge
+    operations rank their paths (`qlang.text.ranking`), and the documents the text operations
+    read (None: the bundled glosses)."""
 
     def __init__(self, knowledge: Knowledge | None = None, rules: Rules | None = None,
-                 rank: str = ranking.DEFAULT) -> None:
+                 rank: str = ranking.DEFAULT, texts: Texts | None = None) -> None:
         self.knowledge = knowledge
         self.rules = rules
         self.rank = rank
         ranking.ready(rank)
+        self.texts = texts
 
     def ontology(self) -> Ontology:
         """What programs over these rules are checked against: GQA's words and the rules' own."""
@@ -143,11 +151,17 @@ class Background:
                     text: str | None = None) -> list[clingo.Symbol]:
         """The knowledge facts the question's operations read, over a scene of these words
         (with no knowledge base, GQA's class hierarchy still makes a car a vehicle for `infer`),
-        ranked as `rank` says against the English question `text`, where there is one."""
-        if not reading(semantics).intersection(f.name for f in question):
-            return []
-        return knowledge_facts.facts(self.knowledge or Knowledge(()), question, words().classes,
-                                     together=words().together, rank=self.rank, text=text)
+        ranked as `rank` says against the English question `text`, where there is one), and
+        what its text operations find about the scene's objects."""
+        found: list[clingo.Symbol] = []
+        if reading(semantics).intersection(f.name for f in question):
+            found += knowledge_facts.facts(self.knowledge or Knowledge(()), question, words().classes,
+                                           together=words().together, rank=self.rank, text=text)
+        asked = Asked.of((f.name, [str(a) for a in f.args[1 + len(SIGNATURES[f.name].operands):]])
+                         for f in question if f.name in text_facts.READING)
+        if asked:
+            found += text_facts.facts((self.texts or glosses()).evidence(words().names, asked), question)
+        return found
 
     def words(self, scene: str) -> Words:
         """The words the scene's objects have, with those the rules derive without knowledge:
@@ -162,23 +176,33 @@ class Background:
         classes: set[str] = set()
         of: dict[clingo.Symbol, set[str]] = {}  # each object's classes
         every: set[str] = set()
+        names: dict[str, set[str]] = {}
         for atom in ctl.symbolic_atoms.by_signature("has_attr", 3):
-            _, category, value = atom.symbol.arguments
+            thing, category, value = atom.symbol.arguments
             word = from_term(str(value))
             every.add(word)
             if category == _CLASS:
                 classes.add(word)
-                of.setdefault(atom.symbol.arguments[0], set()).add(word)
+                of.setdefault(thing, set()).add(word)
+            elif category == _NAME:
+                names.setdefault(from_term(str(thing)), set()).add(word)
         together: dict[str, set[str]] = {}
         for own in of.values():
             for cls in own:
                 together.setdefault(cls, set()).update(own)
-        return Words(frozenset(classes), frozenset(every), {c: frozenset(w) for c, w in together.items()})
+        return Words(frozenset(classes), frozenset(every), {c: frozenset(w) for c, w in together.items()},
+                     {o: frozenset(n) for o, n in names.items()})
 
 
 #: No knowledge base and no rules, what a question given no background is solved against (GQA's
 #: class hierarchy still makes a car a vehicle for `infer`).
 NOTHING = Background()
+
+
+@cache
+def glosses() -> Texts:
+    """The documents a question given none reads: WordNet's glosses of GQA's classes."""
+    return Texts(sources.documents([]))
 
 
 @cache

@@ -1,0 +1,103 @@
+"""Finding the evidence the text operations read (`qlang.text.evidence`): retrieval and
+extraction over a scene's documents, for what a program asks, before it is solved.
+
+An object's documents are those about its id or one of its names (a class's, as the bundled
+WordNet glosses are); an object without any is never matched, answers nothing and shows nothing.
+A match weighs each object by its best document, relative to the best object's (`retrieve.match`);
+an extraction runs once per distinct set of documents (objects of one class share theirs); what an
+object shows are the documents about its id (the words read from a photo among them), each
+certain.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+
+from qlang.text import retrieve
+from qlang.text.documents import Documents
+from qlang.text.evidence import NOTHING, Evidence, Found, cost
+from qlang.text.extract import Extraction, Extractor, Lexical, Quote
+from qlang.text.retrieve import Retriever, match
+
+
+@dataclass(frozen=True, slots=True)
+class Asked:
+    """What a program's text operations ask: the texts of its ``match`` steps and the questions
+    of its ``extract`` steps, and whether it ``read``s."""
+
+    matches: frozenset[str] = frozenset()
+    questions: frozenset[str] = frozenset()
+    reads: bool = False
+
+    def __bool__(self) -> bool:
+        return bool(self.matches or self.questions or self.reads)
+
+    @classmethod
+    def of(cls, steps: Iterable[tuple[str, Sequence[str]]]) -> Asked:
+        """What steps ask, each an operation and its literals (a match's text first)."""
+        listed = list(steps)
+        return cls(frozenset(words[0] for name, words in listed if name == "match"),
+                   frozenset(words[0] for name, words in listed if name == "extract"),
+                   any(name == "read" for name, _ in listed))
+
+
+@dataclass(frozen=True, eq=False)
+class Texts:
+    """The documents a run answers questions over, and how it searches them: a retriever's name
+    (`retrieve.RETRIEVERS`) and what makes the extractor, called once a process where a question
+    first extracts (a module's function: a batch's workers get it by pickle, not the model)."""
+
+    documents: Documents
+    retriever: str = retrieve.DEFAULT
+    extractor: Callable[[], Extractor] = Lexical
+
+    def evidence(self, objects: Mapping[str, Collection[str]], asked: Asked) -> Evidence:
+        """What `asked` finds over a scene's objects (`gather`)."""
+        return gather(self.documents, objects, asked,
+                      retriever=lambda: retrieve.retriever(self.retriever, self.documents),
+                      extractor=self.extractor)
+
+
+def gather(documents: Documents, objects: Mapping[str, Collection[str]], asked: Asked, *,
+           retriever: Callable[[], Retriever], extractor: Callable[[], Extractor]) -> Evidence:
+    """What `asked` finds over a scene's `objects` (id -> its names), as the module docstring
+    says; the retriever and the extractor are made only where a question needs them."""
+    if not asked:
+        return NOTHING
+    owned = {oid: numbers for oid, names in objects.items() if (numbers := documents.about([oid, *names]))}
+    matches = {text: {m.key: cost(m.weight) for m in match(retriever(), text, owned, len(owned))}
+               for text in sorted(asked.matches)} if owned else {}
+    answers = _answers(documents, owned, asked.questions, extractor()) if asked.questions and owned else {}
+    shown = {oid: tuple(_whole(documents, n) for n in numbers)
+             for oid in objects if asked.reads and (numbers := documents.about([oid]))}
+    return Evidence(matches, answers, shown)
+
+
+def _answers(documents: Documents, owned: Mapping[str, Sequence[int]], questions: Collection[str],
+             extractor: Extractor) -> dict[str, dict[str, Found]]:
+    """Each question's answer from each object's documents, extracted once per set of documents
+    (the objects of one class share theirs)."""
+    answers: dict[str, dict[str, Found]] = {}
+    for question in sorted(questions):
+        spans: dict[tuple[int, ...], Found | None] = {}
+        for oid, numbers in sorted(owned.items()):
+            key = tuple(numbers)
+            if key not in spans:
+                spans[key] = _span(documents, extractor(documents, numbers, question))
+            if (found := spans[key]) is not None:
+                answers.setdefault(question, {})[oid] = found
+    return answers
+
+
+def _whole(documents: Documents, number: int) -> Found:
+    """A document as a text its object shows, quoted whole."""
+    passage = documents.documents[number]
+    return Found(passage.text, 0, Quote(number, 0, len(passage.text), passage.text), passage.source)
+
+
+def _span(documents: Documents, extraction: Extraction) -> Found | None:
+    if extraction.span is None:
+        return None
+    return Found(extraction.span.text, cost(extraction.weight), extraction.span,
+                 documents.documents[extraction.span.document].source)
