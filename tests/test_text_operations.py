@@ -41,7 +41,7 @@ DOCUMENTS = Documents([
 TEXTS = Texts(DOCUMENTS)
 
 
-def answers(program: str, texts: Texts | None = TEXTS, top_k: int = 5) -> list[tuple[str, tuple[int, ...]]]:
+def answers(program: str, texts: Texts = TEXTS, top_k: int = 5) -> list[tuple[str, tuple[int, ...]]]:
     scene = SceneLibrary(Source(json.dumps(GRAPH))).facts()
     found = solve(facts(api.compile(program)), scene,
                   SolveOptions(top_k=top_k, distinct=True, background=Background(texts=texts)))
@@ -105,7 +105,7 @@ def test_the_bundled_glosses_answer_what_a_cup_is_used_for() -> None:
     """No documents given: WordNet's gloss of the cup's sense is its document."""
     GRAPH["objects"]["6"] = thing("cup")
     try:
-        found = answers('extract(select(scene(), cup), "What is it used for?")', texts=None)
+        found = answers('extract(select(scene(), cup), "What is it used for?")', texts=Texts())
     finally:
         del GRAPH["objects"]["6"]
     assert found and found[0][0] == "drinking"

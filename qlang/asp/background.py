@@ -49,8 +49,8 @@ from qlang.rules.check import Rules
 from qlang.rules.language import CLASS, Literal, Term, Var, Word
 from qlang.rules.statements import add, lower
 from qlang.signatures import SIGNATURES
-from qlang.text import ranking, sources
-from qlang.text.gather import Asked, Texts
+from qlang.text import ranking
+from qlang.text.gather import GLOSSES, Asked, Texts
 
 #: The most knowledge edges a scene grounds for the rules (a hub of a large base has thousands).
 LIMIT = 1000
@@ -82,10 +82,10 @@ Lazy = Callable[[], Words]
 class Background:
     """Knowledge bases and a rules file, either or both (None: none), how the knowledge
     operations rank their paths (`qlang.text.ranking`), and the documents the text operations
-    read (None: the bundled glosses)."""
+    read and how (by default the bundled glosses, searched by bm25 and the lexical extractor)."""
 
     def __init__(self, knowledge: Knowledge | None = None, rules: Rules | None = None,
-                 rank: str = ranking.DEFAULT, texts: Texts | None = None) -> None:
+                 rank: str = ranking.DEFAULT, texts: Texts = GLOSSES) -> None:
         self.knowledge = knowledge
         self.rules = rules
         self.rank = rank
@@ -160,7 +160,7 @@ class Background:
         asked = Asked.of((f.name, [str(a) for a in f.args[1 + len(SIGNATURES[f.name].operands):]])
                          for f in question if f.name in text_facts.READING)
         if asked:
-            found += text_facts.facts((self.texts or glosses()).evidence(words().names, asked), question)
+            found += text_facts.facts(self.texts.evidence(words().names, asked), question)
         return found
 
     def words(self, scene: str) -> Words:
@@ -197,12 +197,6 @@ class Background:
 #: No knowledge base and no rules, what a question given no background is solved against (GQA's
 #: class hierarchy still makes a car a vehicle for `infer`).
 NOTHING = Background()
-
-
-@cache
-def glosses() -> Texts:
-    """The documents a question given none reads: WordNet's glosses of GQA's classes."""
-    return Texts(sources.documents([]))
 
 
 @cache

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -19,6 +19,9 @@ from qlang.errors import QlangError
 from qlang.seek import Context
 from qlang.timing import Stages
 from qlang.translate.factory import Loaded, make
+
+if TYPE_CHECKING:
+    from qlang.text.gather import Texts
 
 
 @click.command()
@@ -37,7 +40,7 @@ from qlang.translate.factory import Loaded, make
 @translation_options
 @vision_options("--vision")
 def ask(question: str, scene: str | None, image: str | None, image_id: str | None, top_k: int,
-        timeout: float, kb: tuple[str, ...], rules: str | None, rank: str,
+        timeout: float, kb: tuple[str, ...], rules: str | None, rank: str, texts: Texts,
         **options: Any) -> None:
     """Answer QUESTION about a scene (or a photo): translate, check, solve; print answers,
     program, timings (every model load among them)."""
@@ -48,7 +51,7 @@ def ask(question: str, scene: str | None, image: str | None, image_id: str | Non
     seeking = take_seek(options)
     vision = take_options(options)
     settings, models = translator_from(options)
-    background = background_from(kb, rules, rank)
+    background = background_from(kb, rules, rank, texts)
     settings = replace(settings, knowledge=background.knowledge)  # the words the translator may copy
     if seeking is not None:
         context = Context(settings, models, vision=vision, background=background,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import signal
 import socket
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -18,6 +18,9 @@ from qlang.commands.vision import take_options, vision_options
 from qlang.errors import QlangError, error
 from qlang.timing import Stages
 from qlang.translate.factory import Loaded, make
+
+if TYPE_CHECKING:
+    from qlang.text.gather import Texts
 
 
 @click.command()
@@ -36,7 +39,7 @@ from qlang.translate.factory import Loaded, make
 @translation_options
 @vision_options("--vision")
 def serve(host: str, port: int, scene_files: tuple[str, ...], timeout: float, idle_timeout: float,
-          kb: tuple[str, ...], rules: str | None, rank: str, **options: Any) -> None:
+          kb: tuple[str, ...], rules: str | None, rank: str, texts: Texts, **options: Any) -> None:
     """Serve a web page for asking about a photo or a GQA scene graph: the answers, the program
     in each syntax, the boxes seen, which objects each step kept, and timings; the program can
     be edited and solved again.  The models and the knowledge and rules load once; a request's
@@ -50,7 +53,7 @@ def serve(host: str, port: int, scene_files: tuple[str, ...], timeout: float, id
 
     vision = take_options(options)
     settings, models = translator_from(options)
-    background = background_from(kb, rules, rank)  # a bad file ends it here, before it listens
+    background = background_from(kb, rules, rank, texts)  # a bad file ends it here, before it listens
     settings = replace(settings, knowledge=background.knowledge)  # the words the translator may copy
     stages, loaded = Stages(), Loaded()
     try:

@@ -9,7 +9,7 @@ theory's helpers are imported at the top.
 from __future__ import annotations
 
 import json
-from typing import NoReturn
+from typing import TYPE_CHECKING, NoReturn
 
 import click
 
@@ -41,6 +41,9 @@ from qlang.limits import PROGRAM, SCENE
 from qlang.passes.lower import facts
 from qlang.records.output import holding
 from qlang.syntax import SYNTAXES
+
+if TYPE_CHECKING:
+    from qlang.text.gather import Texts
 
 _path = click.Path(allow_dash=True, dir_okay=False)
 #: Bounds of the numeric options: a day per question, far more rules than memory holds.
@@ -85,8 +88,8 @@ def _common(command: click.decorators.FC) -> click.decorators.FC:
 @output_option
 @executor_options("Batch: worker processes, or Ray actors with --executor ray.")
 def solve(program: str, scene: str, image_id: str | None, from_: str | None, timeout: float,
-          max_ground: int, semantics: str, kb: tuple[str, ...], rules: str | None, rank: str, top_k: int,
-          distinct: bool, bindings: bool, as_json: bool, jsonl: bool, output: str | None,
+          max_ground: int, semantics: str, kb: tuple[str, ...], rules: str | None, rank: str, texts: Texts,
+          top_k: int, distinct: bool, bindings: bool, as_json: bool, jsonl: bool, output: str | None,
           workers: int, executor: str, address: str | None) -> None:
     """Answer a question program over a scene: one model a line, best first, as its answer and
     cost, after its rank when --top-k is above 1 (tied models share a rank); --distinct: one
@@ -96,7 +99,7 @@ def solve(program: str, scene: str, image_id: str | None, from_: str | None, tim
         raise click.UsageError("--json is for one question: --jsonl writes a JSON line each")
     check_output(output, program, scene, rules)
     scenes = _scenes(scene)
-    background = background_from(kb, rules, rank)
+    background = background_from(kb, rules, rank, texts)
     options = SolveOptions(top_k, distinct, Limits(timeout, max_ground), semantics, background, bindings)
     if jsonl:
         _batch(program, batch.BatchSettings(scenes, options), from_, output, workers, runner)
@@ -130,13 +133,13 @@ def solve(program: str, scene: str, image_id: str | None, from_: str | None, tim
 @click.option("--json", "as_json", is_flag=True, help="Print the explanation as JSON.")
 def explain(program: str, scene: str, image_id: str | None, from_: str | None, timeout: float,
             max_ground: int, semantics: str, kb: tuple[str, ...], rules: str | None, rank: str,
-            answer: str | None, as_json: bool) -> None:
+            texts: Texts, answer: str | None, as_json: bool) -> None:
     """Show how the answer comes about: each step, the objects it kept, the facts behind it (and
     the rules behind the facts they derived)."""
     if answer is not None and not answer.strip():
         raise click.UsageError("--answer needs a word")
     scenes = _scenes(scene)
-    background = background_from(kb, rules, rank)
+    background = background_from(kb, rules, rank, texts)
     query, source = _query(program, from_, background)
     scene = scenes.facts(image_id)
     options = SolveOptions(limits=Limits(timeout, max_ground), semantics=semantics, background=background)

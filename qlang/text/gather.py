@@ -13,8 +13,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import cache
 
-from qlang.text import retrieve
+from qlang.text import retrieve, sources
 from qlang.text.documents import Documents
 from qlang.text.evidence import NOTHING, Evidence, Found, cost
 from qlang.text.extract import Extraction, Extractor, Lexical, Quote
@@ -44,19 +45,32 @@ class Asked:
 
 @dataclass(frozen=True, eq=False)
 class Texts:
-    """The documents a run answers questions over, and how it searches them: a retriever's name
-    (`retrieve.RETRIEVERS`) and what makes the extractor, called once a process where a question
-    first extracts (a module's function: a batch's workers get it by pickle, not the model)."""
+    """The documents a run answers questions over (None: the bundled glosses, read where a
+    question first needs them), and how it searches them: a retriever's name
+    (`retrieve.RETRIEVERS`) and what makes the extractor, called where a question first extracts
+    (a module's function: a batch's workers get it by pickle, not the model)."""
 
-    documents: Documents
+    documents: Documents | None = None
     retriever: str = retrieve.DEFAULT
     extractor: Callable[[], Extractor] = Lexical
 
     def evidence(self, objects: Mapping[str, Collection[str]], asked: Asked) -> Evidence:
         """What `asked` finds over a scene's objects (`gather`)."""
-        return gather(self.documents, objects, asked,
-                      retriever=lambda: retrieve.retriever(self.retriever, self.documents),
-                      extractor=self.extractor)
+        if not asked:
+            return NOTHING
+        documents = self.documents if self.documents is not None else glosses()
+        return gather(documents, objects, asked, extractor=self.extractor,
+                      retriever=lambda: retrieve.retriever(self.retriever, documents))
+
+
+#: The bundled glosses, searched by bm25 and the lexical extractor.
+GLOSSES = Texts()
+
+
+@cache
+def glosses() -> Documents:
+    """The documents a question given none reads: WordNet's glosses of GQA's classes."""
+    return sources.documents([])
 
 
 def gather(documents: Documents, objects: Mapping[str, Collection[str]], asked: Asked, *,
