@@ -28,6 +28,7 @@ import clingo
 import clingo.ast as ast
 from clingo.ast import ASTType
 
+from qlang import jsontext
 from qlang.asp.scene import domain
 from qlang.paths import cache_dir, resource_dir
 from qlang.signatures import SIGNATURES
@@ -88,17 +89,26 @@ def parsed(semantics: str = "qlang") -> Theory:
     text = "\n".join(files(semantics))
     path = CACHE / f"{hashlib.sha256(text.encode()).hexdigest()[:32]}.json"
     try:
-        rows = json.loads(path.read_text(encoding="utf-8"))
+        kept = jsontext.loads(path.read_text(encoding="utf-8"))
+        rows = kept["rows"]
+        if kept["digest"] != _digest(rows):
+            raise ValueError("a damaged cache")  # analysed again below: its text is ASP run as is
         statements = [Statement(t, frozenset(n), frozenset(r), frozenset(w)) for t, n, r, w in rows]
-    except (OSError, ValueError, TypeError):
+    except (OSError, ValueError, TypeError, KeyError):
         statements = [_statement(s) for s in _parse(text)]
         rows = [[s.text, sorted(s.needs), sorted(s.reads), sorted(s.writes)] for s in statements]
         with contextlib.suppress(OSError):
             CACHE.mkdir(parents=True, exist_ok=True)
             partial = path.with_suffix(f".{os.getpid()}.partial")
-            partial.write_text(json.dumps(rows), encoding="utf-8")
+            partial.write_text(json.dumps({"digest": _digest(rows), "rows": rows}), encoding="utf-8")
             partial.replace(path)
     return Theory(tuple(statements), domain() if semantics == "thesis" else "")
+
+
+def _digest(rows: object) -> str:
+    """A checksum of the cached rows: a cache cut or overwritten into other valid JSON is
+    analysed again, never run."""
+    return hashlib.sha256(json.dumps(rows).encode()).hexdigest()
 
 
 def cut(operations: Collection[str], scene: str, semantics: str = "qlang") -> str:

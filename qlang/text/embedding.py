@@ -72,16 +72,29 @@ def cache_path(texts: Sequence[str]) -> Path:
 def pool_embeddings(texts: Sequence[str]) -> np.ndarray:
     """The embeddings of `texts`, from the disk cache when this pool was embedded before."""
     path = cache_path(texts)
-    if path.is_file():
-        cached: np.ndarray = np.load(path)
-        if cached.shape[0] == len(texts):
-            return cached
+    cached = _cached(path, len(texts))
+    if cached is not None:
+        return cached
     vectors = encode(texts)
     path.parent.mkdir(parents=True, exist_ok=True)
     partial = path.with_suffix(f".{os.getpid()}.tmp.npy")  # a reader never sees half a file
     np.save(partial, vectors)
     partial.replace(path)
     return vectors
+
+
+def _cached(path: Path, rows: int) -> np.ndarray | None:
+    """The embeddings kept at `path`, if they are `rows` finite vectors; None where they are
+    missing, damaged (cut, overwritten, another array) or unreadable: they are embedded again."""
+    try:
+        with path.open("rb") as handle:
+            cached = np.load(handle, allow_pickle=False)
+    except (OSError, ValueError, EOFError):
+        return None
+    if not (isinstance(cached, np.ndarray) and cached.ndim == 2 and cached.shape[0] == rows
+            and cached.dtype.kind == "f" and np.isfinite(cached).all()):
+        return None
+    return cached
 
 
 def similarities(texts: Sequence[str], question: str) -> list[float]:

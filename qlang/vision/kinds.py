@@ -24,7 +24,7 @@ from itertools import islice
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from qlang import wordnet
+from qlang import jsontext, limits, wordnet
 from qlang.ontology import load
 from qlang.paths import cache_dir
 from qlang.vision.sight import SIGHTS, Sight
@@ -98,13 +98,15 @@ def build(path: Path = TABLE) -> dict[str, WordSenses]:
 def read(path: Path = TABLE) -> dict[str, WordSenses] | None:
     """The table at `path`; None where it is missing, unreadable or stale."""
     try:
-        table = json.loads(path.read_text())
+        table = jsontext.loads(limits.read(path, limits.CONFIG).decode("utf-8"))
         if table["about"] != _about():
             return None
-        return {word: WordSenses(general, frozenset(thing), tuple(above))
-                for word, (general, thing, above) in table["words"].items()}
-    except (OSError, ValueError, KeyError, TypeError):
-        return None
+        found = {word: WordSenses(general, frozenset(thing), tuple(above))
+                 for word, (general, thing, above) in table["words"].items()}
+    except (OSError, ValueError, KeyError, TypeError, AttributeError, limits.TooLarge):
+        return None  # a damaged table is built again
+    words = (w for entry in found.values() for w in (entry.sense or "", *entry.thing, *entry.above))
+    return found if all(isinstance(w, str) for w in (*found, *words)) else None
 
 
 def table(path: Path = TABLE) -> dict[str, WordSenses]:
