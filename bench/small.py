@@ -162,6 +162,7 @@ def main() -> None:
     parser.add_argument("--batches", type=int, metavar="N",
                         help="only the batch rate, the median of N passes (to compare checkouts: "
                              "PYTHONPATH=DIR runs another one's qlang under this script)")
+    parser.add_argument("--size", type=int, default=32, help="questions a batch (default: translate's 32)")
     args = parser.parse_args()
     pairs = dev_pairs()
     small = SmallParser.load(args.model)
@@ -169,7 +170,7 @@ def main() -> None:
           f"{np.__version__}; threshold {small.threshold}")
     translator = SmallTranslator(small, Settings(translator="small"))
     if args.batches:
-        batches(translator, pairs, args.batches)
+        batches(translator, pairs, args.batches, args.size)
         return
     knowledge = list(read_pairs(args.knowledge)) if args.knowledge else []
     report("small", pairs, one_by_one(translator, pairs))

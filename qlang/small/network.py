@@ -83,8 +83,10 @@ class Linear:
     bias: Floats | None
 
     def __call__(self, x: Floats) -> Floats:
-        y = x @ self.weight
-        return y if self.bias is None else y + self.bias
+        y: Floats = x @ self.weight
+        if self.bias is not None:
+            y += self.bias
+        return y
 
 
 @dataclass(frozen=True, slots=True)
@@ -199,11 +201,14 @@ class Network:
         combined = np.tanh(self.combine(np.concatenate([x, context], axis=-1)))
         embedded = self.target_embedding[tokens]
         generate = _sigmoid(self.switch(np.concatenate([x, context, embedded], axis=-1)))
-        generated = _softmax(self.output(combined))
-        copied = np.zeros_like(generated)
-        np.add.at(copied, (np.arange(len(tokens))[:, None], copy), weights)
-        mixed = generate * generated + (1 - generate) * copied + np.float32(1e-9)
-        return np.log(mixed)
+        mixed = _softmax(self.output(combined))
+        mixed *= generate
+        # the copied share is 0 but where the question offers a literal: added there only
+        copied, rows = np.zeros_like(mixed), np.arange(len(tokens))[:, None]
+        np.add.at(copied, (rows, copy), weights)
+        mixed[rows, copy] += (1 - generate) * copied[rows, copy]
+        mixed += np.float32(1e-9)
+        return np.log(mixed, out=mixed)
 
     def rows(self, source: Ints, lengths: Ints, copy: Ints, beam: int) -> NumpyRows:
         return NumpyRows(self, source, lengths, copy, beam)
@@ -251,7 +256,9 @@ class NumpyRows:
         here = allowed[mask_rows]
         for row, ids in opened:
             here[row, ids] = True
-        return top(base[:, None] + _log_softmax(np.where(here, scored, _NO)), k)
+        totals = _log_softmax(np.where(here, scored, _NO))
+        totals += base[:, None]
+        return top(totals, k)
 
     def reorder(self, parents: Ints) -> None:
         """Row r continues the hypothesis of row `parents[r]`."""
@@ -261,15 +268,15 @@ class NumpyRows:
 def top(totals: Floats, k: int) -> tuple[Floats, Ints]:
     """Per row, the `k` largest values and their columns, largest first, equal ones by column (a
     question's ties, common where the model has no preference, broken the same way always): `k`
-    passes of argmax, which finds the first of equal values (a row of fewer than `k` finite
-    values ends in -inf)."""
-    left, rows = totals.copy(), np.arange(len(totals))
+    passes of argmax, which finds the first of equal values, each setting what it found to -inf
+    (in `totals`, which is spent; a row of fewer than `k` finite values ends in -inf)."""
+    rows = np.arange(len(totals))
     best = np.empty((len(totals), k), np.float32)
     tokens = np.empty((len(totals), k), np.int64)
     for rank in range(k):
-        tokens[:, rank] = left.argmax(axis=1)
-        best[:, rank] = left[rows, tokens[:, rank]]
-        left[rows, tokens[:, rank]] = _NO
+        tokens[:, rank] = totals.argmax(axis=1)
+        best[:, rank] = totals[rows, tokens[:, rank]]
+        totals[rows, tokens[:, rank]] = _NO
     return best, tokens
 
 
@@ -279,12 +286,15 @@ def _sigmoid(x: Floats) -> Floats:
 
 
 def _log_softmax(x: Floats) -> Floats:
-    shifted: Floats = x - x.max(axis=-1, keepdims=True)
-    total: Floats = np.exp(shifted).sum(axis=-1, keepdims=True)
-    return shifted - np.log(total)
+    """In place: `x` becomes its log-softmax."""
+    x -= x.max(axis=-1, keepdims=True)
+    x -= np.log(np.exp(x).sum(axis=-1, keepdims=True))
+    return x
 
 
 def _softmax(x: Floats) -> Floats:
-    exp: Floats = np.exp(x - x.max(-1, keepdims=True))
-    total: Floats = exp.sum(-1, keepdims=True)
-    return exp / total
+    """In place: `x` becomes its softmax."""
+    x -= x.max(-1, keepdims=True)
+    np.exp(x, out=x)
+    x /= x.sum(-1, keepdims=True)
+    return x
