@@ -57,6 +57,7 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from qlang.asp import knowledge_facts, text_facts
+from qlang.asp.background import Background
 from qlang.asp.options import SolveOptions
 from qlang.asp.scene import SceneLibrary
 from qlang.asp.solve import solve
@@ -69,12 +70,16 @@ from qlang.knowledge.triples import Triple
 from qlang.ontology import load
 from qlang.passes.lower import facts
 from qlang.signatures import Type
+from qlang.text.documents import Documents
 from qlang.text.evidence import NOTHING, Evidence
+from qlang.text.gather import Texts
 from tests import strategies
 from tests.strategies import cases, evidence, knowledge_triples, scene_graphs
 
 #: No knowledge base: the knowledge operations read GQA's class hierarchy alone.
 NO_KNOWLEDGE = knowledge_graph.Knowledge(())
+#: No documents beside the evidence a test states (not the bundled glosses).
+NO_DOCUMENTS = Background(texts=Texts(Documents()))
 
 
 def asp_answers(root: Node, graph: dict[str, Any], semantics: str = "qlang",
@@ -87,7 +92,8 @@ def asp_answers(root: Node, graph: dict[str, Any], semantics: str = "qlang",
                        *(f"{s}." for s in text_facts.facts(text, question))])
     found: set[str] = set()
     while True:  # every distinct answer: ask for one more than found until none is new
-        options = SolveOptions(top_k=len(found) + 1, distinct=True, semantics=semantics)
+        options = SolveOptions(top_k=len(found) + 1, distinct=True, semantics=semantics,
+                               background=NO_DOCUMENTS)
         answers = {a.value for a in solve(question, scene, options).answers}
         if answers <= found:
             return frozenset(sanitize(a) for a in found)

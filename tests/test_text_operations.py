@@ -109,3 +109,22 @@ def test_the_bundled_glosses_answer_what_a_cup_is_used_for() -> None:
     finally:
         del GRAPH["objects"]["6"]
     assert found and found[0][0] == "drinking"
+
+
+def test_a_photo_s_words_are_documents_of_their_objects() -> None:
+    """Asked about a photo, the words read from it are what the sign shows, and documents to
+    match and extract from besides the glosses."""
+    from qlang.pipeline import Subject, answer
+    from qlang.vision.reading import Reading
+    from tests.test_vision_text import SIGN, Panel
+
+    class Open(Panel):
+        name = "owlvit"  # an open-vocabulary perceiver's sight: any class may be seen
+
+    about = Subject(image=SIGN, perceiver=Reading(Open()))
+    shown = answer(api.compile("read(unique(select(scene(), sign)))"), about)
+    assert [a.value for a in shown.answers] == ["COFFEE SHOP"]  # the words in the panel's box
+    shown = answer(api.compile("read(unique(select(scene(), number)))"), about)
+    assert [a.value for a in shown.answers] == ["1984"]
+    matched = answer(api.compile('read(unique(match(select(scene(), words), "coffee", "1")))'), about)
+    assert [a.value for a in matched.answers] == ["COFFEE SHOP"]

@@ -92,6 +92,10 @@ class Background:
         ranking.ready(rank)
         self.texts = texts
 
+    def with_texts(self, texts: Texts) -> Background:
+        """The same knowledge and rules, with the text operations reading `texts`."""
+        return Background(self.knowledge, self.rules, self.rank, texts)
+
     def ontology(self) -> Ontology:
         """What programs over these rules are checked against: GQA's words and the rules' own."""
         return load() if self.rules is None else self.rules.declared.extend(load())

@@ -40,7 +40,7 @@ from qlang.knowledge import graph, sources
 from qlang.passes.vocabulary import RELATION_NAMES
 from qlang.signatures import SIGNATURES
 from qlang.syntax import gqa
-from qlang.text.evidence import NOTHING, ON, Evidence
+from qlang.text.evidence import LYING, NOTHING, Evidence
 
 Objects = tuple[str, ...]
 _EMPTY_INPUT: Mapping[str, type[InterpretError]] = {
@@ -292,7 +292,7 @@ class Run:
 
     def read(self, _: Node, x: str) -> list[str]:
         """The texts the object shows, and those of the objects lying on it."""
-        lying = [r.other for r in self.obj(x).incoming if r.name == ON]
+        lying = [r.other for r in self.obj(x).incoming if r.name in LYING]
         found = {f.text for o in (x, *lying) for f in self.text.shown.get(o, ())}
         if not found:
             raise EmptyQuery(f"{self.obj(x).name} ({x}) shows no text")

@@ -10,7 +10,7 @@ of the program (theory/text.lp reads it as facts, `qlang.asp.text_facts`):
 - `answers`: for each question an ``extract`` asks, the span each object's documents answer it
   with, where they do;
 - `shown`: the texts each object shows itself (the words read from a photo, a document about its
-  id); ``read`` also reads those of the objects lying ``on`` it.
+  id); ``read`` also reads those of the objects lying on it (`LYING`).
 
 `qlang.text.gather` finds it.  A cost is a weight w in (0, 1] as the solver prices it,
 -1000 ln w, so that ``--top-k`` ranks by it and the two back ends compare equal costs alike.
@@ -66,6 +66,7 @@ class Evidence:
 #: No documents: nothing is matched, extracted or read.
 NOTHING = Evidence()
 
-#: The relation by which a text region lies on an object (`qlang.vision.reading`).
-ON = "on"
+#: The relations by which a text lies on an object: GQA's words ``on`` a sign, and a photo's
+#: text region ``in`` the box of what it is painted on (`qlang.vision.geometry`).
+LYING = ("on", "in")
 

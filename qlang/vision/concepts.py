@@ -24,7 +24,11 @@ from dataclasses import dataclass, field
 from qlang.ir import Node, postorder
 from qlang.ontology import ANY_CATEGORY, CLASS_CATEGORIES, Ontology, load
 from qlang.signatures import SIGNATURES, Kind
+from qlang.text.evidence import LYING
 from qlang.words import singulars
+
+#: The classes of the text regions a photo shows (`qlang.text.ocr.Region.kind`), which `read` reads.
+_READ = ("words", "number")
 
 GENERIC = frozenset({ANY_CATEGORY, *CLASS_CATEGORIES})
 
@@ -57,6 +61,9 @@ def extract(root: Node, ontology: Ontology | None = None) -> Concepts:
             found["classes"] |= ontology.classes
         elif node.op == "common":
             found["attributes"] |= set(ontology.categories) - GENERIC
+        elif node.op == "read":  # the object's own words, or the text regions lying on it
+            found["classes"] |= set(_READ)
+            found["relations"].update(LYING)
     return Concepts(**{name: frozenset(words) for name, words in found.items()})
 
 
