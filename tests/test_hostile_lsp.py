@@ -47,8 +47,9 @@ def served(stdin: bytes | str) -> tuple[int, dict[Any, dict[str, Any]], str]:
         size = int(header.split(b"Content-Length: ")[1].split(b"\r\n")[0])
         message = json.loads(rest[:size])
         rest = rest[size:]
-        if "id" in message and "method" not in message:
-            responses[message["id"]] = message
+        if "id" in message and "method" not in message:  # an id the client made odd, by its JSON
+            ident = message["id"]
+            responses[ident if isinstance(ident, int | str | None) else json.dumps(ident)] = message
     return done.returncode, responses, done.stderr.decode(errors="replace")
 
 
@@ -116,3 +117,75 @@ def test_the_message_reader_is_bounded(stdin: bytes) -> None:
 def test_an_endless_input_ends_the_server() -> None:
     code, _, logged = served("/dev/zero")
     assert code == 0 and "Traceback" not in logged and "header line longer than" in logged, logged
+
+
+@pytest.mark.parametrize("header", [
+    b"Content-Type: application/json\r\n\r\n{}",
+    b"Content-Length: -5\r\n\r\n{}",
+    b"Content-Length: abc\r\n\r\n{}",
+    b"Content-Length: \xb2\r\n\r\n{}",
+    b"Content-Length: 2\r\nContent-Length: 99999999999\r\n\r\n{}",
+    b"content-length: 2\r\n\r\n{}",
+    b"Content-Length 2\r\n\r\n{}",
+    b"\r\n\r\n\r\n",
+    b"\x00\xff\xfe" * 1000,
+], ids=["no length", "negative", "not a number", "a superscript digit", "two lengths", "lower case",
+        "no colon", "empty headers", "binary"])
+def test_a_malformed_header_ends_or_is_skipped_without_a_traceback(header: bytes) -> None:
+    code, _, logged = served(framed(INITIALIZE) + header + framed(request(1, "shutdown", {})))
+    assert code == 0 and "Traceback" not in logged, logged
+
+
+_BODIES = {
+    "cut": b"{", "a list": b"[]", "a number": b"7", "a string": b'"x"', "null": b"null",
+    "deep": b"[" * 100_000, "not utf-8": b"\xff\xfe",
+    "a huge id": b'{"jsonrpc": "2.0", "id": ' + b"9" * 5000 + b', "method": "shutdown"}',
+    "a method not a name": b'{"jsonrpc": "2.0", "id": 1, "method": 7}',
+    "an id of an object": b'{"jsonrpc": "2.0", "id": {}, "method": "shutdown"}',
+}
+
+
+@pytest.mark.parametrize("body", _BODIES.values(), ids=_BODIES.keys())
+def test_a_body_that_is_no_message_leaves_the_server_answering(body: bytes) -> None:
+    message = b"Content-Length: %d\r\n\r\n%s" % (len(body), body)
+    code, responses, logged = served(framed(INITIALIZE) + message + framed(request(1, "shutdown", {})))
+    assert code == 0 and "Traceback" not in logged, logged
+    assert "Traceback" not in json.dumps(responses)
+    assert 1 in responses, (responses.keys(), logged[-500:])  # it went on
+
+
+def test_a_ten_megabyte_document_is_answered_within_bounds() -> None:
+    """10 MB of one program repeated (a long file of many lines): opened, asked for symbols,
+    hover and formatting, under the memory ceiling and within the patience."""
+    uri = "file:///tmp/big.qf"
+    line = "select(1, 0, cat).\n"
+    text = "scene(0).\n" + line * (10_000_000 // len(line))
+    code, responses, logged = served(framed(
+        INITIALIZE, INITIALIZED,
+        notification("textDocument/didOpen", {"textDocument": {"uri": uri, "languageId": "qlang",
+                                                                "version": 1, "text": text}}),
+        request(1, "textDocument/documentSymbol", {"textDocument": {"uri": uri}}),
+        request(2, "textDocument/hover", at(uri, 5, 3)),
+        request(3, "textDocument/formatting", {"textDocument": {"uri": uri},
+                                               "options": {"tabSize": 4, "insertSpaces": True}}),
+        request(4, "shutdown", {})))
+    assert code == 0 and "Traceback" not in logged, logged
+    assert all(number in responses for number in (1, 2, 3, 4)), (responses.keys(), logged[-500:])
+
+
+def test_thousands_of_rapid_changes_end_in_the_last_text() -> None:
+    """3,000 edits, each a change of one character, sent without waiting: the server keeps up,
+    and answers about the text they end in."""
+    uri = "file:///tmp/a.qn"
+    opened = notification("textDocument/didOpen", {"textDocument": {
+        "uri": uri, "languageId": "qlang", "version": 1, "text": "exist(select(scene(), cat))"}})
+    changes = [notification("textDocument/didChange", {
+        "textDocument": {"uri": uri, "version": version},
+        "contentChanges": [{"range": {"start": {"line": 0, "character": 22},
+                                      "end": {"line": 0, "character": 25}},
+                            "text": ("cat", "dog")[version % 2]}]}) for version in range(2, 3002)]
+    code, responses, logged = served(framed(INITIALIZE, INITIALIZED, opened, *changes,
+                                            request(1, "textDocument/hover", at(uri, 0, 23)),
+                                            request(2, "shutdown", {})))
+    assert code == 0 and "Traceback" not in logged, logged
+    assert "dog" in json.dumps(responses[1]["result"]), responses[1]  # the last change (3001: dog)
