@@ -82,3 +82,46 @@ def test_two_outputs_of_perceive_never_name_one_file(tmp_path: Path, same: str) 
     code, output = qlangc_process("perceive", image, "-o", str(out), "--draw", str(other))
     refused(code, output, "-o and --draw name one file")
     assert not out.exists() or out.read_text() == "{}"
+
+
+def _perceive(tmp_path: Path, *args: str) -> tuple[int, str]:
+    image = write(tmp_path / "photo.png", b"not read: the outputs are checked first")
+    return qlangc_process("perceive", image, *args)
+
+
+@pytest.mark.parametrize(("option", "what"), [("-o", "weighted scene"), ("--draw", "PNG")])
+def test_perceive_replaces_an_unrelated_file_only_with_force(tmp_path: Path, option: str, what: str) -> None:
+    notes = tmp_path / "notes.txt"
+    notes.write_text("my notes\n")
+    code, output = _perceive(tmp_path, option, str(notes))
+    refused(code, output, f"{notes}: error: an existing file that is no {what}: writing would replace it",
+            "--force")
+    assert notes.read_text() == "my notes\n"
+    code, output = _perceive(tmp_path, option, str(notes), "--force")  # past the check: the photo is read
+    refused(code, output, "photo.png: error: cannot read the image")
+
+
+@pytest.mark.parametrize(("option", "kept"), [("-o", '{\n "width": 3,\n "objects": {}\n}\n'),
+                                              ("--draw", "\x89PNG\r\n\x1a\n")])
+def test_perceive_replaces_its_own_kind_of_file(tmp_path: Path, option: str, kept: str) -> None:
+    earlier = tmp_path / "earlier"
+    earlier.write_text(kept, encoding="latin-1")
+    refused(*_perceive(tmp_path, option, str(earlier)), "photo.png: error: cannot read the image")
+
+
+def test_perceive_writes_to_a_device_never_replacing_it(tmp_path: Path) -> None:
+    link = tmp_path / "null"
+    link.symlink_to("/dev/null")
+    refused(*_perceive(tmp_path, "-o", str(link)), "photo.png: error: cannot read the image")
+    assert link.is_symlink() and stat.S_ISCHR(os.stat("/dev/null").st_mode)
+
+
+def test_export_replaces_an_unrelated_file_only_with_force(tmp_path: Path) -> None:
+    (tmp_path / "adapter").mkdir()
+    notes = tmp_path / "notes.gguf"
+    notes.write_text("my notes\n")
+    code, output = qlangc_process("export", str(tmp_path / "adapter"), "--out", str(notes))
+    refused(code, output, f"{notes}: error: an existing file that is no GGUF file", "--force")
+    assert notes.read_text() == "my notes\n"
+    code, output = qlangc_process("export", str(tmp_path / "adapter"), "--out", str(notes), "--force")
+    assert code == 1 and "no GGUF file" not in output, output  # past the check: the adapter is read

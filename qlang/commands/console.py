@@ -7,6 +7,7 @@ import errno
 import io
 import math
 import os
+import stat
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -100,6 +101,27 @@ def check_output(path: str | None, *inputs: str | None) -> None:
     if not os.access(path if exists else folder, os.W_OK):
         what = "file" if exists else f"folder {folder}"
         fail(error(QlangError, "output", f"the output {what} cannot be written", path=path))
+
+
+def check_replaced(path: str | None, what: str, ours: Callable[[bytes], bool], *, force: bool) -> None:
+    """Refuse (exit 1) an output `path` that is an existing file this command did not write
+    (`ours`, of its first bytes, says whether it did: it is `what`), unless `force`: writing
+    would replace what someone keeps there.  A device, a FIFO or an empty file is written."""
+    if path is None or force:
+        return
+    try:
+        with open(path, "rb") as handle:
+            regular = stat.S_ISREG(os.fstat(handle.fileno()).st_mode)
+            head = handle.read(_HEAD) if regular else b""
+    except OSError:
+        return  # missing (made), or unreadable (`check_output` says so)
+    if head and not ours(head):
+        fail(error(QlangError, "output", f"an existing file that is no {what}: writing would replace it",
+                   hint="give another name, or --force to replace it", path=path))
+
+
+#: What `check_replaced` reads of an existing output to tell whose it is.
+_HEAD = 4096
 
 
 def check_distinct(*outputs: tuple[str, str | None]) -> None:

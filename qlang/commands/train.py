@@ -12,7 +12,7 @@ from typing import Any
 
 import click
 
-from qlang.commands.console import check_output, fail, output_folder
+from qlang.commands.console import check_output, check_replaced, fail, output_folder
 from qlang.errors import QlangError, error
 from qlang.paths import GQA_QUESTIONS
 from qlang.syntax import SYNTAXES
@@ -199,9 +199,11 @@ def _export(adapter: Path, target: Path, syntax: str) -> Path:
 @click.option("--out", type=click.Path(dir_okay=False), required=True, help="The GGUF file to write.")
 @click.option("--syntax", type=click.Choice(sorted(SYNTAXES)), default="nested", show_default=True,
               help="The syntax the adapter writes (recorded in the file).")
-def export(adapter: str, out: str, syntax: str) -> None:
+@click.option("--force", is_flag=True, help="Replace an existing --out that is no GGUF file.")
+def export(adapter: str, out: str, syntax: str, force: bool) -> None:
     """Export a LoRA ADAPTER folder (from `qlangc train`) as a GGUF adapter for llama.cpp."""
     check_output(out)
+    check_replaced(out, "GGUF file", lambda head: head.startswith(b"GGUF"), force=force)
     try:
         click.echo(_export(Path(adapter), Path(out), syntax))
     except QlangError as exc:

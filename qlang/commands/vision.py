@@ -11,7 +11,15 @@ from typing import Any
 import click
 
 from qlang import limits
-from qlang.commands.console import Bounded, check_distinct, check_output, fail, read_source, run_and_exit
+from qlang.commands.console import (
+    Bounded,
+    check_distinct,
+    check_output,
+    check_replaced,
+    fail,
+    read_source,
+    run_and_exit,
+)
 from qlang.errors import QlangError
 from qlang.records.output import holding
 from qlang.timing import Stages
@@ -59,6 +67,11 @@ def vision_options(backend_flag: str) -> Callable[[Callable[..., Any]], Callable
     return attach
 
 
+def _is_scene(head: bytes) -> bool:
+    """Whether a file's first bytes are a weighted scene's, as `perceive -o` writes them."""
+    return head.lstrip().startswith(b"{") and b'"objects"' in head
+
+
 def take_options(kwargs: dict[str, Any]) -> Any:
     """Pop the perception options out of a command's arguments, as `perceiving.Options`."""
     from qlang.vision.perceiving import Options
@@ -78,9 +91,11 @@ def take_options(kwargs: dict[str, Any]) -> Any:
 @click.option("-o", "--output", type=click.Path(dir_okay=False),
               help="Write the scene here (a folder IMAGE: the JSON-lines results; resumable).")
 @click.option("--draw", type=click.Path(dir_okay=False), help="Draw the boxes on the image, as PNG.")
+@click.option("--force", is_flag=True, help="Replace an existing -o that is no weighted scene, or --draw "
+              "that is no PNG.")
 @vision_options("--backend")
 def perceive(image: str, question: str | None, program: str | None, concepts_file: str | None,
-             output: str | None, draw: str | None, **kwargs: Any) -> None:
+             output: str | None, draw: str | None, force: bool, **kwargs: Any) -> None:
     """Look at IMAGE (a photo, or a folder of them) and write its weighted scene.
 
     Without --question/--program/--concepts every object the detector knows is kept.
@@ -93,6 +108,9 @@ def perceive(image: str, question: str | None, program: str | None, concepts_fil
     check_distinct(("-o", output), ("--draw", draw))
     check_output(output, image, program, concepts_file)
     check_output(draw, image, program, concepts_file, output)
+    if not Path(image).is_dir():  # a folder's -o is JSON lines, resumed (`run_and_exit`)
+        check_replaced(output, "weighted scene", _is_scene, force=force)
+    check_replaced(draw, "PNG", lambda head: head.startswith(b"\x89PNG\r\n\x1a\n"), force=force)
     try:
         concepts = _concepts(question, program, concepts_file)
     except QlangError as exc:
