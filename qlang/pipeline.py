@@ -82,7 +82,7 @@ def solve_program(root: Node, scene: str, options: SolveOptions = DEFAULT_OPTION
     return Answered(result.answers, result.complete, root, stages=stages)
 
 
-def _reading_the_photo(options: SolveOptions, graph: dict[str, Any]) -> SolveOptions:
+def with_photo_texts(options: SolveOptions, graph: dict[str, Any]) -> SolveOptions:
     """The options with the words the photo shows among the documents, each about its object."""
     from qlang.text.documents import photo_texts
 
@@ -152,7 +152,7 @@ def answer(root: Node, about: Subject, *, options: SolveOptions = ASKED,
             concepts = perceiving.from_program(root)
         perceived = perceiving.perceive(image, concepts, perceiver, about.vision.thresholds, stages)
         scene = perceived.facts
-        options = _reading_the_photo(options, perceived.graph)
+        options = with_photo_texts(options, perceived.graph)
     if scene is None:
         raise ValueError("answering needs a scene or an image")
     answered = solve_program(root, scene, replace(options, distinct=True), stages=stages)

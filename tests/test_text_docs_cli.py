@@ -69,3 +69,17 @@ def test_a_bad_documents_line_stops_every_command_at_its_line(tmp_path: Path) ->
         assert (code, stdout) == (1, ""), args
         assert err.startswith(f'{docs}:2:1: error: a document needs "text" (a string)'), (args, err)
         assert "\n  " in err and "^" in err
+
+
+def test_explain_quotes_the_document_and_marks_the_span(tmp_path: Path) -> None:
+    program = write(tmp_path / "q.txt", 'extract(select(scene(), man), "How long has he played?")')
+    code, out, _ = run("explain", "--program", program, "--scene", SCENE, "--docs", DOCS, *LEXICAL)
+    assert code == 0
+    assert '  #2 extract(#1, "How long has he played?") -> ultimate frisbee for ten years' in out.splitlines()
+    assert ("      quoted: 2449847 (team notes, characters 60-90): The man in gray shorts is the team's "
+            "captain. He has played [[ultimate frisbee for ten years]].") in out.splitlines()
+    sign = write(tmp_path / "r.txt", "read(unique(select(scene(), sign)))")
+    code, out, _ = run("explain", "--program", sign, "--scene", SCENE, "--docs", DOCS, "--json")
+    assert code == 0
+    assert json.loads(out)["steps"][-1]["quotes"] == [
+        "2747168 (what the sign says, characters 0-12): [[FINALS TODAY]]"]

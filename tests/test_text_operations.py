@@ -128,3 +128,14 @@ def test_a_photo_s_words_are_documents_of_their_objects() -> None:
     assert [a.value for a in shown.answers] == ["1984"]
     matched = answer(api.compile('read(unique(match(select(scene(), words), "coffee", "1")))'), about)
     assert [a.value for a in matched.answers] == ["COFFEE SHOP"]
+
+
+def test_the_web_page_shows_the_quoted_span_under_the_answer() -> None:
+    from qlang.asp.explain import explain
+    from qlang.web import report
+
+    scene = SceneLibrary(Source(json.dumps(GRAPH))).facts()
+    program = facts(api.compile('extract(select(scene(), headphones), "How long does the battery last?")'))
+    explanation = explain(program, scene, options=SolveOptions(background=Background(texts=TEXTS)))
+    assert report.quoted(explanation) == [
+        "3 (reviews, characters 40-51): The bass is weak, but the battery lasts [[forty hours]]."]

@@ -8,7 +8,8 @@ A fact a rules file derived, and the scene does not state, names the rules that 
 ``derived_attr``/``derived_rel`` atoms carry their numbers).  The objects each step kept are the
 answer's bindings (`Explanation.bindings`, ``solve --bindings``).  A knowledge operation's
 answer shows the knowledge paths behind it, edge by edge (``cup -used_for-> drinking``), which
-the theory leaves as ``knowledge_path`` atoms.
+the theory leaves as ``knowledge_path`` atoms; a text operation's, the documents it was quoted
+from with the span marked (``... used for [[drinking]] ...``).
 """
 
 from __future__ import annotations
@@ -18,17 +19,19 @@ from dataclasses import dataclass
 
 import clingo
 
-from qlang.asp import knowledge_facts
+from qlang.asp import knowledge_facts, text_facts
+from qlang.asp.background import NOTHING
 from qlang.asp.options import DEFAULT_OPTIONS, SolveOptions
 from qlang.asp.outcome import Answer
 from qlang.asp.query import Query
 from qlang.asp.session import ground
-from qlang.asp_names import from_term, to_symbol, to_term
+from qlang.asp_names import from_term, to_literal, to_symbol, to_term
 from qlang.passes.lower import Fact
 from qlang.rules.check import Rules
 from qlang.rules.language import Different, Rule, Term, Var, show
 from qlang.rules.statements import DERIVES
-from qlang.signatures import END, SIGNATURES, Type
+from qlang.signatures import END, SIGNATURES, Kind, Type
+from qlang.text.documents import Documents
 
 _VALUES = ("bool", "attr_value", "attr", "rel")
 
@@ -64,16 +67,22 @@ class ExplainedStep:
     derivations: tuple[Derivation, ...] = ()
     #: the knowledge paths behind a knowledge operation's answer (`qlang.asp.knowledge_facts.paths`)
     paths: tuple[str, ...] = ()
+    #: the documents a text operation's answer was quoted from, the span marked
+    #: (`qlang.asp.text_facts.quotes`)
+    quotes: tuple[str, ...] = ()
 
     def to_json(self) -> dict[str, object]:
         return {"step": self.step, "op": self.op, "operands": list(self.operands),
                 "literals": list(self.literals), "objects": list(self.objects), "value": self.value,
                 "facts": list(self.facts), "derivations": [d.to_json() for d in self.derivations],
-                "paths": list(self.paths)}
+                "paths": list(self.paths), "quotes": list(self.quotes)}
 
     def call(self) -> str:
         """The step as the explanation shows it: ``select(#0, shorts)``."""
-        return f"{self.op}({', '.join([*(f'#{o}' for o in self.operands), *self.literals])})"
+        signature = SIGNATURES[self.op]
+        words = [to_literal(w, Kind.TEXT) if signature.kind(len(self.operands) + i) is Kind.TEXT else w
+                 for i, w in enumerate(self.literals)]  # free text quoted, as it was written
+        return f"{self.op}({', '.join([*(f'#{o}' for o in self.operands), *words])})"
 
 
 @dataclass(frozen=True, slots=True)
@@ -151,6 +160,7 @@ def _lines(steps: Sequence[ExplainedStep], names: dict[str, str]) -> list[str]:
             lines.append(f"      {fact}")
             lines += [f"        {d.render()}" for d in s.derivations if d.fact == fact]
         lines += [f"      {path}" for path in s.paths]
+        lines += [f"      quoted: {quote}" for quote in s.quotes]
     return lines
 
 
@@ -169,8 +179,11 @@ def explain(query: Query, scene: str, *, answer: str | None = None,
     found = session.optimum(assumptions, atoms=True)
     if found is None:
         return None
-    rules = options.background.rules if options.background is not None else None
-    return trace(Answer(found.answer, found.cost), found.atoms, rules, _stated(scene) if rules else ())
+    background = options.background or NOTHING
+    rules = background.rules
+    reads = not text_facts.READING.isdisjoint(f.name for f in query)
+    return trace(Answer(found.answer, found.cost), found.atoms, rules, _stated(scene) if rules else (),
+                 background.texts.read() if reads else None)
 
 
 def first_empty(query: Query, scene: str, options: SolveOptions = DEFAULT_OPTIONS) -> EmptyStep | None:
@@ -212,9 +225,9 @@ def _feeding(number: int, steps: dict[int, Fact]) -> set[int]:
 
 
 def trace(answer: Answer, atoms: tuple[clingo.Symbol, ...], rules: Rules | None = None,
-          stated: Collection[clingo.Symbol] = ()) -> Explanation:
+          stated: Collection[clingo.Symbol] = (), documents: Documents | None = None) -> Explanation:
     """The explanation a model's atoms give; the facts `rules` derived that are not `stated`
-    by the scene name the rules behind them."""
+    by the scene name the rules behind them; a text operation's answer quotes `documents`."""
     kept: dict[int, list[str]] = {}
     values: dict[int, str] = {}
     scene = _SceneFacts()
@@ -231,6 +244,7 @@ def trace(answer: Answer, atoms: tuple[clingo.Symbol, ...], rules: Rules | None 
                 names[str(args[0])] = from_term(str(args[2]))
     derived = _derivations(atoms, rules, stated) if rules is not None else {}
     behind = knowledge_facts.paths(atoms)
+    quoted = text_facts.quotes(atoms, documents) if documents is not None else {}
     steps = []
     for atom in sorted((a for a in atoms if _is_step(a)), key=lambda a: a.arguments[0].number):
         step, *args = atom.arguments
@@ -244,7 +258,7 @@ def trace(answer: Answer, atoms: tuple[clingo.Symbol, ...], rules: Rules | None 
                                    tuple(sorted(kept.get(step.number, []))), values.get(step.number),
                                    tuple(map(str, supporting)),
                                    tuple(d for f in supporting for d in derived.get(f, ())),
-                                   tuple(behind.get(step.number, ()))))
+                                   tuple(behind.get(step.number, ())), tuple(quoted.get(step.number, ()))))
     return Explanation(answer, tuple(steps), names)
 
 

@@ -104,10 +104,8 @@ def extract(question: str, about: tuple[str, ...], docs: tuple[str, ...], extrac
         click.echo("no answer")
         sys.exit(1)
     span = answer.span
-    passage = documents.documents[span.document]
     click.echo(span.text)
-    marked = f"{passage.text[:span.start]}[[{span.text}]]{passage.text[span.end:]}"
-    click.echo(f"  {passage.about} ({passage.source}, characters {span.start}-{span.end}): {marked}")
+    click.echo(f"  {documents.marked(span.document, span.start, span.end)}")
 
 
 @text.command("read")

@@ -89,6 +89,21 @@ class Documents:
             found.setdefault(document.key, []).append(number)
         return found
 
+    def marked(self, number: int, start: int, end: int, context: int = 80) -> str:
+        """Characters `start` to `end` of document `number` quoted with the span marked [[thus]]
+        and at most `context` characters around it, after what the document is about and where
+        it comes from.
+
+        >>> Documents([Passage("cup", "A cup is used for drinking.", "notes")]).marked(0, 18, 26)
+        'cup (notes, characters 18-26): A cup is used for [[drinking]].'
+        """
+        passage = self.documents[number]
+        text = passage.text
+        before = ("…" if start > context else "") + text[max(0, start - context):start]
+        after = text[end:end + context] + ("…" if len(text) > end + context else "")
+        return (f"{passage.about} ({passage.source}, characters {start}-{end}): "
+                f"{before}[[{text[start:end]}]]{after}")
+
     def about(self, keys: Iterable[str]) -> list[int]:
         """The numbers of the documents about any of `keys` (ids or classes), each once, in order."""
         numbers = {n for key in keys for n in self._by_key.get(about_key(key), ())}

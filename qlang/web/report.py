@@ -37,6 +37,7 @@ def answered(result: Answered, explanation: Explanation | EmptyStep | None,
         "translation": None if result.translation is None else translation(result.translation, translator),
         "programs": programs(result.root),
         "steps": steps(explanation),
+        "quoted": quoted(explanation),
         "empty": why_none(explanation),
         "picture": picture,
         "timings": timings(result.stages),
@@ -78,6 +79,14 @@ def steps(explanation: Explanation | EmptyStep | None) -> list[dict[str, Any]]:
         else (*explanation.before, explanation.step)
     return [{**step.to_json(), "call": step.call(), "objects": [from_term(o) for o in step.objects]}
             for step in trace]
+
+
+def quoted(explanation: Explanation | EmptyStep | None) -> list[str]:
+    """The documents the best answer was quoted from, the span marked [[thus]] (a text
+    operation's: `qlang.asp.text_facts.quotes`)."""
+    if not isinstance(explanation, Explanation):
+        return []
+    return [quote for step in explanation.steps for quote in step.quotes]
 
 
 def why_none(explanation: Explanation | EmptyStep | None) -> dict[str, Any] | None:
