@@ -1,6 +1,6 @@
 """The small parser and the cascade on the dev split: accuracy, latency, batch throughput.
 
-    .venv/bin/python bench/small.py [--model FOLDER] [--no-cascade] [--fallback FILE] [--knowledge FILE]
+    .venv/bin/python bench/small.py [--model FOLDER] [--no-cascade] [--no-finetuned] [--knowledge FILE]
 
 The dev split is `qlangc data`'s over the shared GQA question files (314 questions, images never
 trained on: the fine-tuned model's dev split).  For each translator, one process, models loaded
@@ -8,12 +8,11 @@ first (not timed), then every dev question translated one at a time, end to end 
 decode, check, canonicalise, print): valid, exact (order-insensitive) and strict against the
 gold program, median and p90 seconds.  The small parser is also run in batches of 32, as
 `translate --jsonl` does.  The cascade's rows say how often each path answered and how exact
-each was.  `--fallback`: the fine-tuned model's translations of dev (`qlangc translate
---translator finetuned --jsonl dev.jsonl --output FILE`), for the threshold cross-check: the
-threshold calibrated on one half of dev, the cascade measured on the other, both ways.
-`--knowledge`: the held-out phrasings' knowledge pairs (`qlangc data --knowledge N` writes them
-to knowledge-dev.jsonl), translated one at a time by each translator: exact (the gold program up
-to order), per family, and how often a knowledge operation was written at all.
+each was (`qlangc calibrate` prints the cascade calibrated on one half of dev and measured on
+the other, both ways); `--no-finetuned` leaves out the fine-tuned model's own row.
+`--knowledge`: the held-out phrasings' knowledge pairs (`qlangc data --knowledge N` writes
+them to knowledge-dev.jsonl), translated one at a time by each translator: exact (the gold
+program up to order), per family, and how often a knowledge operation was written at all.
 """
 
 from __future__ import annotations
@@ -33,9 +32,7 @@ from qlang.evaluate.programs import score
 from qlang.ir import Node
 from qlang.passes.canonical import equivalent
 from qlang.paths import GQA_QUESTIONS, resource_dir
-from qlang.records.questions import questions_by_id
 from qlang.signatures import SIGNATURES
-from qlang.small import calibrate
 from qlang.small.parser import SmallParser
 from qlang.syntax import detect, gqa
 from qlang.train.pairs import Pair, make_pairs, read_pairs
@@ -135,28 +132,11 @@ def mask_cost(pairs: Sequence[Pair]) -> None:
           f"interactive accepts() {1e6 * theirs:.1f} µs a step (terminals only)")
 
 
-def cross_check(parser: SmallParser, pairs: Sequence[Pair], fallback_file: str) -> None:
-    programs = {k: v.get("program") for k, v in questions_by_id(fallback_file).items()}
-    golds = [gold(p) for p in pairs]
-    parsed = parser.parse([p.question for p in pairs])
-    right = calibrate.fallback_exact(programs, [p.id for p in pairs], golds)
-    small_right = calibrate.small_exact(parsed, golds)
-    halves = [list(range(0, len(pairs), 2)), list(range(1, len(pairs), 2))]
-    for name, (fit, held) in {"even -> odd": halves, "odd -> even": halves[::-1]}.items():
-        chosen = calibrate.choose(calibrate.curve([parsed[i] for i in fit], [golds[i] for i in fit],
-                                                  [right[i] for i in fit]))
-        small = [parsed[i].probability >= chosen.threshold for i in held]
-        exact = [small_right[i] if s else right[i]
-                 for i, s in zip(held, small, strict=True)]
-        print(f"threshold {name}: {chosen.threshold:.4f}; held-out half: small answers "
-              f"{sum(small) / len(held):6.1%}, cascade exact {sum(exact) / len(held):6.1%}")
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     parser.add_argument("--model", default=None, help="small-parser folder (default: the shipped one)")
     parser.add_argument("--no-cascade", action="store_true")
-    parser.add_argument("--fallback", help="fine-tuned translations of dev, for the cross-check")
+    parser.add_argument("--no-finetuned", action="store_true")
     parser.add_argument("--knowledge", metavar="FILE",
                         help="held-out knowledge pairs (knowledge-dev.jsonl of qlangc data --knowledge)")
     parser.add_argument("--batches", type=int, metavar="N",
@@ -178,14 +158,12 @@ def main() -> None:
         knowledge_report("small", knowledge, one_by_one(translator, knowledge))
     batches(translator, pairs)
     mask_cost(pairs)
-    if args.fallback:
-        cross_check(small, pairs, args.fallback)
     if args.no_cascade:
         return
     from qlang.translate.factory import Models, make
 
     models = Models(small_model=args.model, beam=small.beam)
-    for kind in ("finetuned", "cascade"):
+    for kind in ("cascade",) if args.no_finetuned else ("finetuned", "cascade"):
         chosen = make(Settings(translator=kind), models)
         report(kind, pairs, one_by_one(chosen, pairs))
         if knowledge:

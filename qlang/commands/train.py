@@ -144,17 +144,23 @@ def train(data_file: str, out: str, arch: str, base: str, method: str, rank: int
               help="The fallback translator's output on the same questions (`qlangc translate "
                    "--translator finetuned --jsonl DEV --output FILE`).")
 @click.option("--slack", type=click.FloatRange(0, 1), default=0.005, show_default=True,
-              help="Accuracy the cascade may give up, against its best threshold, for speed.")
+              help="Accuracy the cascade may give up, against its best setting, for speed.")
 @click.option("--beam", type=click.IntRange(1, 64), default=4, show_default=True)
-def calibrate(model: str, dev_file: str, fallback: str, slack: float, beam: int) -> None:
-    """Calibrate the cascade's threshold for a small-parser MODEL folder on dev questions and
-    write it into the model's config."""
+@click.option("--rescore-below", "cap", type=click.FloatRange(0, 1), default=0.999, show_default=True,
+              help="The highest threshold tried: the fine-tuned model scores the candidates of the "
+                   "questions whose best lies below it.")
+def calibrate(model: str, dev_file: str, fallback: str, slack: float, beam: int, cap: float) -> None:
+    """Calibrate the cascade for a small-parser MODEL folder on dev questions (its threshold, and
+    how the fine-tuned model rescores the candidates below it) and write it into the model's
+    config; the same calibration on each half of dev, measured on the other, is printed."""
     from qlang.records.questions import questions_by_id
     from qlang.small import calibrate as cal
     from qlang.small.files import write_config
     from qlang.small.parser import SmallParser
     from qlang.syntax import gqa
     from qlang.train.pairs import read_pairs
+    from qlang.translate.factory import make
+    from qlang.translate.translator import Settings, Translator
 
     try:
         dev = list(read_pairs(dev_file))
@@ -163,23 +169,38 @@ def calibrate(model: str, dev_file: str, fallback: str, slack: float, beam: int)
                         "a program)", path=dev_file)
         golds = [gqa.to_ir(gqa.steps_from_json(p.record["semantic"])) for p in dev]
         parser = SmallParser.load(model, beam)
-        questions = [p.question for p in dev]
-        parsed = [r for i in range(0, len(dev), 64) for r in parser.parse(questions[i:i + 64])]
         programs = {k: v.get("program") for k, v in questions_by_id(fallback).items()}
-        points = cal.curve(parsed, golds, cal.fallback_exact(programs, [p.id for p in dev], golds))
-        chosen = cal.choose(points, slack)
+        generated = [cal.program(programs.get(p.id)) for p in dev]
+        finetuned = make(Settings(translator="finetuned"))
+        assert isinstance(finetuned, Translator)
+        scored = cal.gather(parser, [p.question for p in dev], golds, generated, finetuned.likelihoods, cap)
+        chosen = cal.choose_setting(scored, cap, slack)
+        setting = chosen.setting
         config = parser.network.config
-        write_config(Path(model), replace(config, threshold=chosen.threshold, notes={
-            **config.notes, "calibration": {
+        write_config(Path(model), replace(
+            config, threshold=setting.threshold, rescore_weight=setting.weight, plausible=setting.plausible,
+            notes={**config.notes, "calibration": {
                 "dev": dev_file, "fallback": fallback, "slack": slack, "questions": len(dev),
-                **{k: round(v, 6) for k, v in asdict(chosen).items()}}}))
+                "rescore_below": cap, **asdict(setting), "exact": round(chosen.exact, 6),
+                **{f"{path} share": round(chosen.share(path), 6) for path in _PATHS}}}))
     except QlangError as exc:
         fail(exc)
-    click.echo(f"{'threshold':>10} {'coverage':>9} {'small exact':>12} {'cascade exact':>14}")
-    for point in [*points[::max(1, len(points) // 20)], chosen]:
-        mark = "  <- chosen" if point is chosen else ""
-        click.echo(f"{point.threshold:10.4f} {point.coverage:9.1%} {point.small_exact:12.1%} "
-                   f"{point.cascade_exact:14.1%}{mark}")
+    _report("all of dev", chosen)
+    halves = [scored[0::2], scored[1::2]]
+    for name, (fit, held) in {"even -> odd": halves, "odd -> even": halves[::-1]}.items():
+        _report(f"{name} (held-out half)", cal.outcome(held, cal.choose_setting(fit, cap, slack).setting))
+
+
+_PATHS = ("small", "rescored", "finetuned")
+
+
+def _report(name: str, outcome: Any) -> None:
+    setting = outcome.setting
+    plausible = "none" if setting.plausible is None else f"{setting.plausible:.3f}"
+    click.echo(f"{name}: threshold {setting.threshold:.4f}, weight {setting.weight:g}, plausible "
+               f"{plausible}: exact {sum(outcome.right)}/{len(outcome.right)} ({outcome.exact:.1%}); "
+               + ", ".join(f"{path} {outcome.share(path):.1%} ({outcome.exact_on(path):.1%} exact)"
+                           for path in _PATHS))
 
 
 def _syntax(pairs: list[Any]) -> str:

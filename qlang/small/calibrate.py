@@ -1,23 +1,28 @@
-"""The cascade's threshold: where the small parser's confidence is worth trusting.
+"""The cascade's settings: where the small parser's confidence is worth trusting, and how the
+fine-tuned model chooses below it.
 
-Given dev pairs (never trained on), the small parser's program and probability for each, and
-the fallback translator's program for each (a `qlangc translate --jsonl` output), every
-candidate threshold t gives a cascade: small where its probability reaches t, the fallback
-elsewhere.  The chosen t is the lowest (the most questions answered in milliseconds) whose
-cascade is exact within `slack` of the best cascade's: speed is bought only with accuracy
-that is not measurably there.
+Given dev pairs (never trained on), the small parser's candidates and probabilities for each,
+the fallback translator's program for each (a `qlangc translate --jsonl` output) and the
+fine-tuned model's log-likelihood of all of them, every setting (a threshold t, a weight of the
+small parser's log-probability, a plausibility) gives a cascade: small where its probability
+reaches t; below it the candidate both models like best where the fine-tuned model finds it
+plausible, else that candidate or the fine-tuned model's own program, whichever scores better.
+The chosen setting is the one with the lowest t (the most questions answered in milliseconds),
+then the fewest generated, whose cascade is exact within `slack` of the best one's: speed is
+bought only with accuracy that is not measurably there.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import math
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from qlang.api import parse
-from qlang.errors import QlangError
+from qlang.errors import QlangError, error
 from qlang.ir import Node
 from qlang.passes.canonical import equivalent
-from qlang.small.parser import Decoded
+from qlang.small.parser import Decoded, SmallParser
 from qlang.syntax import detect
 
 #: How far below the lowest confidence it admits a threshold lies: ten times the 1e-7 or so by
@@ -26,55 +31,173 @@ from qlang.syntax import detect
 MARGIN = 1e-6
 
 
-@dataclass(frozen=True, slots=True)
-class Point:
-    threshold: float
-    #: the share of questions the small parser answers
-    coverage: float
-    #: exact among those it answers
-    small_exact: float
-    cascade_exact: float
-
-
-def exact(program: str | None, gold: Node) -> bool:
-    if not program:
-        return False
+def program(text: str | None) -> Node | None:
+    """A translation's program, in whichever syntax it is written (None: none, or unreadable)."""
+    if not text:
+        return None
     try:
-        return equivalent(parse(program, detect(program)), gold)
+        return parse(text, detect(text))
     except QlangError:
-        return False
+        return None
 
 
-def curve(parsed: Sequence[Decoded], golds: Sequence[Node], fallback: Sequence[bool]) -> list[Point]:
-    """The cascade at every threshold the dev confidences suggest, highest first.  A threshold
-    lies `MARGIN` below the lowest confidence it admits (or halfway to the next lower one, if
-    that is nearer), never on a confidence."""
-    small = small_exact(parsed, golds)
-    order = sorted(range(len(parsed)), key=lambda i: -parsed[i].probability)
-    n, points = len(parsed), []
-    accepted_right, rejected_right = 0, sum(fallback)
-    for k, i in enumerate(order, start=1):
-        accepted_right += small[i]
-        rejected_right -= fallback[i]
-        lower = parsed[order[k]].probability if k < n else 0.0
-        if lower == parsed[i].probability:
-            continue  # a threshold takes every question of equal confidence
-        threshold = max(parsed[i].probability - MARGIN, (parsed[i].probability + lower) / 2)
-        points.append(Point(threshold, k / n, accepted_right / k, (accepted_right + rejected_right) / n))
-    return points
+# ----- the cascade with rescoring -----------------------------------------------------------
+
+#: the rescoring weights calibration tries (the small parser's log-probability beside the
+#: fine-tuned model's log-likelihood: 0 lets the fine-tuned model alone choose)
+WEIGHTS = (0.0, 0.1, 0.25, 0.5, 1.0, 2.0)
+#: the plausibility levels calibration tries, besides none: at these quantiles of the chosen
+#: candidates' log-likelihood per token (each level excludes that share of them)
+PLAUSIBILITY_QUANTILES = tuple(q / 20 for q in range(1, 10))
 
 
-def small_exact(parsed: Sequence[Decoded], golds: Sequence[Node]) -> list[bool]:
-    """Whether the small parser's program for each question is exact."""
-    return [p.root is not None and equivalent(p.root, g) for p, g in zip(parsed, golds, strict=True)]
+@dataclass(frozen=True, slots=True)
+class Scored:
+    """What calibrating the rescoring cascade needs of one dev question: its candidates (those
+    that check, most probable first), each one's exactness and log-likelihood under the
+    fine-tuned model (None: not scored, the question lies above every threshold tried), whether
+    the fine-tuned model's own program is exact, and its log-likelihood (None: not scored, or
+    no program)."""
+
+    candidates: tuple[Decoded, ...]
+    exact: tuple[bool, ...]
+    likelihoods: tuple[float, ...] | None
+    generated: bool
+    generated_likelihood: float | None = None
+
+    @property
+    def probability(self) -> float:
+        return self.candidates[0].probability if self.candidates else 0.0
 
 
-def choose(points: Sequence[Point], slack: float = 0.005) -> Point:
-    best = max(p.cascade_exact for p in points)
-    return min((p for p in points if p.cascade_exact >= best - slack), key=lambda p: p.threshold)
+@dataclass(frozen=True, slots=True)
+class Setting:
+    threshold: float
+    weight: float
+    #: None: the chosen candidate always answers
+    plausible: float | None
 
 
-def fallback_exact(results: Mapping[str, str | None], ids: Sequence[str],
-                   golds: Sequence[Node]) -> list[bool]:
-    """Whether the fallback's program for each dev id is exact (a missing one is not)."""
-    return [exact(results.get(i), g) for i, g in zip(ids, golds, strict=True)]
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    setting: Setting
+    #: per question: the path that answers (`small`, `rescored`, `finetuned`) and whether exact
+    paths: tuple[str, ...]
+    right: tuple[bool, ...]
+
+    @property
+    def exact(self) -> float:
+        return sum(self.right) / max(1, len(self.right))
+
+    def share(self, path: str) -> float:
+        return self.paths.count(path) / max(1, len(self.paths))
+
+    def exact_on(self, path: str) -> float:
+        picked = [r for p, r in zip(self.paths, self.right, strict=True) if p == path]
+        return sum(picked) / max(1, len(picked))
+
+
+def _combined(probability: float, likelihood: float, weight: float) -> float:
+    """The rescoring score (`qlang.translate.cascade.Rescoring.score`)."""
+    return likelihood + weight * math.log(max(probability, 1e-300))
+
+
+def _chosen(question: Scored, weight: float) -> tuple[int, float] | None:
+    """The candidate rescoring picks and its log-likelihood per token (None: no candidate)."""
+    likelihoods, candidates = question.likelihoods, question.candidates
+    if not candidates or likelihoods is None:
+        return None
+    best = max(range(len(candidates)),
+               key=lambda i: _combined(candidates[i].probability, likelihoods[i], weight))
+    return best, likelihoods[best] / max(1, len(candidates[best].tokens))
+
+
+def outcome(questions: Sequence[Scored], setting: Setting) -> Outcome:
+    """The cascade of `setting` on each question: which path answers, and whether exactly.
+    Below the threshold the best candidate answers if plausible; else the fine-tuned model's
+    own program competes with it, counted as the least probable candidate."""
+    paths, right = [], []
+    for question in questions:
+        chosen = _chosen(question, setting.weight)
+        if question.probability >= setting.threshold:
+            paths.append("small")
+            right.append(bool(question.exact) and question.exact[0])
+        elif chosen is not None and (setting.plausible is None or chosen[1] >= setting.plausible
+                                     or _candidate_wins(question, chosen[0], setting.weight)):
+            paths.append("rescored")
+            right.append(question.exact[chosen[0]])
+        else:
+            paths.append("finetuned")
+            right.append(question.generated)
+    return Outcome(setting, tuple(paths), tuple(right))
+
+
+def _candidate_wins(question: Scored, best: int, weight: float) -> bool:
+    assert question.likelihoods is not None
+    score = _combined(question.candidates[best].probability, question.likelihoods[best], weight)
+    if question.generated_likelihood is None:  # no program of its own: the candidate answers
+        return True
+    floor = min(c.probability for c in question.candidates)
+    return score > _combined(floor, question.generated_likelihood, weight)
+
+
+def settings(questions: Sequence[Scored], cap: float) -> list[Setting]:
+    """Every setting calibration weighs: the thresholds the dev confidences suggest up to `cap`
+    (each `MARGIN` below a confidence it admits), each weight, each plausibility."""
+    probabilities = sorted({q.probability for q in questions if q.probability < cap}, reverse=True)
+    thresholds = [cap] + [max(p - MARGIN, 0.0) for p in probabilities]
+    levels: list[float | None] = [None]
+    for weight in WEIGHTS:
+        chosen = sorted(c[1] for q in questions if (c := _chosen(q, weight)) is not None)
+        below = sorted({round(q * len(chosen)) for q in PLAUSIBILITY_QUANTILES} - {0, len(chosen)})
+        levels += [(chosen[k - 1] + chosen[k]) / 2 for k in below]  # between two, on neither
+    return [Setting(t, w, p) for t in thresholds for w in WEIGHTS for p in dict.fromkeys(levels)]
+
+
+def choose_setting(questions: Sequence[Scored], cap: float, slack: float = 0.005) -> Outcome:
+    """The cheapest setting exact within `slack` of the best: the lowest threshold (the most
+    questions answered in milliseconds), then the fewest generated, then the most exact."""
+    outcomes = [outcome(questions, s) for s in settings(questions, cap)]
+    best = max(o.exact for o in outcomes)
+    return min((o for o in outcomes if o.exact >= best - slack),
+               key=lambda o: (o.setting.threshold, o.share("finetuned"), -o.exact, o.setting.weight))
+
+
+#: what scores programs for calibration: questions and their programs in, per question each
+#: program's log-likelihood under the fine-tuned model out (`Translator.likelihoods`)
+Likelihoods = Callable[[Sequence[str], Sequence[Sequence[Node]]], "list[list[float]] | None"]
+
+
+def gather(parser: SmallParser, questions: Sequence[str], golds: Sequence[Node],
+           generated: Sequence[Node | None], likelihoods: Likelihoods, cap: float,
+           chunk: int = 16) -> list[Scored]:
+    """Each dev question's candidates, decoded in chunks of `chunk`; for those whose best lies
+    below `cap`, the candidates and the fine-tuned model's own program (`generated`) scored by
+    it (`likelihoods`)."""
+    found = [c for i in range(0, len(questions), chunk)
+             for c in parser.candidates(questions[i:i + chunk])]
+    checked = [[c for c in candidates if c.root is not None] for candidates in found]
+    asked = [i for i, candidates in enumerate(checked) if candidates and candidates[0].probability < cap]
+    scores: dict[int, list[float]] = {}
+    for start in range(0, len(asked), chunk):
+        part = asked[start:start + chunk]
+        programs = [[c.root for c in checked[i] if c.root is not None] + _some(generated[i]) for i in part]
+        got = likelihoods([questions[i] for i in part], programs)
+        if got is None:
+            raise error(QlangError, "usage", "the fallback's backend cannot score programs")
+        scores |= dict(zip(part, got, strict=True))
+    result = []
+    for i, (candidates, gold, own) in enumerate(zip(checked, golds, generated, strict=True)):
+        exact = tuple(c.root is not None and equivalent(c.root, gold) for c in candidates)
+        right = own is not None and equivalent(own, gold)
+        if i not in scores:
+            result.append(Scored(tuple(candidates), exact, None, right))
+            continue
+        mine = scores[i]
+        result.append(Scored(tuple(candidates), exact, tuple(mine[:len(candidates)]), right,
+                             mine[len(candidates)] if own is not None else None))
+    return result
+
+
+def _some(root: Node | None) -> list[Node]:
+    return [] if root is None else [root]

@@ -30,6 +30,8 @@ from qlang.small.tokens import SPECIAL, op_token
 WEIGHTS, CONFIG = "model.safetensors", "config.json"
 #: bounds on the sizes a config may name (the shipped model: 128, 256, 1 and 48)
 MAX_WIDTH, MAX_LAYERS, MAX_LENGTH = 1 << 16, 16, 1024
+#: the largest rescoring weight, and the lowest plausibility, a config may set
+MAX_WEIGHT = 100.0
 _DTYPES: dict[str, np.dtype[Any]] = {"F16": np.dtype("<f2"), "F32": np.dtype("<f4")}
 _DEFAULT = Config((), ())
 
@@ -88,6 +90,8 @@ def _config(data: Any, path: Path) -> Config:
         dropout=_fraction(data, "dropout", path),
         max_length=_integer(data, "max_length", shortest_program(), MAX_LENGTH, path),
         threshold=None if data.get("threshold") is None else _fraction(data, "threshold", path),
+        rescore_weight=_number(data, "rescore_weight", 0, MAX_WEIGHT, path),
+        plausible=None if data.get("plausible") is None else _number(data, "plausible", -MAX_WEIGHT, 0, path),
         notes=data.get("notes", {}))
     if config.hidden % 2:
         raise _bad(path, "'hidden' must be even (the encoder reads each way with half of it)")
@@ -110,9 +114,13 @@ def _integer(data: dict[str, Any], name: str, low: int, high: int, path: Path) -
 
 
 def _fraction(data: dict[str, Any], name: str, path: Path) -> float:
+    return _number(data, name, 0, 1, path)
+
+
+def _number(data: dict[str, Any], name: str, low: float, high: float, path: Path) -> float:
     value = data.get(name, getattr(_DEFAULT, name))
-    if type(value) not in (int, float) or not 0 <= value <= 1:
-        raise _bad(path, f"{name!r} must be a number from 0 to 1, not {_short(value)}")
+    if type(value) not in (int, float) or not low <= value <= high:
+        raise _bad(path, f"{name!r} must be a number from {low:g} to {high:g}, not {_short(value)}")
     return float(value)
 
 

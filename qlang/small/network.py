@@ -48,6 +48,12 @@ class Config:
     max_length: int = 48
     #: the cascade answers with this model when a program's probability reaches this
     threshold: float | None = None
+    #: below the threshold, the weight of a candidate's log-probability under this model beside
+    #: its log-likelihood under the fine-tuned model, which rescores the candidates
+    rescore_weight: float = 0.0
+    #: the least log-likelihood per program token the fine-tuned model must give the candidate
+    #: it chose for it to answer, else it generates (None: it always answers)
+    plausible: float | None = None
     #: how the model was made and measured (free-form, for the model card)
     notes: dict[str, Any] = field(default_factory=dict)
 

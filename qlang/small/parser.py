@@ -68,32 +68,42 @@ class SmallParser:
     def threshold(self) -> float | None:
         return self.network.config.threshold
 
+    @property
+    def rescoring(self) -> tuple[float, float | None]:
+        """The cascade's rescoring below the threshold: the weight of this model's
+        log-probability, and the least plausibility (`Config`)."""
+        return self.network.config.rescore_weight, self.network.config.plausible
+
     def parse(self, questions: Sequence[str], knowledge: Knowledge | None = None) -> list[Decoded]:
         """The best program of each question, decoded together.  `knowledge`: the knowledge in
         use (None: the bundled base), whose words a knowledge operation may copy from the
         question, and which the checker reads: a word only it knows can be written, and no word
         it lacks."""
-        return [self._best(candidates, knowledge) for candidates in beam_search(
-            self.network, self.automaton, questions, self.beam, self._knows(knowledge))]
+        return [self.best(candidates) for candidates in self.candidates(questions, knowledge)]
+
+    def candidates(self, questions: Sequence[str], knowledge: Knowledge | None = None) -> list[list[Decoded]]:
+        """Each question's k best programs (k: the beam), most probable first, decoded together
+        and checked (against `knowledge`, as `parse`): one that does not check has its error
+        and no program."""
+        return [[self._checked(candidate, knowledge) for candidate in candidates]
+                for candidates in beam_search(self.network, self.automaton, questions, self.beam,
+                                              self._knows(knowledge))]
 
     def programs(self, question: str, knowledge: Knowledge | None = None) -> list[Decoded]:
-        """The k best programs of one question (k: the beam), most probable first, those that
-        check (against `knowledge`, as `parse`): the alternatives to its best."""
-        (candidates,) = beam_search(self.network, self.automaton, [question], self.beam,
-                                    self._knows(knowledge))
-        checked = (self._checked(candidate, knowledge) for candidate in candidates)
-        return [parsed for parsed in checked if parsed.root is not None]
+        """The k best programs of one question that check, most probable first: the
+        alternatives to its best."""
+        return [parsed for parsed in self.candidates([question], knowledge)[0] if parsed.root is not None]
 
     def _knows(self, knowledge: Knowledge | None) -> Callable[[str], bool]:
         return self.knows if knowledge is None else knowledge.knows
 
-    @classmethod
-    def _best(cls, candidates: Sequence[Candidate], knowledge: Knowledge | None) -> Decoded:
-        """The most probable candidate that checks (the search admits only such: a candidate
-        refused here would be a bug, reported rather than returned)."""
+    @staticmethod
+    def best(candidates: Sequence[Decoded]) -> Decoded:
+        """The most probable of a question's `candidates` that checks (the search admits only
+        well-typed programs: one the checker refuses repeats an operand or a word the knowledge
+        lacks), or why none does."""
         problem: QlangError | None = None
-        for candidate in candidates:
-            parsed = cls._checked(candidate, knowledge)
+        for parsed in candidates:
             if parsed.root is not None:
                 return parsed
             problem = parsed.error

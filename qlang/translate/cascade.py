@@ -2,25 +2,32 @@
 
 `SmallTranslator` answers every question with the small parser (`qlang.small`), a batch in
 one decoding.  `Cascade` keeps the small parser's program when its probability reaches the
-threshold calibrated on dev (`qlangc calibrate`), and asks the fine-tuned model otherwise;
-each `Translation` says which `path` answered and the small parser's `confidence`, so a
-report can show how often each path answers and how exact each is.
+threshold calibrated on dev (`qlangc calibrate`).  Elsewhere the fine-tuned model *rescores*
+the small parser's checked candidates (its beam, not only its best): each candidate's
+log-likelihood under the fine-tuned model, plus `Rescoring.weight` times its log-probability
+under the small parser, and the best one answers if the fine-tuned model finds it plausible
+(a log-likelihood per token of at least `Rescoring.plausible`); only then, or with no
+candidate, does the fine-tuned model generate.  Scoring a few programs the two models already
+agree on is cheaper and more often right than generating one freely.  Each `Translation` says
+which `path` answered (`small`, `rescored`, `finetuned`) and the small parser's `confidence`,
+so a report can show how often each path answers and how exact each is.
 """
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from qlang.errors import QlangError, error
 from qlang.passes.canonical import canonicalize
 from qlang.syntax import SYNTAXES
-from qlang.translate.translator import Settings, Translates, Translation
+from qlang.translate.translator import Scores, Settings, Translation
 
 if TYPE_CHECKING:  # numpy: loaded with the parser, not with this module
-    from qlang.small.parser import SmallParser
+    from qlang.small.parser import Decoded, SmallParser
 
 _SMALL = Settings(translator="small")
 
@@ -36,46 +43,148 @@ class SmallTranslator:
 
     def translate_many(self, questions: Sequence[str]) -> list[Translation]:
         """Every question decoded in one batch; each is charged its share of the time."""
+        return [self.translation(question, self.parser.best(found), seconds)
+                for question, found, seconds in self.candidates(questions)]
+
+    def candidates(self, questions: Sequence[str]) -> list[tuple[str, list[Decoded], float]]:
+        """Each question with its candidates (`SmallParser.candidates`) and its share of the
+        time they took."""
         start = time.perf_counter()
-        parsed = self.parser.parse(questions, self.settings.knowledge)
+        found = self.parser.candidates(questions, self.settings.knowledge)
         share = (time.perf_counter() - start) / max(1, len(questions))
-        results = []
-        for question, result in zip(questions, parsed, strict=True):
-            translation = Translation(question, raw=[" ".join(result.tokens)], seconds=share,
-                                      completion_tokens=len(result.tokens), path="small",
-                                      confidence=round(result.probability, 6))
-            if result.root is None:
-                translation.error = result.error
-            else:
-                translation.root = canonicalize(result.root)
-                translation.program = SYNTAXES[self.settings.syntax].print(translation.root)
-            results.append(translation)
-        return results
+        return [(question, candidates, share) for question, candidates in zip(questions, found, strict=True)]
+
+    def translation(self, question: str, result: Decoded, seconds: float) -> Translation:
+        translation = Translation(question, raw=[" ".join(result.tokens)], seconds=seconds,
+                                  completion_tokens=len(result.tokens), path="small",
+                                  confidence=round(result.probability, 6))
+        if result.root is None:
+            translation.error = result.error
+        else:
+            translation.root = canonicalize(result.root)
+            translation.program = SYNTAXES[self.settings.syntax].print(translation.root)
+        return translation
+
+
+@dataclass(frozen=True, slots=True)
+class Rescoring:
+    """How the fallback chooses among the small parser's candidates and its own program
+    (calibrated with the threshold: `qlangc calibrate`)."""
+
+    #: the weight of a candidate's log-probability under the small parser, beside its
+    #: log-likelihood under the fine-tuned model
+    weight: float = 0.0
+    #: the least log-likelihood per program token the fine-tuned model must give the candidate
+    #: it chose for it to answer at once; below it the fine-tuned model generates too (-inf:
+    #: never)
+    plausible: float = -math.inf
+
+    def score(self, probability: float, likelihood: float) -> float:
+        return likelihood + self.weight * math.log(max(probability, 1e-300))
+
+
+@dataclass(frozen=True, slots=True)
+class _Choice:
+    """A question's best candidate under both models."""
+
+    candidate: Decoded
+    score: float
+    #: the least probability the small parser gave a candidate: what a generated program
+    #: outside its beam counts as
+    floor: float
+    plausible: bool
 
 
 class Cascade:
-    def __init__(self, small: SmallTranslator, fallback: Translates, threshold: float | None = None) -> None:
+    def __init__(self, small: SmallTranslator, fallback: Scores, threshold: float | None = None,
+                 rescoring: Rescoring | None = None) -> None:
         chosen = small.parser.threshold if threshold is None else threshold
         if chosen is None:
             raise error(QlangError, "usage", "the small model has no calibrated threshold: run "
                         "`qlangc calibrate`, or give --cascade-threshold")
         self.small, self.fallback, self.threshold = small, fallback, chosen
+        if rescoring is None:
+            weight, plausible = small.parser.rescoring
+            rescoring = Rescoring(weight, -math.inf if plausible is None else plausible)
+        self.rescoring = rescoring
         self.settings = replace(fallback.settings, translator="cascade")
 
     @property
     def description(self) -> str:
-        return f"small parser (p >= {self.threshold:g}), else {self.fallback.description}"
+        return (f"small parser (p >= {self.threshold:g}), else {self.fallback.description} "
+                "rescoring its candidates")
 
     def translate(self, question: str) -> Translation:
         return self.translate_many([question])[0]
 
     def translate_many(self, questions: Sequence[str]) -> list[Translation]:
-        results = self.small.translate_many(questions)
-        for i, first in enumerate(results):
-            if first.ok and (first.confidence or 0.0) >= self.threshold:
-                continue
-            second = self.fallback.translate(first.question)
-            second.seconds += first.seconds
-            second.path, second.confidence = self.fallback.settings.translator, first.confidence
-            results[i] = second
+        found = self.small.candidates(questions)
+        results = [self.small.translation(question, self.small.parser.best(candidates), seconds)
+                   for question, candidates, seconds in found]
+        unsure = [i for i, first in enumerate(results)
+                  if not first.ok or (first.confidence or 0.0) < self.threshold]
+        start = time.perf_counter()
+        choices = self._choices([found[i] for i in unsure])
+        share = (time.perf_counter() - start) / max(1, len(unsure))
+        generate = []
+        for i, choice in zip(unsure, choices, strict=True):
+            results[i].seconds += share
+            if choice is not None and choice.plausible:
+                results[i] = self._rescored(results[i], choice.candidate)
+            else:
+                generate.append((i, choice))
+        generated = self.fallback.translate_many([questions[i] for i, _ in generate])
+        start = time.perf_counter()
+        keep = self._keep_generated([(questions[i], c) for i, c in generate], generated)
+        share = (time.perf_counter() - start) / max(1, len(generate))
+        for (i, choice), second, kept in zip(generate, generated, keep, strict=True):
+            if kept:
+                second.seconds += results[i].seconds + share
+                second.path, second.confidence = self.fallback.settings.translator, results[i].confidence
+                results[i] = second
+            else:
+                assert choice is not None
+                results[i].seconds += second.seconds + share
+                results[i] = self._rescored(results[i], choice.candidate)
         return results
+
+    def _rescored(self, first: Translation, candidate: Decoded) -> Translation:
+        translation = self.small.translation(first.question, candidate, first.seconds)
+        translation.path, translation.confidence = "rescored", first.confidence
+        return translation
+
+    def _choices(self, found: Sequence[tuple[str, list[Decoded], float]]) -> list[_Choice | None]:
+        """Per question, its best candidate under both models (None: no candidate, or a
+        backend that cannot score)."""
+        checked = [[c for c in candidates if c.root is not None] for _, candidates, _ in found]
+        asked = [i for i, candidates in enumerate(checked) if candidates]
+        programs = [[c.root for c in checked[i] if c.root is not None] for i in asked]
+        scores = self.fallback.likelihoods([found[i][0] for i in asked], programs)
+        results: list[_Choice | None] = [None] * len(found)
+        if scores is None:  # a backend that only generates
+            return results
+        for i, likelihoods in zip(asked, scores, strict=True):
+            pairs = list(zip(checked[i], likelihoods, strict=True))
+            best, likelihood = max(pairs, key=lambda pair: self.rescoring.score(pair[0].probability, pair[1]))
+            results[i] = _Choice(best, self.rescoring.score(best.probability, likelihood),
+                                 min(c.probability for c in checked[i]),
+                                 likelihood / max(1, len(best.tokens)) >= self.rescoring.plausible)
+        return results
+
+    def _keep_generated(self, asked: Sequence[tuple[str, _Choice | None]],
+                        generated: Sequence[Translation]) -> list[bool]:
+        """Per question, whether the fine-tuned model's own program scores at least as well as
+        the best candidate (a program outside the small parser's beam counted as its least
+        probable candidate)."""
+        compared = [k for k, ((_, choice), second) in enumerate(zip(asked, generated, strict=True))
+                    if choice is not None and second.root is not None]
+        scores = self.fallback.likelihoods([asked[k][0] for k in compared],
+                                           [[root] for k in compared if (root := generated[k].root)])
+        keep = [choice is None for _, choice in asked]  # a failed generation loses to any candidate
+        if scores is None:  # (a backend that scored the candidates scores these too)
+            return keep
+        for k, (likelihood,) in zip(compared, scores, strict=True):
+            choice = asked[k][1]
+            assert choice is not None
+            keep[k] = self.rescoring.score(choice.floor, likelihood) >= choice.score
+        return keep

@@ -14,6 +14,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from qlang.ir import Node
 from qlang.translate.backends import Backend, load_backend
 from qlang.translate.cascade import Cascade, SmallTranslator
 from qlang.translate.translator import Settings, Translates, Translation, Translator
@@ -130,16 +131,20 @@ class Deferred:
     given: what answers must read the same before and after the load (a report of one
     request is the same whichever request came first)."""
 
-    def __init__(self, settings: Settings, description: str, load: Callable[[], Translates]) -> None:
+    def __init__(self, settings: Settings, description: str, load: Callable[[], Translator]) -> None:
         self.settings = settings
         self.description = description
         self._load = load
-        self._translator: Translates | None = None
+        self._translator: Translator | None = None
 
-    def _made(self) -> Translates:
+    def _made(self) -> Translator:
         if self._translator is None:
             self._translator = self._load()
         return self._translator
+
+    def likelihoods(self, questions: Sequence[str],
+                    programs: Sequence[Sequence[Node]]) -> list[list[float]] | None:
+        return self._made().likelihoods(questions, programs) if questions else []
 
     def translate(self, question: str) -> Translation:
         return self._made().translate(question)

@@ -104,6 +104,13 @@ class Translates(Protocol):
     def translate_many(self, questions: Sequence[str]) -> list[Translation]: ...
 
 
+class Scores(Translates, Protocol):
+    """A translator that can also score given programs (the cascade's fallback)."""
+
+    def likelihoods(self, questions: Sequence[str],
+                    programs: Sequence[Sequence[Node]]) -> list[list[float]] | None: ...
+
+
 @cache
 def _grammar(syntax: str, engine: str, vocabulary: bool) -> str:
     return generate(syntax, engine, vocabulary=vocabulary)
@@ -181,6 +188,19 @@ class Translator:
         for result in results:
             result.seconds = share
         return results
+
+    def likelihoods(self, questions: Sequence[str],
+                    programs: Sequence[Sequence[Node]]) -> list[list[float]] | None:
+        """Per question, the log-probability the model gives each of its programs (printed in
+        the translator's syntax) after the question's prompt, all in one batch; None where the
+        backend cannot score (only generate)."""
+        likelihoods = getattr(self.backend, "likelihoods", None)
+        if likelihoods is None:
+            return None
+        printer = SYNTAXES[self.settings.syntax]
+        requests = [self.request(self.prompt(question)[0]) for question in questions]
+        scores: list[list[float]] = likelihoods(requests, [[printer.print(p) for p in ps] for ps in programs])
+        return scores
 
     def _accept(self, result: Translation, generation: Generation) -> bool:
         """Clean, parse and check a generation into `result`; whether it was a program."""

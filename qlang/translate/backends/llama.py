@@ -26,6 +26,7 @@ from qlang.translate import gguf_file
 from qlang.translate.backends import Generation, Request, backend_error
 from qlang.translate.backends.cores import free_cores
 from qlang.translate.backends.guidance import Grammars
+from qlang.translate.backends.likelihood import Likelihoods
 from qlang.translate.models import gguf_model
 from qlang.translate.prompts import CHAT_TEMPLATES
 
@@ -117,6 +118,7 @@ class LlamaCppBackend:
         self._chat = self._chat_formatter()
         self._grammars: dict[str, Any] = {}
         self._guidance: Grammars | None = None
+        self._likelihoods: Likelihoods | None = None
 
     def _chat_formatter(self) -> Callable[[Messages], str] | None:
         metadata = self.llm.metadata
@@ -165,6 +167,20 @@ class LlamaCppBackend:
 
     def _threads(self) -> int:
         return self.threads or free_cores()
+
+    def likelihoods(self, requests: Sequence[Request],
+                    continuations: Sequence[Sequence[str]]) -> list[list[float]]:
+        """Per request, the log-probability the model gives each continuation (its tokens, then
+        the end of the text) after the request's prompt: every request scored in one batch."""
+        if self._likelihoods is None:
+            self._likelihoods = Likelihoods(self.llm, self._llama_cpp)
+
+        def ended(text: str) -> list[int]:
+            return [*self.llm.tokenize(text.encode(), add_bos=False, special=False), self.llm.token_eos()]
+
+        items = [(self.tokens(request), [ended(text) for text in texts])
+                 for request, texts in zip(requests, continuations, strict=True)]
+        return self._likelihoods.score(items, self._threads())
 
     def generate(self, request: Request) -> Generation:
         prompt = self.tokens(request)

@@ -1,0 +1,124 @@
+"""The cascade's fallback rescoring the small parser's candidates, its calibration, the
+fine-tuned model's likelihoods."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import pytest
+
+import qlang
+from qlang.ir import Node
+from qlang.small.calibrate import Scored, Setting, choose_setting, outcome
+from qlang.small.parser import Decoded, SmallParser
+from qlang.syntax import SYNTAXES
+from qlang.translate.cascade import Cascade, Rescoring, SmallTranslator
+from qlang.translate.translator import Settings, Translation
+
+NESTED = SYNTAXES["nested"]
+CUP = "Is the cup red?"
+#: a question unlike GQA's: the small parser is unsure of it
+ODD = "Colorless green ideas sleep furiously; which one?"
+
+
+class Fallback:
+    """A fine-tuned model that prefers programs naming `liked`, and generates `generated`."""
+
+    settings = Settings(translator="finetuned")
+    description = "fake"
+
+    def __init__(self, liked: str | None, generated: str = "exist(select(scene(), dog))") -> None:
+        self.liked, self.generated = liked, generated
+        self.scored: list[str] = []
+        self.asked: list[str] = []
+
+    def likelihoods(self, questions: Sequence[str],
+                    programs: Sequence[Sequence[Node]]) -> list[list[float]] | None:
+        self.scored += questions
+        if self.liked is None:
+            return None
+        return [[-0.01 if self.liked in NESTED.print(p) else -30.0 for p in ps] for ps in programs]
+
+    def translate(self, question: str) -> Translation:
+        return self.translate_many([question])[0]
+
+    def translate_many(self, questions: Sequence[str]) -> list[Translation]:
+        self.asked += questions
+        root = qlang.parse(self.generated)
+        return [Translation(q, program=self.generated, root=root) for q in questions]
+
+
+@pytest.fixture(scope="module")
+def small() -> SmallTranslator:
+    return SmallTranslator(SmallParser.load())
+
+
+def test_a_sure_question_never_reaches_the_fallback(small) -> None:
+    fallback = Fallback("cup")
+    (result,) = Cascade(small, fallback, threshold=0.5).translate_many([CUP])
+    assert result.path == "small" and fallback.scored == fallback.asked == []
+
+
+def test_an_unsure_question_gets_the_candidate_the_fallback_likes(small) -> None:
+    candidates = small.parser.programs(ODD)
+    assert len(candidates) > 1
+    liked = NESTED.print(candidates[-1].root).split("select(scene(), ")[1].split(")")[0]
+    fallback = Fallback(liked)
+    (result,) = Cascade(small, fallback, threshold=1.0, rescoring=Rescoring()).translate_many([ODD])
+    assert result.path == "rescored" and fallback.asked == []
+    assert liked in result.program and result.confidence == pytest.approx(candidates[0].probability, abs=1e-6)
+
+
+def test_the_fallback_generates_where_no_candidate_is_plausible_or_it_cannot_score(small) -> None:
+    for fallback, rescoring in ((Fallback("no such word"), Rescoring(plausible=-1.0)),
+                                (Fallback(None), Rescoring())):
+        (result,) = Cascade(small, fallback, threshold=1.0, rescoring=rescoring).translate_many([ODD])
+        assert result.path == "finetuned" and result.program == fallback.generated
+        assert fallback.asked == [ODD]
+
+
+def test_below_plausible_the_fallbacks_own_program_competes_with_the_candidates(small) -> None:
+    liked = NESTED.print(small.parser.programs(ODD)[-1].root).split("select(scene(), ")[1].split(")")[0]
+    never = Rescoring(plausible=0.0)  # no likelihood per token reaches 0
+    for fallback, path in ((Fallback(liked), "rescored"), (Fallback("dog"), "finetuned")):
+        (result,) = Cascade(small, fallback, threshold=1.0, rescoring=never).translate_many([ODD])
+        assert fallback.asked == [ODD] and result.path == path
+        assert (liked if path == "rescored" else "dog") in result.program
+
+
+def _scored(probabilities: Sequence[float], exact: Sequence[bool], likelihoods: Sequence[float] | None,
+            generated: bool, generated_likelihood: float | None = None) -> Scored:
+    program = qlang.parse("exist(select(scene(), cat))")
+    return Scored(tuple(Decoded(program, p, ("exist", "select", "scene", "cat")) for p in probabilities),
+                  tuple(exact), None if likelihoods is None else tuple(likelihoods), generated,
+                  generated_likelihood)
+
+
+def test_calibration_rescores_where_it_is_right_and_generates_where_nothing_is_plausible() -> None:
+    questions = [
+        _scored([0.99], [True], None, False),                       # sure and right
+        _scored([0.6, 0.3], [False, True], [-9.0, -1.0], False),    # the fine-tuned model's pick
+        _scored([0.5, 0.4], [True, False], [-2.0, -3.0], False),    # the small parser's pick
+        _scored([0.4, 0.3], [False, False], [-40.0, -50.0], True, -5.0),  # implausible: generate
+        _scored([0.4, 0.3], [True, False], [-20.0, -50.0], False, -30.0),  # and still the best
+    ]
+    chosen = choose_setting(questions, cap=0.999, slack=0.0)
+    assert chosen.right == (True, True, True, True, True)
+    assert chosen.paths == ("small", "rescored", "rescored", "finetuned", "rescored")
+    assert chosen.setting.threshold == pytest.approx(0.99 - 1e-6)
+    always = outcome(questions, Setting(0.99 - 1e-6, 0.0, None))
+    assert always.right == (True, True, True, False, True) and always.share("rescored") == 0.8
+
+
+def test_the_fine_tuned_model_scores_the_right_program_above_a_wrong_one_in_any_batch() -> None:
+    from qlang.translate.factory import make
+
+    translator = make(Settings(translator="finetuned"))
+    right, wrong = (qlang.parse(p) for p in ("verify_attr(unique(select(scene(), cup)), color, red)",
+                                             "verify_attr(unique(select(scene(), cup)), color, blue)"))
+    together = translator.likelihoods([CUP, ODD], [[right, wrong], [right]])
+    alone = translator.likelihoods([CUP], [[right]])
+    assert together is not None and alone is not None
+    assert together[0][0] > together[0][1] + 3 and together[0][0] > together[1][0]
+    assert math.isclose(together[0][0], alone[0][0], abs_tol=0.05)
