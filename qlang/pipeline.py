@@ -16,9 +16,7 @@ from __future__ import annotations
 import time
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
-from typing import Any
 
-from qlang.asp.background import NOTHING
 from qlang.asp.options import DEFAULT_OPTIONS, SolveOptions
 from qlang.asp.outcome import Answer
 from qlang.asp.query import Query
@@ -82,17 +80,6 @@ def solve_program(root: Node, scene: str, options: SolveOptions = DEFAULT_OPTION
     return Answered(result.answers, result.complete, root, stages=stages)
 
 
-def with_photo_texts(options: SolveOptions, graph: dict[str, Any]) -> SolveOptions:
-    """The options with the words the photo shows among the documents, each about its object."""
-    from qlang.text.documents import photo_texts
-
-    photo = photo_texts(graph)
-    if not photo:
-        return options
-    background = options.background or NOTHING
-    return replace(options, background=background.with_texts(background.texts.adding(photo)))
-
-
 def load_perceiver(options: Options) -> Future[tuple[Perceiver, float]]:
     """The perceiver, loading in a thread of its own: it does not depend on the program, and its
     libraries and weights load (mostly outside the GIL) while the translator loads and runs."""
@@ -152,7 +139,6 @@ def answer(root: Node, about: Subject, *, options: SolveOptions = ASKED,
             concepts = perceiving.from_program(root)
         perceived = perceiving.perceive(image, concepts, perceiver, about.vision.thresholds, stages)
         scene = perceived.facts
-        options = with_photo_texts(options, perceived.graph)
     if scene is None:
         raise ValueError("answering needs a scene or an image")
     answered = solve_program(root, scene, replace(options, distinct=True), stages=stages)

@@ -83,3 +83,24 @@ def test_explain_quotes_the_document_and_marks_the_span(tmp_path: Path) -> None:
     assert code == 0
     assert json.loads(out)["steps"][-1]["quotes"] == [
         "2747168 (what the sign says, characters 0-12): [[FINALS TODAY]]"]
+
+
+def test_a_scene_s_texts_are_what_its_objects_show(tmp_path: Path) -> None:
+    """A photo's weighted scene (`qlangc perceive`) keeps the words read: solve reads them as
+    documents about their objects, and explain quotes them."""
+    words = {"name": "words", "text": "COFFEE SHOP", "confidence": 0.98, "x": 42, "y": 40, "w": 240, "h": 30,
+             "relations": [{"name": "in", "object": "o1"}]}
+    sign = {"name": "sign", "confidence": 0.9, "x": 20, "y": 20, "w": 280, "h": 70}
+    scene = write(tmp_path / "photo.json", json.dumps({"width": 320, "height": 200,
+                                                      "objects": {"o0": words, "o1": sign}}))
+    program = write(tmp_path / "q.txt", "read(unique(select(scene(), sign)))")
+    code, out, _ = run("solve", "--program", program, "--scene", scene)
+    assert code == 0 and out.split("\t")[0] == "COFFEE SHOP"
+    program = write(tmp_path / "m.txt", 'query(unique(match(scene(), "coffee", "1")), name)')
+    assert run("solve", "--program", program, "--scene", scene)[1].split("\t")[0] == "words"
+    code, out, _ = run("explain", "--program", program.replace("m.txt", "q.txt"), "--scene", scene)
+    assert "      quoted: o0 (the photo, characters 0-11): [[COFFEE SHOP]]" in out.splitlines()
+    broken = {"width": 320, "height": 200, "objects": {"o0": {**words, "text": 3}, "o1": sign}}
+    bad = write(tmp_path / "bad.json", json.dumps(broken))
+    code, _, err = run("solve", "--program", program, "--scene", bad)
+    assert code == 1 and "object o0: 'text' must be a string" in err

@@ -16,7 +16,8 @@ Control gets beside the theory, the scene and the question:
 - the knowledge facts the question's operations read (`query_facts`, by
   `qlang.asp.knowledge_facts.facts`), for the scene's classes;
 - what the question's text operations find in the documents (`Texts`: the bundled WordNet
-  glosses unless others are given) about the scene's objects, as `qlang.asp.text_facts` states it.
+  glosses unless others are given, and the texts the scene's objects show, a photo's words)
+  about the scene's objects, as `qlang.asp.text_facts` states it.
 
 The scene's words are read from clingo, not from the scene's text: the atoms
 ``has_attr(O, A, W)`` of the scene grounded with the rules (`words`), so that the classes the
@@ -73,6 +74,8 @@ class Words:
     together: dict[str, frozenset[str]] = field(default_factory=dict)
     #: each object's names, by its id as the scene writes it (whose documents it has)
     names: dict[str, frozenset[str]] = field(default_factory=dict)
+    #: the texts each object shows (``has_text``: a photo's words), by its id
+    shown: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
 
 #: The scene's words, read when first needed.
@@ -91,10 +94,6 @@ class Background:
         self.rank = rank
         ranking.ready(rank)
         self.texts = texts
-
-    def with_texts(self, texts: Texts) -> Background:
-        """The same knowledge and rules, with the text operations reading `texts`."""
-        return Background(self.knowledge, self.rules, self.rank, texts)
 
     def ontology(self) -> Ontology:
         """What programs over these rules are checked against: GQA's words and the rules' own."""
@@ -164,7 +163,7 @@ class Background:
         asked = Asked.of((f.name, [str(a) for a in f.args[1 + len(SIGNATURES[f.name].operands):]])
                          for f in question if f.name in text_facts.READING)
         if asked:
-            found += text_facts.facts(self.texts.evidence(words().names, asked), question)
+            found += text_facts.facts(self.texts.evidence(words().names, asked, words().shown), question)
         return found
 
     def words(self, scene: str) -> Words:
@@ -190,12 +189,16 @@ class Background:
                 of.setdefault(thing, set()).add(word)
             elif category == _NAME:
                 names.setdefault(from_term(str(thing)), set()).add(word)
+        shown: dict[str, list[str]] = {}
+        for atom in ctl.symbolic_atoms.by_signature("has_text", 2):
+            thing, text = atom.symbol.arguments
+            shown.setdefault(from_term(str(thing)), []).append(from_term(str(text)))
         together: dict[str, set[str]] = {}
         for own in of.values():
             for cls in own:
                 together.setdefault(cls, set()).update(own)
         return Words(frozenset(classes), frozenset(every), {c: frozenset(w) for c, w in together.items()},
-                     {o: frozenset(n) for o, n in names.items()})
+                     {o: frozenset(n) for o, n in names.items()}, {o: tuple(t) for o, t in shown.items()})
 
 
 #: No knowledge base and no rules, what a question given no background is solved against (GQA's

@@ -183,7 +183,7 @@ def explain(query: Query, scene: str, *, answer: str | None = None,
     rules = background.rules
     reads = not text_facts.READING.isdisjoint(f.name for f in query)
     return trace(Answer(found.answer, found.cost), found.atoms, rules, _stated(scene) if rules else (),
-                 background.texts.read() if reads else None)
+                 background.texts.read(background.words(scene).shown) if reads else None)
 
 
 def first_empty(query: Query, scene: str, options: SolveOptions = DEFAULT_OPTIONS) -> EmptyStep | None:

@@ -23,8 +23,9 @@ from dataclasses import dataclass
 
 from qlang.errors import Span
 
-#: What the theory reads of a scene, by arity.
-PREDICATES = {"object": 1, "has_attr": 3, "has_rel": 3, "has_obj_weight": 2}
+#: What the theory reads of a scene, by arity (and the text an object shows, which the text
+#: operations read).
+PREDICATES = {"object": 1, "has_attr": 3, "has_rel": 3, "has_obj_weight": 2, "has_text": 2}
 #: clingo's integers are 32 bits wide: read from text they wrap silently beyond.
 INT_RANGE = range(-(2**31), 2**31)
 

@@ -5,7 +5,9 @@ they are (e.g. GS-VQA's encodings).  A graph object becomes ``object/1``, its na
 name's ontology ancestors as ``has_attr(O, class, C)``, ``has_attr(O, name, N)``, each
 attribute under every category the ontology gives it (``any`` when none does),
 ``hposition``/``vposition`` from the centre of its box in thirds of the image, ``has_rel/3`` and
-``has_obj_weight/2``.
+``has_obj_weight/2``; the text an object shows (a photo's words, its ``"text"``) as
+``has_text(O, T)``, which the theory does not read but the text operations' documents take in
+(`qlang.asp.background`).
 
 An uncertain scene is the same JSON with confidences: an object's ``"confidence"``, and
 attributes and relations written ``{"value": "white", "confidence": 0.86}`` /
@@ -175,6 +177,11 @@ class _Encoder:
         self.lines.append(f"object({o}).")
         self.lines.append(f"has_obj_weight({o}, {weight(self.confidence(obj, oid))}).")
         self.emit(f"has_attr({o}, name, {to_term(name)})", 1.0)
+        text = obj.get("text")
+        if text is not None:
+            if not isinstance(text, str):
+                raise self.fail(f"object {oid}: 'text' must be a string", oid)
+            self.lines.append(f"has_text({o}, {to_term(text)}).")
         for cls in dict.fromkeys([name, *self.ontology.ancestors(name)]):
             self.emit(f"has_attr({o}, class, {to_term(cls)})", 1.0)
         box = [self.number(obj, k, oid) for k in ("x", "y", "w", "h")]

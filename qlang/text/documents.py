@@ -26,10 +26,9 @@ from __future__ import annotations
 import json
 import os
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any
 
 from qlang import jsontext, limits
 from qlang.errors import Diagnostic, QlangError, Source, Span, error, shown
@@ -110,16 +109,8 @@ class Documents:
         return sorted(numbers)
 
 
-#: The source of the texts read from a photo.
+#: The source of the texts a scene's objects show (a photo's words).
 PHOTO = "the photo"
-
-
-def photo_texts(graph: Mapping[str, Any]) -> list[Passage]:
-    """The texts a scene's objects show (a photo's words, its ``text``), each a document about
-    its object."""
-    objects: Mapping[str, Any] = graph.get("objects", {})
-    return [Passage(str(oid), o["text"], PHOTO) for oid, o in objects.items()
-            if isinstance(o, Mapping) and isinstance(o.get("text"), str) and o["text"].strip()]
 
 
 def read(path: str | os.PathLike[str]) -> list[Passage]:

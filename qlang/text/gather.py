@@ -12,11 +12,11 @@ certain.
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from functools import cache
 
 from qlang.text import retrieve, sources
-from qlang.text.documents import Documents, Passage
+from qlang.text.documents import PHOTO, Documents, Passage
 from qlang.text.evidence import NOTHING, Evidence, Found, cost
 from qlang.text.extract import Extraction, Extractor, Lexical, Quote
 from qlang.text.retrieve import Retriever, match
@@ -54,21 +54,20 @@ class Texts:
     retriever: str = retrieve.DEFAULT
     extractor: Callable[[], Extractor] = Lexical
 
-    def adding(self, documents: Sequence[Passage]) -> Texts:
-        """These texts and `documents` too (a photo's words: `documents.photo_texts`)."""
-        if not documents:
-            return self
-        return replace(self, documents=self.read() + Documents(documents))
+    def read(self, shown: Mapping[str, Sequence[str]] | None = None) -> Documents:
+        """The documents (the glosses read where none were given), and after them, each about
+        its object, the texts a scene's objects show (`shown`), numbered as evidence numbers them."""
+        documents = self.documents if self.documents is not None else glosses()
+        photo = [Passage(oid, text, PHOTO) for oid, texts in sorted((shown or {}).items()) for text in texts]
+        return documents + Documents(photo) if photo else documents
 
-    def read(self) -> Documents:
-        """The documents (the glosses read where none were given)."""
-        return self.documents if self.documents is not None else glosses()
-
-    def evidence(self, objects: Mapping[str, Collection[str]], asked: Asked) -> Evidence:
-        """What `asked` finds over a scene's objects (`gather`)."""
+    def evidence(self, objects: Mapping[str, Collection[str]], asked: Asked,
+                 shown: Mapping[str, Sequence[str]] | None = None) -> Evidence:
+        """What `asked` finds over a scene's objects (`gather`), the texts they show (`shown`:
+        a photo's words) among the documents, each about its object."""
         if not asked:
             return NOTHING
-        documents = self.read()
+        documents = self.read(shown)
         return gather(documents, objects, asked, extractor=self.extractor,
                       retriever=lambda: retrieve.retriever(self.retriever, documents))
 

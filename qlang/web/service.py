@@ -99,21 +99,19 @@ class Service:
             with self._one_at_a_time:
                 answered = run(None, str(path), stages)
                 assert answered.perceived is not None
-                explanation = self._explain(answered, answered.perceived.facts, answered.perceived.graph)
+                explanation = self._explain(answered, answered.perceived.facts)
             with stages.time("draw"):
                 picture = _drawn(answered.perceived, path.with_name(".drawn.png"))
         return report.answered(answered, explanation, picture, translator)
 
-    def _explain(self, answered: pipeline.Answered, scene: str, photo: dict[str, Any] | None = None
-                 ) -> Explanation | EmptyStep | None:
+    def _explain(self, answered: pipeline.Answered, scene: str) -> Explanation | EmptyStep | None:
         """The trace of the best answer: which objects each step kept (and the documents a text
-        operation quoted, a `photo`'s words among them); with no answer, the steps up to the
-        first that kept nothing."""
-        options = self.options if photo is None else pipeline.with_photo_texts(self.options, photo)
+        operation quoted); with no answer, the steps up to the first that kept nothing."""
         with answered.stages.time("explain"):
             if not answered.answers:
-                return first_empty(facts(answered.root), scene, options)
-            return explain(facts(answered.root), scene, answer=answered.answers[0].value, options=options)
+                return first_empty(facts(answered.root), scene, self.options)
+            return explain(facts(answered.root), scene, answer=answered.answers[0].value,
+                           options=self.options)
 
 
 def _question(text: str) -> str:
