@@ -5,7 +5,8 @@
 
 `write` decodes every shared question (the shipped model, beam 4) with the qlang on
 `PYTHONPATH` (another checkout's: PYTHONPATH=DIR), so two checkouts' searches can be held to
-the same candidates; `--device` other than numpy decodes with the torch module on that device
+the same candidates, and prints the rate (questions/s, the model loaded and warm up);
+`--device` other than numpy decodes with the torch module on that device
 (`qlang.small.device`).  `compare` counts the questions whose candidates are the same programs
 in the same order, and the largest difference of their log-probabilities, and prints the first
 few that differ.
@@ -15,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import time
 from collections.abc import Sequence
 
 from qlang.paths import GQA_QUESTIONS
@@ -37,14 +39,18 @@ def write(path: str, batch: int, device: str) -> None:
         network = DeviceNetwork(model.load(SMALL_MODEL), device)
     asked = questions()
     ids, found = list(asked), {}
+    beam_search(network, parser.automaton, list(asked.values())[:8], parser.beam, parser.knows)  # warm-up
+    started = time.perf_counter()
     for start in range(0, len(ids), batch):
         chunk = ids[start:start + batch]
         beams = beam_search(network, parser.automaton, [asked[q] for q in chunk], parser.beam, parser.knows)
         found |= {q: [[list(c.tokens), c.logprob] for c in candidates]
                   for q, candidates in zip(chunk, beams, strict=True)}
+    rate = len(ids) / (time.perf_counter() - started)
     with open(path, "w") as out:
         json.dump(found, out)
-    print(f"{len(found)} questions' candidates written to {path}")
+    print(f"{len(found)} questions' candidates written to {path}; decoded at {rate:.0f} questions/s "
+          f"in batches of {batch}")
 
 
 def compare(first: str, second: str) -> None:
