@@ -26,6 +26,7 @@ from functools import cache, cached_property
 from qlang.ontology import Ontology, load
 from qlang.passes.vocabulary import EXTENDED, words
 from qlang.signatures import SIGNATURES, Kind, Signature, Type
+from qlang.small.states import States
 from qlang.small.tokens import EOS, QUESTION, Vocabulary, op_token
 
 #: a slot: an operand of a type, the root (`None`: any answer), or a literal (open, text or not) of
@@ -61,6 +62,11 @@ class Automaton:
 
     def start(self) -> State:
         return State((_ROOT,), None, 0)
+
+    @cached_property
+    def states(self) -> States:
+        """The states a search reaches, numbered, with their masks (kept as long as this is)."""
+        return States(self)
 
     def allowed(self, state: State) -> list[int]:
         """The token ids that may follow (only the end token once the program is complete)."""

@@ -24,14 +24,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cache
 from typing import Protocol
-from weakref import WeakKeyDictionary
 
 import numpy as np
 from threadpoolctl import ThreadpoolController  # type: ignore[import-untyped]
 
 from qlang.small.automaton import Automaton
 from qlang.small.network import Floats, Ints, Mask, Opened
-from qlang.small.states import States
 from qlang.small.tokens import BOS, EOS, PAD, Vocabularies
 
 _NO = float("-inf")
@@ -110,7 +108,7 @@ def _search(network: Decodes, automaton: Automaton, questions: Sequence[str],
     n, size, eos = len(questions), len(target), target.id(EOS)
     source, lengths, copy = encode_questions(network.vocabularies, questions)
     known = _Known(network.vocabularies, questions, copy, knows)
-    states = _states(automaton)
+    states = automaton.states
     rows = network.rows(source, lengths, copy, beam)
     scores = np.full((n, beam), _NO, np.float32)
     scores[:, 0] = 0.0  # one live hypothesis per question to start with
@@ -149,16 +147,6 @@ def _search(network: Decodes, automaton: Automaton, questions: Sequence[str],
         state[writing] = states.advance(state[writing], last[writing])
     return [_candidates(network.vocabularies, questions[q], history[q * beam:(q + 1) * beam], scores[q])
             for q in range(n)]
-
-
-_NUMBERED: WeakKeyDictionary[Automaton, States] = WeakKeyDictionary()
-
-
-def _states(automaton: Automaton) -> States:
-    """The automaton's numbered states, kept as long as it is."""
-    if automaton not in _NUMBERED:
-        _NUMBERED[automaton] = States(automaton)
-    return _NUMBERED[automaton]
 
 
 class _Known:

@@ -10,10 +10,14 @@ numbered as they are first reached, so the table only grows.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
-from qlang.small.automaton import Automaton, State
 from qlang.small.network import Ints, Mask
+
+if TYPE_CHECKING:
+    from qlang.small.automaton import Automaton, State
 
 
 class States:
