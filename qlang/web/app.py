@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -29,41 +28,43 @@ from qlang import limits, pipeline
 from qlang.errors import QlangError, error, printable
 from qlang.integers import integer
 from qlang.web import report
-from qlang.web.service import MAX_QUESTION, MAX_TOP_K, Service
+from qlang.web.service import MAX_QUESTION, MAX_TOP_K, Example, Kept, Service
 from qlang.web.sources import EXAMPLES
-from qlang.web.uploads import BoundedBody, BoundedQueue, Photo
+from qlang.web.uploads import BoundedBody, BoundedQueue, Photo, kept
+from qlang.web.workers import Busy, Failed, Job, OverBudget, Pool
 
 PAGE = Path(__file__).with_name("page.html")
 #: Where the page's settings go: a JSON script element its script reads.
 CONFIG = "{{config}}"
 
-#: What answers a request once its form is read: (text, what it is about, top k) -> report.
-Answer = Callable[[str, Photo | str, int], dict[str, Any]]
+#: What a request is about, as its form says: an uploaded photo, an example photo, or a scene.
+Asked = Photo | Example | str
 
 
-def make_app(service: Service, idle: float = 30.0) -> ASGIApp:
-    """The server's app: the page at `/`, questions at `/api/ask`, programs at `/api/solve`;
-    an upload given up after `idle` seconds without a byte (`BoundedQueue`)."""
+def make_app(pool: Pool, idle: float = 30.0) -> ASGIApp:
+    """The server's app: the page at `/`, questions at `/api/ask`, programs at `/api/solve`,
+    each answered by the pool's workers; an upload given up after `idle` seconds without a byte
+    (`BoundedQueue`)."""
     app = FastAPI(docs_url=None, redoc_url=None, openapi_url=None)
-    page = page_for(service)
 
     @app.get("/", response_class=HTMLResponse)
     async def index() -> HTMLResponse:
-        return HTMLResponse(page)
+        return HTMLResponse(pool.page)
 
     @app.post("/api/ask")
     async def ask(request: Request) -> JSONResponse:
-        return await _answered(request, "question", service, service.ask)
+        return await _answered(request, "question", pool, "ask")
 
     @app.post("/api/solve")
     async def solve(request: Request) -> JSONResponse:
-        return await _answered(request, "program", service, service.solve)
+        return await _answered(request, "program", pool, "solve")
 
     return BoundedQueue(BoundedBody(app), idle)
 
 
 def page_for(service: Service) -> str:
-    """The page, with what this server offers written into it."""
+    """The page, with what this server offers written into it (a worker writes it: the models
+    are the workers')."""
     config = {
         "photos": [{"name": e.name, "title": e.title} for e in EXAMPLES if e.name in service.photos],
         "scenes": [{"key": key, "label": c.label} for key, c in service.scenes.choices.items()],
@@ -75,27 +76,39 @@ def page_for(service: Service) -> str:
     return PAGE.read_text(encoding="utf-8").replace(CONFIG, text)
 
 
-async def _answered(request: Request, field: str, service: Service, answer: Answer) -> JSONResponse:
+async def _answered(request: Request, field: str, pool: Pool, method: str) -> JSONResponse:
     try:
         async with request.form(max_files=1, max_fields=8, max_part_size=limits.PROGRAM.bytes) as form:
-            text, about, top_k = await _read(form, field, service)
-            report = await run_in_threadpool(answer, text, about, top_k)  # the upload's file is open
+            text, about, top_k = await _read(form, field)
+            report = await run_in_threadpool(_asked, pool, method, text, about, top_k)  # the upload is open
     except HTTPException as exc:  # the form itself could not be read (Starlette's, not FastAPI's)
         return _error(f"the request is not a form the page sends ({exc.detail})", exc.status_code)
     except ClientDisconnect:
         return _error("the request ended before its upload did", 400)
     except pipeline.Untranslated as exc:
         return _error(_shown(exc), 422, program=exc.translation.program)
+    except (Busy, OverBudget) as exc:  # the server's capacity, not the request's fault
+        return _error(_shown(exc), 503)
     except QlangError as exc:
         return _error(_shown(exc), 400)
     except Exception as exc:  # a bug: reported as one, and the server goes on
-        message = f"internal error: {type(exc).__name__}: {exc} (please report this as a bug)"
+        said = str(exc) if isinstance(exc, Failed) else f"{type(exc).__name__}: {exc}"
+        message = f"internal error: {said} (please report this as a bug)"
         print(message, file=sys.stderr)
         return _error(message, 500)
     return JSONResponse(report)
 
 
-async def _read(form: FormData, field: str, service: Service) -> tuple[str, Photo | str, int]:
+def _asked(pool: Pool, method: str, text: str, about: Asked, top_k: int) -> dict[str, Any]:
+    """The report of a request, answered by a worker; an uploaded photo is kept as a file for
+    it, named to the worker, and removed when it is answered."""
+    if not isinstance(about, Photo):
+        return pool.answer(Job(method, text, about, top_k))
+    with kept(about) as path:
+        return pool.answer(Job(method, text, Kept(str(path)), top_k))
+
+
+async def _read(form: FormData, field: str) -> tuple[str, Asked, int]:
     """The request's text (a question or a program), what it is about, and how many answers."""
     text = form.get(field)
     if not isinstance(text, str):
@@ -108,14 +121,14 @@ async def _read(form: FormData, field: str, service: Service) -> tuple[str, Phot
         raise error(QlangError, "request",
                     f"the number of answers is a whole number from 1 to {MAX_TOP_K}") from None
     source = form.get("source")
-    about: Photo | str
+    about: Asked
     if source == "photo":
         upload = form.get("photo")
         if not isinstance(upload, UploadFile) or not upload.filename:
             raise error(QlangError, "request", "choose a photo to upload")
         about = Photo(upload.filename, upload.file)
     elif source == "example":
-        about = service.example(str(form.get("example")))
+        about = Example(str(form.get("example")))
     elif source == "scene":
         about = str(form.get("scene"))
     else:

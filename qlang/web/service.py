@@ -1,20 +1,18 @@
-"""Answering for the page: the translator and the perceiver loaded once per server, and each
-request answered on its own, about its own photo or scene, with nothing kept after it.
+"""Answering for the page: the translator and the perceiver loaded once per worker process,
+and each request answered on its own, about its own photo or scene, with nothing kept after it.
 
-Requests are answered one at a time: what answers is one per process and not made to be
+A service answers one request at a time: what answers is one per process and not made to be
 shared between threads (llama.cpp's model, the detector's network, and clingo's deadline
-watcher, which watches one search at a time: `qlang.asp.watchdog`).  What a request does around
-that (reading its upload, keeping the photo, drawing the boxes, encoding the picture) runs
-beside the others.
+watcher, which watches one search at a time: `qlang.asp.watchdog`).  The server runs several,
+one per worker process (`qlang.web.workers`).
 """
 
 from __future__ import annotations
 
 import base64
 import io
-import threading
 from collections.abc import Callable
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -42,6 +40,25 @@ MAX_TOP_K = 20
 Run = Callable[[str | None, str | None, Stages], pipeline.Answered]
 
 
+@dataclass(frozen=True, slots=True)
+class Example:
+    """One of the server's example photos, by name."""
+
+    name: str
+
+
+@dataclass(frozen=True, slots=True)
+class Kept:
+    """An uploaded photo, kept as a file by the server for its request (`uploads.kept`)."""
+
+    path: str
+
+
+#: What a question is about, as a worker is told: an uploaded photo kept, an example photo, or
+#: the key of a scene.
+About = Kept | Example | str
+
+
 class Service:
     """The models and scenes of one server, and the two things the page asks of them."""
 
@@ -57,15 +74,15 @@ class Service:
         self.background = background
         #: how every question is solved, but for the k a request asks
         self.options = replace(pipeline.ASKED, limits=limits, background=background)
-        self._one_at_a_time = threading.Lock()
 
     def example(self, name: str) -> Photo:
         if name not in self.photos:
             raise error(QlangError, "request", f"no example photo {name!r} on this server")
         return Photo(f"{name}.png", io.BytesIO(self.photos[name]))
 
-    def ask(self, question: str, about: Photo | str, top_k: int) -> dict[str, Any]:
-        """Translate and answer `question` about a photo or the scene a key names (`Scenes`)."""
+    def ask(self, question: str, about: About, top_k: int, stages: Stages | None = None) -> dict[str, Any]:
+        """Translate and answer `question` about a photo or the scene a key names (`Scenes`);
+        `stages` times each stage (and may tell it as it starts)."""
         question = _question(question)
 
         def run(scene: str | None, image: str | None, stages: Stages) -> pipeline.Answered:
@@ -73,9 +90,9 @@ class Service:
             return pipeline.ask(question, self.translator, about, options=replace(self.options, top_k=top_k),
                                 stages=stages)
 
-        return self._answer(about, run, self.translator.description)
+        return self._answer(about, run, self.translator.description, stages or Stages())
 
-    def solve(self, program: str, about: Photo | str, top_k: int) -> dict[str, Any]:
+    def solve(self, program: str, about: About, top_k: int, stages: Stages | None = None) -> dict[str, Any]:
         """Answer a program (any syntax; its errors located as `check` shows them)."""
         root = self.background.compile(program, name="program")  # the rules' words are words too
 
@@ -83,25 +100,28 @@ class Service:
             about = pipeline.Subject(scene, image, self.vision, self.perceiver)
             return pipeline.answer(root, about, options=replace(self.options, top_k=top_k), stages=stages)
 
-        return self._answer(about, run, None)
+        return self._answer(about, run, None, stages or Stages())
 
-    def _answer(self, about: Photo | str, run: Run, translator: str | None) -> dict[str, Any]:
-        stages = Stages()
+    def _answer(self, about: About, run: Run, translator: str | None, stages: Stages) -> dict[str, Any]:
         if isinstance(about, str):
-            with self._one_at_a_time:
-                with stages.time("scene"):
-                    scene = self.scenes.facts(about)
-                answered = run(scene, None, stages)
-                explanation = self._explain(answered, scene)
+            with stages.time("scene"):
+                scene = self.scenes.facts(about)
+            answered = run(scene, None, stages)
+            explanation = self._explain(answered, scene)
             picture = report.objects(self.scenes.graph(about))
             return report.answered(answered, explanation, picture, translator)
-        with kept(about) as path:
-            with self._one_at_a_time:
-                answered = run(None, str(path), stages)
-                assert answered.perceived is not None
-                explanation = self._explain(answered, answered.perceived.facts)
-            with stages.time("draw"):
-                picture = _drawn(answered.perceived, path.with_name(".drawn.png"))
+        if isinstance(about, Kept):
+            return self._photo(Path(about.path), run, translator, stages)
+        with kept(self.example(about.name)) as path:
+            return self._photo(path, run, translator, stages)
+
+    def _photo(self, path: Path, run: Run, translator: str | None, stages: Stages) -> dict[str, Any]:
+        """The report of a photo kept at `path` (its drawing is written beside it)."""
+        answered = run(None, str(path), stages)
+        assert answered.perceived is not None
+        explanation = self._explain(answered, answered.perceived.facts)
+        with stages.time("draw"):
+            picture = _drawn(answered.perceived, path.with_name(".drawn.png"))
         return report.answered(answered, explanation, picture, translator)
 
     def _explain(self, answered: pipeline.Answered, scene: str) -> Explanation | EmptyStep | None:
