@@ -23,7 +23,7 @@ from click.testing import CliRunner
 from hypothesis import HealthCheck, settings
 
 from qlang.api import parse
-from qlang.asp_names import from_term
+from qlang.asp_names import from_term, to_term
 from qlang.commands.main import cli
 from qlang.interpret import Scene
 from qlang.ir import Node, op
@@ -160,6 +160,16 @@ def write(path: Path, content: str | bytes) -> str:
 
 
 # --- real scenes and questions -------------------------------------------------------------
+
+def wide_program(classes: int) -> str:
+    """A nested program of 3 × `classes` - 1 distinct steps: `or` over `exist(select(...))` of
+    that many classes, paired up level by level (667 classes: 2,001 steps)."""
+    parts = [f"exist(select(scene(), {to_term(c)}))" for c in sorted(load().classes)[:classes]]
+    while len(parts) > 1:
+        paired = [f"or({a}, {b})" for a, b in zip(parts[::2], parts[1::2], strict=False)]
+        parts = paired + parts[len(paired) * 2:]
+    return parts[0]
+
 
 @cache
 def graphs(name: str) -> dict[str, Any]:

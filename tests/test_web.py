@@ -28,7 +28,7 @@ from playwright.sync_api import Browser, Page, sync_playwright
 from skimage import data
 
 from qlang import api
-from tests.conftest import EMMA, QLANGC, SCENES, serving
+from tests.conftest import EMMA, QLANGC, SCENES, serving, wide_program
 
 #: The emma questions the system answers as GQA does (the fourth goes to the fine-tuned model,
 #: which drops the colour comparison), by question id.
@@ -332,6 +332,23 @@ def test_the_page_says_which_step_kept_nothing(page: Page) -> None:
     assert page.inner_text("#why-none") == "No answer: step #1 select(#0, giraffe) kept no object."
     assert page.inner_text("#steps li.selected").startswith("#1 select(#0, giraffe) → {}")
     assert not page.query_selector_all("#kept rect")  # it kept nothing, and nothing is highlighted
+
+
+def test_a_long_program_shows_its_first_steps_and_folds_the_rest(page: Page) -> None:
+    """2,001 distinct steps: the first 30 and the last shown, the rest on demand, the programs
+    in boxes of their own, so the page stays about a screen long (it was 65,000 pixels)."""
+    page.check("input[name=source][value=scene]")
+    page.select_option("#scene", "emma_sceneGraphs.json/2353884")
+    page.fill("#question", "Who wears shorts?")
+    assert _press(page, "#ask") == "done"
+    page.fill("#program", wide_program(667))
+    assert _press(page, "#solve") == "done", page.inner_text("#error")
+    shown = page.query_selector_all("#steps li")
+    assert len(shown) == 32 and shown[-1].inner_text().startswith("#2000 or(")
+    assert page.inner_text("#more-steps") == "show the 1970 steps between"
+    assert page.evaluate("document.documentElement.scrollHeight") < 4_000
+    page.click("#more-steps")
+    assert len(page.query_selector_all("#steps li")) == 2001
 
 
 def test_the_page_shows_what_is_wrong_with_a_bad_upload_and_goes_on(page: Page, photos: Path) -> None:
