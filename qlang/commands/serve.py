@@ -38,8 +38,8 @@ if TYPE_CHECKING:
               help="Seconds for solving a question.")
 @click.option("--idle-timeout", type=Bounded(min=0, max=3_600, min_open=True), default=30.0,
               show_default=True, help="Seconds an upload may send nothing before it is given up.")
-@click.option("--workers", type=click.IntRange(1, 64), default=2, show_default=True,
-              help="Worker processes answering at once, each with its own models.")
+@click.option("--workers", type=click.IntRange(1, 64), default=4, show_default=True,
+              help="Worker processes answering at once, each with its own models (0.3-0.7 GB each).")
 @click.option("--budget", type=Bounded(min=0, max=86_400, min_open=True), default=60.0, show_default=True,
               help="Seconds a request may take in its worker, translating, perceiving and solving "
                    "together: past it, the answer is 'cannot tell' and the worker is replaced.  (The "
