@@ -50,6 +50,8 @@ class Answered:
     stages: Stages = field(default_factory=Stages)
     #: a photo's "no" withheld: the words of the program its perceiver cannot see
     unseen: tuple[str, ...] = ()
+    #: why a "no" about each of `unseen` is no evidence (`qlang.vision.recall.why`)
+    doubts: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -143,11 +145,12 @@ def answer(root: Node, about: Subject, *, options: SolveOptions = ASKED,
         raise ValueError("answering needs a scene or an image")
     answered = solve_program(root, scene, replace(options, distinct=True), stages=stages)
     if perceived is not None and perceiver is not None and answered.answers:
-        from qlang.vision.recall import blind_no
+        from qlang.vision.recall import blind_no, why
         from qlang.vision.sight import SIGHTS
 
-        unseen = blind_no(SIGHTS[perceiver.name], root, answered.answers[0].value,
-                          about.vision.thresholds.detection)
+        sight, threshold = SIGHTS[perceiver.name], about.vision.thresholds.detection
+        unseen = blind_no(sight, root, answered.answers[0].value, threshold)
         if unseen:  # a "no" about what the perceiver cannot see is no answer
-            return replace(answered, answers=(), perceived=perceived, unseen=unseen)
+            doubts = tuple(why(sight, word, threshold) for word in unseen)
+            return replace(answered, answers=(), perceived=perceived, unseen=unseen, doubts=doubts)
     return replace(answered, perceived=perceived)

@@ -122,11 +122,22 @@ def _timeless(report: dict[str, Any]) -> dict[str, Any]:
     return {**report, "translation": translation, "timings": [t["stage"] for t in report["timings"]]}
 
 
+def test_the_reason_for_cannot_tell_is_the_perceivers_own(server: Server, photos: Path) -> None:
+    """COCO's detector knows spoons, but misses coffee's at the page's threshold as it missed
+    it among the labelled photos: the page says so, not that no perceiver knows spoons."""
+    fields = {"source": "photo", "question": "Is there a spoon?", "top_k": "1"}
+    status, report = server.post("/api/ask", fields, photos / "coffee.png")
+    assert (status, report["answers"], report["cannot_tell"]) == (200, [], ["spoon"])
+    why = "the ssd detector found 0 of 1 spoon in the labelled photos at >= 0.4"
+    assert report["cannot_tell_why"] == [why]
+
+
 def test_a_no_about_what_no_perceiver_sees_is_cannot_tell(server: Server, photos: Path) -> None:
     """The detector knows no flags: "Is there a flag?" has no answer, and the report says why."""
     fields = {"source": "photo", "question": "Is there a flag?", "top_k": "1"}
     status, report = server.post("/api/ask", fields, photos / "coffee.png")
     assert (status, report["answers"], report["cannot_tell"]) == (200, [], ["flag"])
+    assert report["cannot_tell_why"] == ["no perceiver knows 'flag'"]
     # nothing at all seen (the detector looked for flags alone), or no flag among what was seen
     assert report["empty"]["call"] in ("scene()", "select(#0, flag)")
     assert report["empty"]["what"] == "kept no object"

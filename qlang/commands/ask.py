@@ -76,11 +76,7 @@ def ask(question: str, scene: str | None, image: str | None, image_id: str | Non
     assert answered.translation is not None
     answers = ", ".join(a.value for a in answered.answers) or "(no answer)"
     if answered.unseen:
-        from qlang.vision.recall import why
-        from qlang.vision.sight import SIGHTS
-
-        sight = SIGHTS[vision.backend]
-        answers = f"cannot tell ({'; '.join(why(sight, word) for word in answered.unseen)})"
+        answers = f"cannot tell ({'; '.join(answered.doubts)})"
     click.echo(f"answer:  {answers}")
     click.echo(f"program: {answered.translation.program}")
     click.echo(f"time:    {stages.line()}")

@@ -100,9 +100,9 @@ def sureness(sight: Sight, cls: str, threshold: float | None = None) -> float:
     return 1.0 if measured is None else measured.of(cls)
 
 
-def why(sight: Sight, word: str) -> str:
+def why(sight: Sight, word: str, threshold: float | None = None) -> str:
     """Why a "no" about a word of a program is no evidence (`blind_no` found it so)."""
-    return doubt(sight, word) or f"no perceiver knows '{word}'"
+    return doubt(sight, word, threshold) or f"no perceiver knows '{word}'"
 
 
 def blind_no(sight: Sight, root: Node, answer: str, threshold: float | None = None) -> tuple[str, ...]:

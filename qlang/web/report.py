@@ -31,8 +31,10 @@ def answered(result: Answered, explanation: Explanation | EmptyStep | None,
     program was given)."""
     return {
         "answers": [answer(a.value, a.cost, a.rank) for a in result.answers],
-        #: the words no perceiver in use can see, where the answer would have been a blind "no"
+        #: the words no perceiver in use can see, where the answer would have been a blind "no",
+        #: and why a "no" about each is no evidence
         "cannot_tell": list(result.unseen),
+        "cannot_tell_why": list(result.doubts),
         "complete": result.complete,
         "translation": None if result.translation is None else translation(result.translation, translator),
         "programs": programs(result.root),
