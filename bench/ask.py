@@ -2,7 +2,8 @@
 
     .venv/bin/python bench/ask.py [--repeat 5] [--checkout DIR ...]
 
-Each case (a question about the README's scene, and one about scikit-image's `coffee` photo) runs
+Each case (a question about the README's scene, one about scikit-image's `coffee` photo, and one
+about a tree on scikit-learn's `china` photo, where regions are classified and stuff is found) runs
 `repeat` times in a new process; with `--checkout`, the same runs interleave between this tree and
 each other checkout (run with ``PYTHONPATH=DIR``, its own `qlang.cli` or `qlang.commands.main`),
 so that a noisy machine weighs on all of them alike.  Prints the median wall time per case and
@@ -24,11 +25,15 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def cases() -> dict[str, list[str]]:
+    import sklearn
     from skimage import data_dir
 
+    china = os.path.join(os.path.dirname(sklearn.__file__), "datasets", "images", "china.jpg")
     return {
         "ask --scene": ["Who wears shorts?", "--scene", str(ROOT / "examples" / "scene_2353884.json")],
         "ask --image": ["Is there a cup on the table?", "--image", os.path.join(data_dir, "coffee.png")],
+        # a class COCO lacks, outdoors: the classifier on regions and the stuff cues both look
+        "ask --image, a tree": ["Is there a tree?", "--image", china],
     }
 
 

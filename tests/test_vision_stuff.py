@@ -58,6 +58,9 @@ def test_a_scene_label_names_what_such_scenes_show() -> None:
     assert regions.names("daisy") == ["daisy"]
 
 
-def test_the_grid_cells_are_regions_too() -> None:
+def test_the_grid_cells_are_regions_too_where_no_object_was_detected() -> None:
     cells = regions.proposals([], 300, 300)[1:]
     assert len(cells) == regions.GRID ** 2 and SeenBox(0, 0, 100, 100) in cells
+    beside = regions.proposals([], 300, 300, [SeenBox(0, 0, 140, 300)])[1:]
+    assert SeenBox(0, 0, 100, 100) not in beside and SeenBox(100, 0, 200, 100) in beside, "less than half"
+    assert len(beside) == regions.GRID ** 2 - regions.GRID

@@ -60,10 +60,12 @@ def _answers(name: str, cls: str) -> bool:
     return name == cls or cls in load().ancestors(name) or kind_of(name, cls)
 
 
-def proposals(boxes: Iterable[tuple[float, SeenBox]], width: int, height: int) -> list[SeenBox]:
+def proposals(boxes: Iterable[tuple[float, SeenBox]], width: int, height: int,
+              detected: Iterable[SeenBox] = ()) -> list[SeenBox]:
     """The regions to name: the whole image and the detector's boxes of at least `PROPOSED`,
     likeliest first, one of those that cover the same pixels, at most `REGIONS`; then the
-    grid's cells."""
+    grid's cells that no `detected` object's box covers half of (a cell of a cat is part of
+    a cat, which ImageNet calls a cougar)."""
     chosen: list[SeenBox] = [SeenBox(0, 0, width, height)]
     for score, box in sorted(boxes, key=lambda sb: -sb[0]):
         if len(chosen) >= REGIONS:
@@ -73,7 +75,8 @@ def proposals(boxes: Iterable[tuple[float, SeenBox]], width: int, height: int) -
             chosen.append(box)
     w, h = width / GRID, height / GRID
     cells = [SeenBox(j * w, i * h, (j + 1) * w, (i + 1) * h) for i in range(GRID) for j in range(GRID)]
-    return chosen + cells
+    seen = list(detected)
+    return chosen + [cell for cell in cells if all(cell.intersection(box) < cell.area / 2 for box in seen)]
 
 
 def iou(a: SeenBox, b: SeenBox) -> float:

@@ -81,7 +81,8 @@ class SSD:
                                  (d.name for d in perception.objects))
         if unnamed:
             with perception.stages.time("classify regions"):
-                found = regions.name(image, regions.proposals(boxes, width, height), unnamed)
+                proposed = regions.proposals(boxes, width, height, [d.box for d in perception.objects])
+                found = regions.name(image, proposed, unnamed)
             found = [d for d in found if d.confidence >= thresholds.detection]
             perception.objects = regions.merge(perception.objects, found)[:thresholds.objects]
         if asked := stuff.CLASSES if concepts is None else stuff.CLASSES & concepts.classes:
