@@ -59,7 +59,7 @@ from qlang.seek import GRAPHS, TOOLS, Bounds, Context, load_planner, seek
 from qlang.seek.memory import Memory, Programmed
 from qlang.signatures import END, SIGNATURES
 from qlang.syntax import gqa
-from qlang.vision.recall import blind_no
+from qlang.vision.recall import blind_no, why
 
 #: the first labelled photos (9 photos, 39 questions), reported whole
 PHOTOS = package_data("seek", "photos.json")
@@ -359,10 +359,10 @@ def _fixed(item: Item, root: Node | None, context: Context,
     if not memory.solved.answers:
         return None, memory.solved.error or "no answer", steps, program
     answer = memory.solved.answers[0].value
-    blind = blind_no(context.sight, memory.root, answer, context.vision.thresholds.detection) \
-        if refuse and item.image is not None else ()
+    sight, threshold = context.sight, context.vision.thresholds.detection
+    blind = () if not refuse or item.image is None else blind_no(sight, memory.root, answer, threshold)
     if blind:
-        return None, f"no perceiver knows {', '.join(map(repr, blind))}", steps, program
+        return None, "; ".join(why(sight, word, threshold) for word in blind), steps, program
     return answer, "the best answer", steps, program
 
 
