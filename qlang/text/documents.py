@@ -98,8 +98,11 @@ class Documents:
         """
         passage = self.documents[number]
         text = passage.text
-        before = ("…" if start > context else "") + text[max(0, start - context):start]
-        after = text[end:end + context] + ("…" if len(text) > end + context else "")
+        before, after = text[max(0, start - context):start], text[end:end + context]
+        if start > context:  # cut at a space, not in a word
+            before = "…" + before[before.find(" ") + 1:]
+        if len(text) > end + context:
+            after = after[:after.rfind(" ")] + "…"
         return (f"{passage.about} ({passage.source}, characters {start}-{end}): "
                 f"{before}[[{text[start:end]}]]{after}")
 
