@@ -60,19 +60,6 @@ class Encoded:
     prompt_length: int
 
 
-def pick_device(requested: str = "auto") -> str:
-    """`auto`: CUDA where present, else Apple's MPS, else the CPU."""
-    import torch
-
-    if requested != "auto":
-        return requested
-    if torch.cuda.is_available():
-        return "cuda"
-    if torch.backends.mps.is_available():
-        return "mps"
-    return "cpu"
-
-
 def encode(tokenizer: Any, pairs: Sequence[Pair], syntax: str) -> list[Encoded]:
     """Prompt and program tokenized apart, as llama.cpp sees them when it decodes."""
     result = []
@@ -133,7 +120,7 @@ def train(pairs: Sequence[Pair], base: Path, out: Path, settings: TrainSettings 
     run = settings.loop
     loop.same_run(out, {"settings": loop.record(settings), "base": str(base), "pairs": len(pairs)})
     torch.manual_seed(run.seed)
-    device = pick_device(settings.device)
+    device = loop.pick_device(settings.device)
     tokenizer = AutoTokenizer.from_pretrained(base, local_files_only=True)
     model = _wrap(AutoModelForCausalLM.from_pretrained(base, local_files_only=True,
                                                        dtype=torch.float32), settings)

@@ -58,6 +58,19 @@ class LoopSettings:
         return max(1, round(self.warmup * total))
 
 
+def pick_device(requested: str = "auto") -> str:
+    """`auto`: CUDA where present, else Apple's MPS, else the CPU."""
+    import torch
+
+    if requested != "auto":
+        return requested
+    if torch.cuda.is_available():
+        return "cuda"
+    if torch.backends.mps.is_available():
+        return "mps"
+    return "cpu"
+
+
 def record(settings: Any) -> dict[str, Any]:
     """A trainer's settings (a dataclass with a `loop` field) as one flat record, the loop's
     fields in its place: what run.json and train.json hold, as they did before the loop's
