@@ -68,8 +68,11 @@ class Texts:
         if not asked:
             return NOTHING
         documents = self.read(shown)
+        # the run's documents are indexed once a process; with a scene's own texts, once a
+        # question (kept, every photo a server is asked about would stay in memory)
+        index = retrieve.retriever if documents is self.read() else retrieve.build
         return gather(documents, objects, asked, extractor=self.extractor,
-                      retriever=lambda: retrieve.retriever(self.retriever, documents))
+                      retriever=lambda: index(self.retriever, documents))
 
 
 #: The bundled glosses, searched by bm25 and the lexical extractor.

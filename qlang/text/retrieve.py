@@ -99,13 +99,18 @@ RETRIEVERS: dict[str, Callable[[Documents], Retriever]] = {"bm25": BM25, "dense"
 DEFAULT = "bm25"
 
 
+def build(name: str, documents: Documents) -> Retriever:
+    """The retriever `name` over `documents`."""
+    if name not in RETRIEVERS:
+        raise error(QlangError, "text", f"no retriever {name!r} (one of {', '.join(RETRIEVERS)})")
+    return RETRIEVERS[name](documents)
+
+
 @cache
 def retriever(name: str, documents: Documents) -> Retriever:
     """The retriever `name` over `documents`, built once per process (the same `Documents`
     object answers every question of a run)."""
-    if name not in RETRIEVERS:
-        raise error(QlangError, "text", f"no retriever {name!r} (one of {', '.join(RETRIEVERS)})")
-    return RETRIEVERS[name](documents)
+    return build(name, documents)
 
 
 @dataclass(frozen=True, slots=True)
