@@ -139,3 +139,18 @@ def test_the_web_page_shows_the_quoted_span_under_the_answer() -> None:
     explanation = explain(program, scene, options=SolveOptions(background=Background(texts=TEXTS)))
     assert report.quoted(explanation) == [
         "3 (reviews, characters 40-51): The bass is weak, but the battery lasts [[forty hours]]."]
+
+
+def test_extraction_reads_only_the_documents_of_what_the_input_may_hold() -> None:
+    """The extractor is the slow part: it runs over the headphones' documents, not the speaker's."""
+    read: list[list[int]] = []
+
+    class Counting(Lexical):
+        def __call__(self, documents: Documents, numbers: Any, question: str) -> Any:
+            read.append(list(numbers))
+            return super().__call__(documents, numbers, question)
+
+    texts = Texts(DOCUMENTS, extractor=Counting)
+    assert [a for a, _ in answers('extract(select(scene(), headphones), "How long does the battery last?")',
+                                  texts)] == ["forty hours"]
+    assert sorted(read) == [[0], [1]]  # objects 2 and 3; not the speaker's notes (2)

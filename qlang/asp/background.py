@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import atexit
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cache
 
 import clingo
@@ -46,6 +46,7 @@ from qlang.errors import Diagnostic, Source
 from qlang.ir import Node
 from qlang.knowledge.graph import Knowledge
 from qlang.ontology import Ontology, load
+from qlang.passes.lower import Fact
 from qlang.rules.check import Rules
 from qlang.rules.language import CLASS, Literal, Term, Var, Word
 from qlang.rules.statements import add, lower
@@ -163,6 +164,7 @@ class Background:
         asked = Asked.of((f.name, [str(a) for a in f.args[1 + len(SIGNATURES[f.name].operands):]])
                          for f in question if f.name in text_facts.READING)
         if asked:
+            asked = replace(asked, within=_asked_of(question, words()))
             found += text_facts.facts(self.texts.evidence(words().names, asked, words().shown), question)
         return found
 
@@ -199,6 +201,19 @@ class Background:
                 together.setdefault(cls, set()).update(own)
         return Words(frozenset(classes), frozenset(every), {c: frozenset(w) for c, w in together.items()},
                      {o: frozenset(n) for o, n in names.items()}, {o: tuple(t) for o, t in shown.items()})
+
+
+def _asked_of(question: Query, words: Words) -> dict[str, frozenset[str]]:
+    """Per question an ``extract`` asks, the objects its input may hold: those named by a class
+    its input's objects may have (`knowledge_facts.starts`, as a knowledge walk starts)."""
+    steps: dict[int | str, Fact] = {f.args[0]: f for f in question}
+    within: dict[str, set[str]] = {}
+    for fact in question:
+        if fact.name == "extract":
+            classes = knowledge_facts.starts(steps, fact, set(words.classes), words.together)
+            within.setdefault(str(fact.args[2]), set()).update(
+                oid for oid, names in words.names.items() if not classes.isdisjoint(names))
+    return {question: frozenset(objects) for question, objects in within.items()}
 
 
 #: No knowledge base and no rules, what a question given no background is solved against (GQA's

@@ -12,7 +12,7 @@ certain.
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 
 from qlang.text import retrieve, sources
@@ -30,6 +30,9 @@ class Asked:
     matches: frozenset[str] = frozenset()
     questions: frozenset[str] = frozenset()
     reads: bool = False
+    #: per question, the objects whose documents may answer it (the objects its input may hold;
+    #: extraction is the slow part), where fewer than all
+    within: Mapping[str, frozenset[str]] = field(default_factory=dict)
 
     def __bool__(self) -> bool:
         return bool(self.matches or self.questions or self.reads)
@@ -94,20 +97,23 @@ def gather(documents: Documents, objects: Mapping[str, Collection[str]], asked: 
     owned = {oid: numbers for oid, names in objects.items() if (numbers := documents.about([oid, *names]))}
     matches = {text: {m.key: cost(m.weight) for m in match(retriever(), text, owned, len(owned))}
                for text in sorted(asked.matches)} if owned else {}
-    answers = _answers(documents, owned, asked.questions, extractor()) if asked.questions and owned else {}
+    answers = _answers(documents, owned, asked, extractor()) if asked.questions and owned else {}
     shown = {oid: tuple(_whole(documents, n) for n in numbers)
              for oid in objects if asked.reads and (numbers := documents.about([oid]))}
     return Evidence(matches, answers, shown)
 
 
-def _answers(documents: Documents, owned: Mapping[str, Sequence[int]], questions: Collection[str],
+def _answers(documents: Documents, owned: Mapping[str, Sequence[int]], asked: Asked,
              extractor: Extractor) -> dict[str, dict[str, Found]]:
-    """Each question's answer from each object's documents, extracted once per set of documents
-    (the objects of one class share theirs)."""
+    """Each question's answer from each object's documents it may be asked of, extracted once per
+    set of documents (the objects of one class share theirs)."""
     answers: dict[str, dict[str, Found]] = {}
-    for question in sorted(questions):
+    for question in sorted(asked.questions):
         spans: dict[tuple[int, ...], Found | None] = {}
+        within = asked.within.get(question)
         for oid, numbers in sorted(owned.items()):
+            if within is not None and oid not in within:
+                continue
             key = tuple(numbers)
             if key not in spans:
                 spans[key] = _span(documents, extractor(documents, numbers, question))
