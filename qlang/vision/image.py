@@ -44,8 +44,10 @@ def read(path: str | Path) -> Image:
         limits.check_file(path, limits.IMAGE)  # no FIFO or device is opened
         # Pillow reads from memory: a damaged PNG claiming a chunk of gigabytes would have it
         # allocate them from a file, where from memory it gets only what the file holds.
-        data = io.BytesIO(limits.read(path, limits.IMAGE))
-        with warnings.catch_warnings(), PILImage.open(data) as picture:
+        # Closed when read, whatever happens: an error's traceback keeps this frame, and the
+        # photo with it, until the error is handled (a busy server held dozens so).
+        with io.BytesIO(limits.read(path, limits.IMAGE)) as data, warnings.catch_warnings(), \
+                PILImage.open(data) as picture:
             warnings.simplefilter("ignore")  # Pillow's notes on odd metadata, printed as source lines
             _check_pixels(str(path), picture.size)
             return _rgb(str(path), ImageOps.exif_transpose(picture))
