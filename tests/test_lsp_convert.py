@@ -13,7 +13,7 @@ from pygls.uris import from_fs_path, to_fs_path
 from pytest_lsp import LanguageClient
 
 from qlang import api
-from tests.test_lsp import client, real_program
+from tests.lsp_client import client, real_program
 
 __all__ = ["client"]  # the server, started once for this module too
 
