@@ -26,6 +26,8 @@ def test_a_documents_file_reads_about_text_and_source() -> None:
     ('{"about": "  ", "text": "x"}', 2, '"about" must be a non-empty string'),
     ('{"about": "cup", "text": "x", "url": "y"}', 31, "a document has no field 'url'"),
     ('{"about": "cup", "text": "x", "deep": ' + "[" * 300 + "]" * 300 + "}", 238, "nested deeper"),
+    ('{"about": "cup", "text": "a\\u0000b"}', 18, '"text" holds NUL'),
+    ('{"about": "\\u0000", "text": "x"}', 2, '"about" holds NUL'),
 ])
 def test_a_bad_line_is_an_error_at_its_line_and_column(line: str, column: int, message: str) -> None:
     data = f'{{"about": "cup", "text": "fine"}}\n{line}\n'.encode()

@@ -177,6 +177,8 @@ def _field(value: dict[str, object], key: str, text: str, number: int, name: str
     if len(found) > most:
         raise _error(f'"{key}" holds {len(found):,} characters (at most {most:,})', text, number, name,
                      *where)
+    if "\0" in found:  # no solver can be handed it (the JSON reader refuses lone surrogates)
+        raise _error(f'"{key}" holds NUL, which is no text', text, number, name, *where)
     return found
 
 
