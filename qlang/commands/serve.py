@@ -59,7 +59,7 @@ def serve(host: str, port: int, scene_files: tuple[str, ...], timeout: float, id
     import uvicorn
 
     from qlang.web.app import make_app, page_for
-    from qlang.web.workers import Pool
+    from qlang.web.workers import Workers
 
     vision = take_options(options)
     settings, models = translator_from(options)
@@ -68,7 +68,7 @@ def serve(host: str, port: int, scene_files: tuple[str, ...], timeout: float, id
                      rules, rank, texts, timeout)
     try:
         listening = _listen(host, port)  # first: a port in use is said before models load
-        pool = Pool(partial(_service, recipe), page_for, workers=workers, waiting=waiting, budget=budget)
+        pool = Workers(partial(_service, recipe), page_for, workers=workers, waiting=waiting, budget=budget)
     except QlangError as exc:
         fail(exc)
     try:

@@ -31,7 +31,7 @@ from qlang.web import report
 from qlang.web.service import MAX_QUESTION, MAX_TOP_K, Example, Kept, Service
 from qlang.web.sources import EXAMPLES
 from qlang.web.uploads import BoundedBody, BoundedQueue, Photo, kept
-from qlang.web.workers import Busy, Failed, Job, OverBudget, Pool
+from qlang.web.workers import Busy, Failed, OverBudget, ServiceCall, Workers
 
 PAGE = Path(__file__).with_name("page.html")
 #: Where the page's settings go: a JSON script element its script reads.
@@ -41,7 +41,7 @@ CONFIG = "{{config}}"
 Asked = Photo | Example | str
 
 
-def make_app(pool: Pool, idle: float = 30.0) -> ASGIApp:
+def make_app(pool: Workers, idle: float = 30.0) -> ASGIApp:
     """The server's app: the page at `/`, questions at `/api/ask`, programs at `/api/solve`,
     each answered by the pool's workers; an upload given up after `idle` seconds without a byte
     (`BoundedQueue`)."""
@@ -76,7 +76,7 @@ def page_for(service: Service) -> str:
     return PAGE.read_text(encoding="utf-8").replace(CONFIG, text)
 
 
-async def _answered(request: Request, field: str, pool: Pool, method: str) -> JSONResponse:
+async def _answered(request: Request, field: str, pool: Workers, method: str) -> JSONResponse:
     try:
         async with request.form(max_files=1, max_fields=8, max_part_size=limits.PROGRAM.bytes) as form:
             text, about, top_k = await _read(form, field)
@@ -99,13 +99,13 @@ async def _answered(request: Request, field: str, pool: Pool, method: str) -> JS
     return JSONResponse(report)
 
 
-def _asked(pool: Pool, method: str, text: str, about: Asked, top_k: int) -> dict[str, Any]:
+def _asked(pool: Workers, method: str, text: str, about: Asked, top_k: int) -> dict[str, Any]:
     """The report of a request, answered by a worker; an uploaded photo is kept as a file for
     it, named to the worker, and removed when it is answered."""
     if not isinstance(about, Photo):
-        return pool.answer(Job(method, text, about, top_k))
+        return pool.answer(ServiceCall(method, text, about, top_k))
     with kept(about) as path:
-        return pool.answer(Job(method, text, Kept(str(path)), top_k))
+        return pool.answer(ServiceCall(method, text, Kept(str(path)), top_k))
 
 
 async def _read(form: FormData, field: str) -> tuple[str, Asked, int]:

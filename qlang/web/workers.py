@@ -61,7 +61,7 @@ class Failed(Exception):
 
 
 @dataclass(frozen=True, slots=True)
-class Job:
+class ServiceCall:
     """A request as a worker answers it: `Service.ask` or `Service.solve`, and their arguments."""
 
     method: str
@@ -102,7 +102,7 @@ def _serve(build: Build, page: Page, connection: Connection) -> None:
         return
     while True:
         try:
-            job: Job = connection.recv()
+            job: ServiceCall = connection.recv()
         except (EOFError, OSError):
             return
         tempfile.tempdir = None  # the server's TMPDIR again, not the last job's folder
@@ -141,7 +141,7 @@ def _one_thread_each() -> None:
 LONG, YIELDING = 1.0, 10
 
 
-def _renice(worker: _Worker, niceness: int) -> bool:
+def _renice(worker: _Process, niceness: int) -> bool:
     """Set every thread of the worker to `niceness`; False where that is not allowed."""
     try:
         for thread in os.listdir(f"/proc/{worker.process.pid}/task"):
@@ -151,7 +151,7 @@ def _renice(worker: _Worker, niceness: int) -> bool:
     return True
 
 
-class _Worker:
+class _Process:
     """A worker process, its end of the pipe, and the folder of the job it is answering."""
 
     def __init__(self, context: Any, build: Build, page: Page) -> None:
@@ -183,14 +183,14 @@ class _Worker:
             shutil.rmtree(self.folder, ignore_errors=True)
 
 
-class Pool:
+class Workers:
     """`workers` processes each running `build()`'s service; requests answered by `answer`."""
 
     def __init__(self, build: Build, page: Page, *, workers: int, waiting: int, budget: float) -> None:
         self.build, self.page_of, self.budget, self.waiting = build, page, budget, waiting
         self._context = multiprocessing.get_context("spawn")
-        self._idle: deque[_Worker] = deque()
-        self._all: set[_Worker] = set()
+        self._idle: deque[_Process] = deque()
+        self._all: set[_Process] = set()
         #: guards the workers and the line; notified when a worker is free
         self._free = threading.Condition()
         #: the line of waiting requests, by ticket: the next to give out, the next to serve
@@ -211,18 +211,18 @@ class Pool:
         for worker in started:
             self._release(worker)
 
-    def _start(self) -> _Worker:
-        worker = _Worker(self._context, self.build, self.page_of)
+    def _start(self) -> _Process:
+        worker = _Process(self._context, self.build, self.page_of)
         with self._free:
             self._all.add(worker)
         return worker
 
-    def _release(self, worker: _Worker) -> None:
+    def _release(self, worker: _Process) -> None:
         with self._free:
             self._idle.append(worker)
             self._free.notify_all()
 
-    def answer(self, job: Job) -> dict[str, Any]:
+    def answer(self, job: ServiceCall) -> dict[str, Any]:
         """`job`'s report, answered by the first free worker within the budget; raises `Busy`,
         `OverBudget`, `Failed`, or the request's own error."""
         with self._free:
@@ -239,7 +239,7 @@ class Pool:
             self._free.notify_all()  # the next in line may have a worker too
         return self._run(worker, job)
 
-    def _run(self, worker: _Worker, job: Job) -> dict[str, Any]:
+    def _run(self, worker: _Process, job: ServiceCall) -> dict[str, Any]:
         try:
             worker.connection.send(job)
         except OSError:
@@ -287,7 +287,7 @@ class Pool:
                 raise value
             raise Failed(value)
 
-    def _replace(self, worker: _Worker) -> None:
+    def _replace(self, worker: _Process) -> None:
         """Stop `worker` and start another in its place, in the background (it loads models)."""
         with self._free:
             self._all.discard(worker)
