@@ -52,9 +52,12 @@ class Server:
             connection.putrequest(method, path, skip_accept_encoding=True)
             for name, value in (headers or {}).items():
                 connection.putheader(name, value)
-            connection.endheaders()
-            for chunk in [body] if isinstance(body, bytes) else body:
-                connection.send(chunk)
+            if isinstance(body, bytes):  # with the headers, in one write: a server that refuses them
+                connection.endheaders(body)  # has read it all, and closes without a reset
+            else:
+                connection.endheaders()
+                for chunk in body:
+                    connection.send(chunk)
             reply = connection.getresponse()
             return reply.status, reply.getheader("content-type", ""), reply.read()
         finally:
