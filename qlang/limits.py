@@ -129,7 +129,10 @@ class Count:
 #: body and the whole file are bounded, before grounding.
 RULE_BODY = Count("conditions in a rule's body", "QLANG_MAX_RULE_BODY", 32)
 RULE_CONDITIONS = Count("conditions in a rules file", "QLANG_MAX_RULE_CONDITIONS", 2_000)
-COUNTS = (RULE_BODY, RULE_CONDITIONS)
+#: A knowledge file's lines, blank ones too (ConceptNet's assertions are 34 million): a stream of
+#: empty lines is read at about a million a second, so its bytes alone would bound it at hours.
+KNOWLEDGE_LINES = Count("lines in a knowledge file", "QLANG_MAX_KNOWLEDGE_LINES", 100_000_000)
+COUNTS = (RULE_BODY, RULE_CONDITIONS, KNOWLEDGE_LINES)
 
 
 def check_settings() -> None:

@@ -137,3 +137,16 @@ def test_a_build_stopped_inside_sqlite_leaves_nothing(tmp_path: Path) -> None:
         build((Triple(f"w{i}", "is_a", "container") for i in range(20_000)), tmp_path / "kb.sqlite", {},
               stopped=lambda: True)
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_file_of_endless_blank_lines_is_bounded_by_its_lines(tmp_path: Path) -> None:
+    """Blank lines say nothing and cost little each, but a stream of them would be read for
+    hours within the bytes' bound: the lines are counted too (a small bound set here)."""
+    blank = tmp_path / "blank.tsv"
+    blank.write_text("\n" * 1000 + "cup\tis_a\tcontainer\n")
+    code, output = qlangc_process("kb", "build", str(blank), "--out", str(tmp_path / "kb.sqlite"),
+                                  env={"QLANG_MAX_KNOWLEDGE_LINES": "1000"})
+    assert (code, output) == (1, f"{blank}: error: too many lines: at most 1,000 lines in a knowledge file "
+                                 "(set QLANG_MAX_KNOWLEDGE_LINES to raise it)\n")
+    assert qlangc_process("kb", "build", str(blank), "--out", str(tmp_path / "kb.sqlite"),
+                          env={"QLANG_MAX_KNOWLEDGE_LINES": "1001"})[0] == 0

@@ -3,11 +3,12 @@
 Knowledge files are large (ConceptNet's assertions are 34 million lines, 10 GB unpacked), so
 they are streamed, never read whole: a line holds at most `MAX_LINE` bytes (so ``/dev/zero``
 or a file without newlines fails at once), the whole file at most `limits.KNOWLEDGE` once
-decompressed (so a gzip bomb cannot fill the disk through the index), and a line that is not
-UTF-8 is an error at its line and column.  A gzip file (ConceptNet ships ``.csv.gz``) is
-read through as it is, and refused once it has expanded past `RATIO` times what was read of
-it (beyond the first `UNJUDGED` bytes): ConceptNet's assertions expand about 20 times, a gzip
-bomb about a thousand, and would take the minutes its `limits.KNOWLEDGE` bytes take to read.
+decompressed (so a gzip bomb cannot fill the disk through the index) in at most
+`limits.KNOWLEDGE_LINES` lines, and a line that is not UTF-8 is an error at its line and
+column.  A gzip file (ConceptNet ships ``.csv.gz``) is read through as it is, and refused
+once it has expanded past `RATIO` times what was read of it (beyond the first `UNJUDGED`
+bytes): ConceptNet's assertions expand about 20 times, a gzip bomb about a thousand, and would
+take the minutes its `limits.KNOWLEDGE` bytes take to read.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from typing import Any
 
 from qlang.errors import Diagnostic, Source, Span, error
 from qlang.knowledge.triples import KnowledgeError
-from qlang.limits import KNOWLEDGE, TooLarge
+from qlang.limits import KNOWLEDGE, KNOWLEDGE_LINES, TooLarge
 
 #: The most bytes of one line (ConceptNet's longest are a few kilobytes).
 MAX_LINE = 1 << 20
@@ -92,6 +93,7 @@ def lines(file: Decompressed, name: str) -> Iterator[Line]:
     `KnowledgeError` at a line that is too long or not UTF-8, or where the stream cannot be
     read (a gzip file cut short), and `TooLarge` past `KNOWLEDGE` or a gzip file past `RATIO`."""
     stream, most, size, number = file.stream, KNOWLEDGE.bytes, 0, 0
+    most_lines = KNOWLEDGE_LINES.most
     while True:
         number += 1
         try:
@@ -100,6 +102,8 @@ def lines(file: Decompressed, name: str) -> Iterator[Line]:
             raise Line("", number, name).error(f"cannot be read: {exc}") from None
         if not raw:
             return
+        if number > most_lines:
+            raise error(TooLarge, "limit", f"too many lines: {KNOWLEDGE_LINES.bound()}", path=name)
         size += len(raw)
         if size > most:
             raise KNOWLEDGE.exceeded(name)
