@@ -36,15 +36,19 @@ MAX_AUGMENT, MAX_KNOWLEDGE = 100, 100_000
 @click.option("--knowledge", type=click.IntRange(min=0, max=MAX_KNOWLEDGE), default=0, show_default=True,
               help="Add N pairs of the knowledge operations made by templates over the ontology "
                    "and the bundled knowledge base; a held-out phrasing's go to knowledge-dev.jsonl.")
+@click.option("--text", type=click.IntRange(min=0, max=MAX_KNOWLEDGE), default=0, show_default=True,
+              help="Add N pairs of the text operations (read, extract, match) made by templates "
+                   "over the ontology; a held-out phrasing's go to text-dev.jsonl.")
 @click.option("--seed", type=int, default=0, show_default=True)
 def data(files: tuple[str, ...], out: str, syntax: str, dev_percent: float, exclude: tuple[str, ...],
-         augment: int, knowledge: int, seed: int) -> None:
+         augment: int, knowledge: int, text: int, seed: int) -> None:
     """(question, program) pairs from GQA question FILES (default: the shared ones), split by
     image id into train and dev, deduplicated, as JSON lines."""
     from qlang.train.pairs import make_pairs, write_pairs
 
     folder = output_folder(out, *files, *exclude,
-                           files=("train.jsonl", "dev.jsonl", "knowledge-dev.jsonl", "data.json"))
+                           files=("train.jsonl", "dev.jsonl", "knowledge-dev.jsonl", "text-dev.jsonl",
+                                  "data.json"))
     sources = [Path(f) for f in files] or sorted(GQA_QUESTIONS.glob("*.json"))
     try:
         pairs, counts = make_pairs(sources, syntax=syntax, dev_percent=dev_percent, exclude=exclude)
@@ -58,24 +62,36 @@ def data(files: tuple[str, ...], out: str, syntax: str, dev_percent: float, excl
         added = substitute(train, augment, seed=seed, syntax=syntax)
         counts["augmented"] = len(added)
         train += added
-    if knowledge:
-        from qlang.train.knowledge_pairs import knowledge_pairs
-
+    for name, n, making in (("knowledge", knowledge, _knowledge_pairs), ("text", text, _text_pairs)):
+        if not n:
+            continue
         try:
-            made = knowledge_pairs(knowledge, seed=seed, syntax=syntax)
+            made = making(n, seed, syntax)
         except QlangError as exc:
             fail(exc)
         train += [p for p in made if p.split == "train"]
-        counts |= {"knowledge-train": sum(p.split == "train" for p in made),
-                   "knowledge-dev": write_pairs([p for p in made if p.split == "dev"],
-                                                folder / "knowledge-dev.jsonl")}
+        held_out = [p for p in made if p.split == "dev"]
+        counts |= {f"{name}-train": len(made) - len(held_out),
+                   f"{name}-dev": write_pairs(held_out, folder / f"{name}-dev.jsonl")}
     counts |= {"train": write_pairs(train, folder / "train.jsonl"),
                "dev": write_pairs(dev, folder / "dev.jsonl")}
     summary = {"sources": [str(s) for s in sources], "exclude": list(exclude), "syntax": syntax,
-               "dev_percent": dev_percent, "augment": augment, "knowledge": knowledge, "seed": seed,
-               **counts}
+               "dev_percent": dev_percent, "augment": augment, "knowledge": knowledge, "text": text,
+               "seed": seed, **counts}
     (folder / "data.json").write_text(json.dumps(summary, indent=2) + "\n")
     click.echo(", ".join(f"{k} {v}" for k, v in counts.items()))
+
+
+def _knowledge_pairs(n: int, seed: int, syntax: str) -> list[Any]:
+    from qlang.train.knowledge_pairs import knowledge_pairs
+
+    return knowledge_pairs(n, seed=seed, syntax=syntax)
+
+
+def _text_pairs(n: int, seed: int, syntax: str) -> list[Any]:
+    from qlang.train.text_pairs import text_pairs
+
+    return text_pairs(n, seed=seed, syntax=syntax)
 
 
 @click.command()
@@ -101,7 +117,7 @@ def data(files: tuple[str, ...], out: str, syntax: str, dev_percent: float, excl
 @click.option("--max-steps", type=click.IntRange(min=1), help="Stop after N steps (overrides --epochs).")
 @click.option("--checkpoint-every", type=click.IntRange(min=1), help="Default 50 (llm), 200 (seq2seq).")
 @click.option("--seed", type=int, default=0, show_default=True)
-@click.option("--device", default="auto", show_default=True, help="llm: auto (CUDA if present), cpu, cuda...")
+@click.option("--device", default="auto", show_default=True, help="auto (CUDA if present), cpu, cuda...")
 @click.option("--init", type=click.Path(exists=True, file_okay=False),
               help="LoRA: continue from this adapter folder (an earlier run's `adapter`); "
                    "its rank and alpha win over --rank/--alpha.")
@@ -120,7 +136,8 @@ def train(data_file: str, out: str, arch: str, base: str, method: str, rank: int
     try:
         pairs = list(read_pairs(data_file))
         if arch == "seq2seq":
-            trained = small.train(pairs, Path(out), small.SmallSettings(hidden=hidden, loop=loop))
+            trained = small.train(pairs, Path(out), small.SmallSettings(hidden=hidden, loop=loop),
+                                  device=device)
             click.echo(json.dumps(trained, indent=2))
             return
         from qlang.translate.models import hf_directory

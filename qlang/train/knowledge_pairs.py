@@ -96,8 +96,12 @@ class Family:
 
     @property
     def held_out(self) -> str:
-        """The dev phrasing: the one whose text hashes lowest (stable, seed-free)."""
-        return min(self.templates, key=lambda t: hashlib.sha256(t.encode("utf-8")).digest())
+        return held_out(self.templates)
+
+
+def held_out(templates: tuple[str, ...]) -> str:
+    """A family's dev phrasing: the one whose text hashes lowest (stable, seed-free)."""
+    return min(templates, key=lambda t: hashlib.sha256(t.encode("utf-8")).digest())
 
 
 FAMILIES = (
