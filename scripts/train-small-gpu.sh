@@ -1,23 +1,31 @@
 #!/usr/bin/env bash
 # Train the small parser on a GPU machine, from a data folder `qlangc data` made here: the
-# model card's run (8,000 steps, seed 0), minutes on one H100/H200 where the project's loaded
-# 2-core CPU takes an hour.  The machine's python3 has torch, numpy, click and tqdm but not
-# lark or clingo, whose wheels travel in .whl/ (cp312, as /work/main/.whl holds them).
+# model card's run (8,000 steps), about 2 minutes on one H100 where the project's loaded 2-core
+# CPU takes an hour; several seeds at once share the GPU (each run is mostly Python).  The
+# machine's python3 has torch, numpy, click and tqdm but not lark or clingo, whose wheels
+# travel in .whl/ (cp312, as /work/main/.whl holds them).
 #
-#   scripts/train-small-gpu.sh DATA OUT [STEPS]
+#   scripts/train-small-gpu.sh DATA OUT [STEPS [SEED ...]]
 #
-# writes OUT/model.safetensors, OUT/config.json, OUT/train.json (the summary: device, seconds,
-# losses' first and last), OUT/losses.json and OUT/train.log; the checkpoint stays behind.
+# writes OUT/seed-N/model.safetensors and OUT/seed-N/config.json (the run's summary under
+# "notes"), one folder a seed (default: seed 0), and prints each run's summary.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 data=$1 out=$2 steps=${3:-8000}
+seeds=("${@:4}")
+[ ${#seeds[@]} -gt 0 ] || seeds=(0)
 wheels=/tmp/qlang-wheels
 python3 -m pip install --quiet --no-index --no-deps --target "$wheels" .whl/*.whl
-export PYTHONPATH="$PWD:$wheels"
+export PYTHONPATH="$PWD:$wheels" OMP_NUM_THREADS=2
 nvidia-smi -L || true
-run=/tmp/qlang-small-run
-mkdir -p "$out"
-python3 -m qlang.commands.main train --arch seq2seq --data "$data/train.jsonl" --out "$run" \
-    --max-steps "$steps" 2>&1 | tee "$out/train.log"
-cp "$run/model/model.safetensors" "$run/model/config.json" "$run/train.json" "$run/losses.json" "$out/"
-sha256sum "$out/model.safetensors"
+for seed in "${seeds[@]}"; do
+    python3 -m qlang.commands.main train --arch seq2seq --data "$data/train.jsonl" \
+        --out "/tmp/qlang-small-$seed" --max-steps "$steps" --seed "$seed" > "/tmp/qlang-small-$seed.json" &
+done
+wait
+for seed in "${seeds[@]}"; do
+    mkdir -p "$out/seed-$seed"
+    cp "/tmp/qlang-small-$seed/model/model.safetensors" "/tmp/qlang-small-$seed/model/config.json" "$out/seed-$seed/"
+    cat "/tmp/qlang-small-$seed.json"
+    sha256sum "$out/seed-$seed/model.safetensors"
+done
