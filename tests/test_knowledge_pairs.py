@@ -38,12 +38,12 @@ from qlang.train.pairs import make_pairs, read_pairs
 from qlang.words import normal_question, plural
 from tests.conftest import all_questions, run
 
-#: the model card's data: `qlangc data --augment 3 --seed 0 --knowledge 1000`
+#: the model card's data: `qlangc data --augment 3 --seed 0 --knowledge 1000 --text 800`
 CARD_PAIRS = 1000
 #: the shipped small parser's exact match, alone, on the held-out phrasings' 239 questions of
 #: the card's data and on GQA's 314 dev questions (measured: the model card), each with a
 #: margin of a few questions for numpy and BLAS
-HELD_OUT_EXACT, GQA_DEV_EXACT, MARGIN = 0.841, 0.898, 0.02
+HELD_OUT_EXACT, GQA_DEV_EXACT, MARGIN = 0.799, 0.908, 0.02
 
 
 @pytest.fixture(scope="module")

@@ -1,6 +1,7 @@
 """The batched beam search against the candidates the search gave before it stepped only live
-rows (tests/fixtures/small_beams.jsonl: every tenth real question, written by 852e6e3's search;
-`bench/beams.py` compares all 3,091): the same programs in the same order, their
+rows (tests/fixtures/small_beams.jsonl: every tenth real question, written by 852e6e3's search,
+and again for the model retrained with the text operations by the search that stepped only live
+rows; `bench/beams.py` compares all 3,091): the same programs in the same order, their
 log-probabilities equal to float rounding; and a question's candidates do not depend on the
 batch it is decoded in."""
 

@@ -34,7 +34,7 @@ from tests.conftest import all_questions, run
 
 #: the shipped small parser's exact match, alone, on the held-out phrasings of the card's text
 #: pairs (measured: the model card), with a margin of a few questions for numpy and BLAS
-HELD_OUT_EXACT, MARGIN = 0.96, 0.02
+HELD_OUT_EXACT, MARGIN = 0.942, 0.02
 
 
 @pytest.fixture(scope="module")
