@@ -143,8 +143,8 @@ def _objects(text: str) -> list[tuple[Span, str]]:
             depth -= 1
         if char == "\n":
             line, column = line + 1, 0
-    return [(span, text[start:end]) for span, start, end in zip(spans, starts, [*starts[1:], len(text)],
-                                                               strict=True)]
+    ends = [*starts[1:], len(text)] if starts else []
+    return [(span, text[start:end]) for span, start, end in zip(spans, starts, ends, strict=True)]
 
 
 def parse(source: Source) -> Node:
