@@ -116,7 +116,7 @@ def test_a_photo_s_words_are_documents_of_their_objects() -> None:
     match and extract from besides the glosses."""
     from qlang.pipeline import Subject, answer
     from qlang.vision.reading import Reading
-    from tests.test_vision_text import SIGN, Panel
+    from tests.sign_photo import SIGN, Panel
 
     class Open(Panel):
         name = "owlvit"  # an open-vocabulary perceiver's sight: any class may be seen

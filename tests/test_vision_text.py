@@ -8,21 +8,9 @@ import pytest
 from qlang.timing import Stages
 from qlang.vision.concepts import Concepts, mentioned
 from qlang.vision.perceiving import Options, make_perceiver, perceive
-from qlang.vision.perception import Detection, Image, Perception, SeenBox, Thresholds
+from qlang.vision.perception import Thresholds
 from qlang.vision.reading import Reading, needs_text
-from tests.conftest import FIXTURES
-
-SIGN = str(FIXTURES / "text" / "sign.png")
-
-
-class Panel:
-    """A perceiver that sees one red panel where the sign's words are painted."""
-
-    name = "panel"
-
-    def perceive(self, image: Image, concepts: object, thresholds: Thresholds) -> Perception:
-        return Perception(image.shape[1], image.shape[0], self.name,
-                          [Detection("sign", 0.9, SeenBox(20, 20, 300, 90), "sign")])
+from tests.sign_photo import SIGN, Panel
 
 
 def test_text_regions_become_objects_with_their_string_on_what_they_lie_on() -> None:
