@@ -23,7 +23,7 @@ from qlang.ontology import load
 from qlang.passes.vocabulary import RELATION_NAMES
 from qlang.passes.vocabulary import words as vocabulary_words
 from qlang.signatures import CLOSED_KINDS, MAX_TEXT, SIGNATURES, Kind, Signature, Type
-from qlang.text.evidence import Evidence, Found
+from qlang.text.evidence import Evidence, Snippet
 
 _ONTOLOGY = load()
 _WORDS = {kind: sorted(vocabulary_words(kind)) for kind in Kind}
@@ -240,8 +240,8 @@ def evidence(draw: st.DrawFn, graph: dict[str, Any]) -> Evidence:
     costs = st.sampled_from((0, 105, 693, 1609))
     some = st.lists(st.sampled_from(ids), unique=True)
     matches = {t: {o: draw(costs) for o in draw(some)} for t in TEXTS}
-    answers = {t: {o: Found(draw(st.sampled_from(SAID)), draw(costs)) for o in draw(some)} for t in TEXTS}
-    shown = {o: tuple(Found(s, draw(costs)) for s in draw(st.lists(st.sampled_from(SAID), max_size=2,
+    answers = {t: {o: Snippet(draw(st.sampled_from(SAID)), draw(costs)) for o in draw(some)} for t in TEXTS}
+    shown = {o: tuple(Snippet(s, draw(costs)) for s in draw(st.lists(st.sampled_from(SAID), max_size=2,
                                                                   unique=True)))
              for o in draw(some)}
     return Evidence(matches, answers, shown)

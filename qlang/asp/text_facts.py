@@ -27,7 +27,7 @@ from qlang.asp.scene import object_symbol
 from qlang.asp_names import from_term, literal_symbol, to_symbol
 from qlang.signatures import Kind
 from qlang.text.documents import Documents
-from qlang.text.evidence import LYING, Evidence, Found
+from qlang.text.evidence import LYING, Evidence, Snippet
 
 #: The operations whose theory rules read these facts.
 READING = frozenset({"match", "extract", "read"})
@@ -59,7 +59,7 @@ def facts(evidence: Evidence, question: Query) -> list[clingo.Symbol]:
     return list(found)
 
 
-def _quote(key: clingo.Symbol, oid: str, found: Found) -> list[clingo.Symbol]:
+def _quote(key: clingo.Symbol, oid: str, found: Snippet) -> list[clingo.Symbol]:
     quote = found.quote
     if quote is None:
         return []

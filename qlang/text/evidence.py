@@ -40,7 +40,7 @@ def cost(weight: float) -> int:
 
 
 @dataclass(frozen=True, slots=True)
-class Found:
+class Snippet:
     """A text found for an object: the text, its cost, and where it was quoted from (None: it is
     no span of a document, as a photo's words are not)."""
 
@@ -58,9 +58,9 @@ class Evidence:
     #: text -> object id -> cost of its best document
     matches: Mapping[str, Mapping[str, int]] = field(default_factory=dict)
     #: question -> object id -> the span its documents answer with
-    answers: Mapping[str, Mapping[str, Found]] = field(default_factory=dict)
+    answers: Mapping[str, Mapping[str, Snippet]] = field(default_factory=dict)
     #: object id -> the texts it shows
-    shown: Mapping[str, tuple[Found, ...]] = field(default_factory=dict)
+    shown: Mapping[str, tuple[Snippet, ...]] = field(default_factory=dict)
 
 
 #: No documents: nothing is matched, extracted or read.

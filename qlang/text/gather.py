@@ -17,7 +17,7 @@ from functools import cache
 
 from qlang.text import retrieve, sources
 from qlang.text.documents import PHOTO, Documents, Passage
-from qlang.text.evidence import NOTHING, Evidence, Found, cost
+from qlang.text.evidence import NOTHING, Evidence, Snippet, cost
 from qlang.text.extract import Extraction, Extractor, Lexical, Quote
 from qlang.text.retrieve import Retriever, match
 
@@ -104,12 +104,12 @@ def gather(documents: Documents, objects: Mapping[str, Collection[str]], asked: 
 
 
 def _answers(documents: Documents, owned: Mapping[str, Sequence[int]], asked: Asked,
-             extractor: Extractor) -> dict[str, dict[str, Found]]:
+             extractor: Extractor) -> dict[str, dict[str, Snippet]]:
     """Each question's answer from each object's documents it may be asked of, extracted once per
     set of documents (the objects of one class share theirs)."""
-    answers: dict[str, dict[str, Found]] = {}
+    answers: dict[str, dict[str, Snippet]] = {}
     for question in sorted(asked.questions):
-        spans: dict[tuple[int, ...], Found | None] = {}
+        spans: dict[tuple[int, ...], Snippet | None] = {}
         within = asked.within.get(question)
         for oid, numbers in sorted(owned.items()):
             if within is not None and oid not in within:
@@ -122,14 +122,14 @@ def _answers(documents: Documents, owned: Mapping[str, Sequence[int]], asked: As
     return answers
 
 
-def _whole(documents: Documents, number: int) -> Found:
+def _whole(documents: Documents, number: int) -> Snippet:
     """A document as a text its object shows, quoted whole."""
     passage = documents.documents[number]
-    return Found(passage.text, 0, Quote(number, 0, len(passage.text), passage.text), passage.source)
+    return Snippet(passage.text, 0, Quote(number, 0, len(passage.text), passage.text), passage.source)
 
 
-def _span(documents: Documents, extraction: Extraction) -> Found | None:
+def _span(documents: Documents, extraction: Extraction) -> Snippet | None:
     if extraction.span is None:
         return None
-    return Found(extraction.span.text, cost(extraction.weight), extraction.span,
+    return Snippet(extraction.span.text, cost(extraction.weight), extraction.span,
                  documents.documents[extraction.span.document].source)

@@ -28,7 +28,7 @@ from qlang import limits, pipeline
 from qlang.errors import QlangError, error, printable
 from qlang.integers import integer
 from qlang.web import report
-from qlang.web.service import MAX_QUESTION, MAX_TOP_K, Example, Kept, Service
+from qlang.web.service import MAX_QUESTION, MAX_TOP_K, ExampleName, Kept, Service
 from qlang.web.sources import EXAMPLES
 from qlang.web.uploads import BoundedBody, BoundedQueue, Photo, kept
 from qlang.web.workers import Busy, Failed, OverBudget, ServiceCall, Workers
@@ -38,7 +38,7 @@ PAGE = Path(__file__).with_name("page.html")
 CONFIG = "{{config}}"
 
 #: What a request is about, as its form says: an uploaded photo, an example photo, or a scene.
-Asked = Photo | Example | str
+Asked = Photo | ExampleName | str
 
 
 def make_app(pool: Workers, idle: float = 30.0) -> ASGIApp:
@@ -128,7 +128,7 @@ async def _read(form: FormData, field: str) -> tuple[str, Asked, int]:
             raise error(QlangError, "request", "choose a photo to upload")
         about = Photo(upload.filename, upload.file)
     elif source == "example":
-        about = Example(str(form.get("example")))
+        about = ExampleName(str(form.get("example")))
     elif source == "scene":
         about = str(form.get("scene"))
     else:

@@ -41,7 +41,7 @@ Run = Callable[[str | None, str | None, Stages], pipeline.Answered]
 
 
 @dataclass(frozen=True, slots=True)
-class Example:
+class ExampleName:
     """One of the server's example photos, by name."""
 
     name: str
@@ -56,7 +56,7 @@ class Kept:
 
 #: What a question is about, as a worker is told: an uploaded photo kept, an example photo, or
 #: the key of a scene.
-About = Kept | Example | str
+About = Kept | ExampleName | str
 
 
 class Service:
