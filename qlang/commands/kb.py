@@ -19,13 +19,13 @@ from qlang.commands.background_options import kb_option, knowledge_from
 from qlang.commands.console import Bounded, fail
 from qlang.errors import QlangError, error
 from qlang.knowledge import bundled, sources
-from qlang.knowledge.graph import Bounds, Cut
+from qlang.knowledge.graph import Cut, PathBounds
 from qlang.knowledge.index import Index, build, check_target
 from qlang.knowledge.relations import BY_NAME
 from qlang.knowledge.triples import Triple, normal_word
 
 #: The bounds of `kb paths`, unless its options say otherwise.
-_BOUNDS = Bounds()
+_BOUNDS = PathBounds()
 
 
 @click.group()
@@ -164,7 +164,7 @@ def paths(start: str, goal: str, max_hops: int, relations: tuple[str, ...], both
         if not knowledge.knows(word):
             _none(f"{word!r} is in no knowledge base in use")
     found = knowledge.search(start, goal, max_hops, relations=relations or None, both_ways=both_ways,
-                             limit=limit, bounds=Bounds(max_edges, max_visits, timeout))
+                             limit=limit, bounds=PathBounds(max_edges, max_visits, timeout))
     for path in found.paths:
         click.echo(f"{path.weight:.3f}  {path}")
     cut = f"; {_CUT[found.cut]}" if found.cut is not None else ""

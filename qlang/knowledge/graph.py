@@ -9,7 +9,7 @@ edges' weights; `paths` finds the best simple paths of at most k hops, best firs
 ranks its inference paths, in the small graph that two half-length walks (out of the start,
 into the goal) reach.  Where several indexes hold one edge, its greatest weight counts.
 
-A search is bounded (`Bounds`): in a dense graph or around a hub of millions of edges the walks
+A search is bounded (`PathBounds`): in a dense graph or around a hub of millions of edges the walks
 would read the whole index and the partial paths would outgrow any memory, so the walks keep
 the strongest edges up to a count, the partial paths are counted, and a deadline stops both
 (SQLite's queries included).  A search cut short keeps the paths found, which are still the
@@ -39,7 +39,7 @@ Cut = Literal["edges", "visits", "seconds"]
 
 
 @dataclass(frozen=True, slots=True)
-class Bounds:
+class PathBounds:
     """The most a path search does: `edges` read from the indexes (the two walks together),
     partial paths `visits`ed, and `seconds`."""
 
@@ -49,7 +49,7 @@ class Bounds:
 
 
 @dataclass(frozen=True, slots=True)
-class Found:
+class PathsFound:
     """The paths a search found, best first, and the bound that `cut` it short (None: every
     path of the graph is among those it weighed)."""
 
@@ -163,11 +163,11 @@ class Knowledge:
     def paths(self, start: str, goal: str, max_hops: int = 3, *, relations: Collection[str] | None = None,
               both_ways: bool = False, limit: int = 10) -> list[Path]:
         """The best `limit` simple paths of 1 to `max_hops` hops from `start` to `goal`, best
-        first (ties: shorter first, then in word order), within the default `Bounds`."""
+        first (ties: shorter first, then in word order), within the default `PathBounds`."""
         return self.search(start, goal, max_hops, relations=relations, both_ways=both_ways, limit=limit).paths
 
     def search(self, start: str, goal: str, max_hops: int = 3, *, relations: Collection[str] | None = None,
-               both_ways: bool = False, limit: int = 10, bounds: Bounds = Bounds()) -> Found:
+               both_ways: bool = False, limit: int = 10, bounds: PathBounds = PathBounds()) -> PathsFound:
         """`paths`, within `bounds`, saying which one cut the search short."""
         deadline = time.monotonic() + bounds.seconds
         side = max(1, bounds.edges // 2)
@@ -178,10 +178,10 @@ class Knowledge:
                 into = self.reach([goal], max_hops // 2, into=True, relations=relations, both_ways=both_ways,
                                   limit=side)
         except OutOfTime:
-            return Found([], "seconds")
+            return PathsFound([], "seconds")
         found = self._best(start, goal, out | into, max_hops, limit, bounds.visits, deadline)
         cut = "edges" if found.cut is None and side in (len(out), len(into)) else found.cut
-        return Found(found.paths, cut)
+        return PathsFound(found.paths, cut)
 
     @contextmanager
     def _until(self, deadline: float) -> Iterator[None]:
@@ -192,7 +192,7 @@ class Knowledge:
 
     @staticmethod
     def _best(start: str, goal: str, hops: set[Hop], max_hops: int, limit: int, visits: int,
-              deadline: float) -> Found:
+              deadline: float) -> PathsFound:
         """The best `limit` simple paths from `start` to `goal` over `hops`, best first, looking
         at no more than `visits` partial paths and stopping at `deadline`."""
         shown: dict[tuple[str, str], Hop] = {}  # one hop of those that read the same, the heaviest
@@ -209,7 +209,7 @@ class Knowledge:
             if not queue or len(found) >= limit:
                 break
             if popped % _TICK == 0 and time.monotonic() > deadline:
-                return Found(found, "seconds")
+                return PathsFound(found, "seconds")
             weight, length, words, walked = heapq.heappop(queue)
             if walked and words[-1] == goal:
                 found.append(Path(walked))
@@ -217,11 +217,11 @@ class Knowledge:
             for hop in out.get(words[-1], ()):
                 if hop.end not in words and hop.end in left and length + 1 + left[hop.end] <= max_hops:
                     if queued >= visits:
-                        return Found(found, "visits")
+                        return PathsFound(found, "visits")
                     queued += 1
                     heapq.heappush(queue, (weight * hop.weight, length + 1, (*words, hop.end),
                                            (*walked, hop)))
-        return Found(found)
+        return PathsFound(found)
 
 
 def _strongest(items: list[T], limit: int | None) -> list[T]:

@@ -118,7 +118,7 @@ def _leaves(f: Features) -> Mask:
 
 
 @dataclass(frozen=True)
-class Kind:
+class Stuff:
     """A kind of stuff: the GQA classes it answers to, its pixels and their colours, the
     photo's edges its regions reach and do not reach ("top", "bottom"; None: any place),
     whether it needs sky in the photo, and the least share of the photo a region of it covers."""
@@ -134,10 +134,10 @@ class Kind:
 
 
 KINDS = (
-    Kind(frozenset({"sky"}), _sky, _sky_colours, "top", False, 0.05, never="bottom"),
-    Kind(frozenset({"tree", "trees", "bush", "bushes"}), _leafy, _green_colours, None, True, 0.03),
-    Kind(frozenset({"grass", "lawn"}), _leafy, _green_colours, "bottom", False, 0.05),
-    Kind(frozenset({"leaves", "leaf", "foliage"}), _leaves, _green_colours, None, False, 0.1),
+    Stuff(frozenset({"sky"}), _sky, _sky_colours, "top", False, 0.05, never="bottom"),
+    Stuff(frozenset({"tree", "trees", "bush", "bushes"}), _leafy, _green_colours, None, True, 0.03),
+    Stuff(frozenset({"grass", "lawn"}), _leafy, _green_colours, "bottom", False, 0.05),
+    Stuff(frozenset({"leaves", "leaf", "foliage"}), _leaves, _green_colours, None, False, 0.1),
 )
 CLASSES = frozenset().union(*(kind.classes for kind in KINDS))
 
@@ -181,7 +181,7 @@ _ALONG: dict[str, Callable[[Mask], bool]] = {
 }
 
 
-def _region(mask: Mask, kind: Kind) -> Mask:
+def _region(mask: Mask, kind: Stuff) -> Mask:
     """The connected parts of `mask` that reach the kind's edge (and not the edge it never
     reaches), together, where they cover enough of the photo (else nothing)."""
     import cv2
