@@ -60,7 +60,7 @@ _MANY = ("the {x}", "these {x}", "those {x}")
 
 
 @dataclass(frozen=True, slots=True)
-class Family:
+class TextFamily:
     """One use of a text operation and the phrasings that ask it.  Templates say {np} for the
     thing's noun phrase, {be}, {do}, {it} and {its} agreeing with it, {t} for the description's
     word; `make` writes the program of a question about a thing (None: the scene's objects)."""
@@ -68,7 +68,7 @@ class Family:
     name: str
     templates: tuple[str, ...]
     make: Callable[[str, Thing | None, str], Node]
-    #: which things it asks about (`Words.things`)
+    #: which things it asks about (`Fillers.things`)
     about: str
 
     @property
@@ -91,18 +91,18 @@ def _match(question: str, thing: Thing | None, word: str) -> Node:
 
 
 FAMILIES = (
-    Family("read", ("What does {np} say?", "What is written on {np}?", "What do the words on {np} say?",
+    TextFamily("read", ("What does {np} say?", "What is written on {np}?", "What do the words on {np} say?",
                     "What text is on {np}?", "What does it say on {np}?", "Which words are printed on {np}?",
                     "Can you read {np} for me?", "What is printed on {np}?",
                     "What does the writing on {np} say?", "What words are on {np}?"), _read, "readable"),
-    Family("extract reviews", ("What do the reviews say about {np}?",
+    TextFamily("extract reviews", ("What do the reviews say about {np}?",
                                "What do people say about {np} in the reviews?",
                                "According to the reviews, what {be} {np} like?",
                                "What do the reviews of {np} mention?", "How do reviewers describe {np}?",
                                "What does the review say about {np}?", "What do customers say about {np}?",
                                "What is said about {np} in the reviews?",
                                "What do the reviews say {np} {be} good for?"), _extract, "made"),
-    Family("extract description", ("What {be} {np} used for, according to {its} description?",
+    TextFamily("extract description", ("What {be} {np} used for, according to {its} description?",
                                    "According to {its} description, what {be} {np} made of?",
                                    "What does the description of {np} say {it} {be} for?",
                                    "What does the description say about {np}?",
@@ -111,7 +111,7 @@ FAMILIES = (
                                    "What does {its} description say {np} {be} used for?",
                                    "According to the product description, what {be} {np} for?",
                                    "What does the description of {np} tell us?"), _extract, "made"),
-    Family("match", ("Which of these is described as {t}?", "Which object is described as {t}?",
+    TextFamily("match", ("Which of these is described as {t}?", "Which object is described as {t}?",
                      "What is described as {t}?", "Which thing do the reviews call {t}?",
                      "Which item's description says it is {t}?", "What here is said to be {t}?",
                      "Which one is described as {t}?", "What do the reviews describe as {t}?",
@@ -119,7 +119,7 @@ FAMILIES = (
 )
 
 
-class Words:
+class Fillers:
     """The fillers of the families: GQA's classes as questions say them."""
 
     def __init__(self, ontology: Ontology) -> None:
@@ -142,7 +142,7 @@ def _question(template: str, rng: random.Random, thing: Thing | None, word: str)
     return text[0].upper() + text[1:]
 
 
-def _example(family: Family, template: str, words: Words, rng: random.Random) -> tuple[str, Node]:
+def _example(family: TextFamily, template: str, words: Fillers, rng: random.Random) -> tuple[str, Node]:
     """A question of one of the family's phrasings, drawn with its words, and its program."""
     thing = rng.choice(words.things[family.about]) if family.about != "scene" else None
     word = rng.choice(DESCRIPTIONS)
@@ -159,7 +159,7 @@ def text_pairs(n: int, *, seed: int = 0, syntax: str = "nested", ontology: Ontol
     """Up to `n` distinct (question, program) pairs, the families taking turns (while their
     words last) and each family's phrasings in turn, each program checked; a held-out
     phrasing's are `dev`."""
-    words = Words(ontology or load())
+    words = Fillers(ontology or load())
     rng = random.Random(seed)
     printer: Callable[[Node], str] = SYNTAXES[syntax].print
     pairs: list[Pair] = []
