@@ -122,3 +122,14 @@ def test_a_command_of_an_extra_names_its_pip_install(core: Path, tmp_path: Path)
     assert (code, out) == (1, "")
     assert re.fullmatch(r"error: qlangc translate needs '\w+', which is not installed "
                         r"\(pip install 'qlang\[translate\]'\)\n", err), err
+
+
+@pytest.mark.parametrize("extractor", ["constrained", "lexical"])
+def test_a_text_operation_names_the_extra_it_needs(core: Path, tmp_path: Path, extractor: str) -> None:
+    """The text operations are in the core's language; searching documents is the extra's."""
+    program = 'extract(select(scene(), frisbee), "What is it used for?")\n'
+    code, out, err = _run([str(core / "qlangc")], ["solve", "--scene", SCENE, "--extractor", extractor],
+                          program, tmp_path, alone=True)
+    assert (code, out) == (1, "")
+    assert re.fullmatch(r"<stdin>: error: .* needs the package \w+ \(pip install 'qlang\[translate\]'.*\)\n",
+                        err), err

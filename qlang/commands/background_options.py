@@ -12,7 +12,7 @@ import click
 
 from qlang import limits
 from qlang.commands.console import F, fail, read_source
-from qlang.errors import QlangError
+from qlang.errors import QlangError, error
 from qlang.knowledge import sources
 from qlang.knowledge.graph import Knowledge
 from qlang.text import ranking
@@ -87,8 +87,11 @@ def text_options(command: F) -> F:
 
 def _constrained() -> Extractor:
     """The bundled model's constrained extractor (loaded where a question first extracts)."""
-    from qlang.translate.reader_model import constrained
-
+    try:
+        from qlang.translate.reader_model import constrained
+    except ModuleNotFoundError as exc:  # the core alone: the model's packages are the extra's
+        raise error(QlangError, "text", f"the constrained extractor needs the package {exc.name}",
+                    hint="pip install 'qlang[translate]', or --extractor lexical") from None
     return constrained()
 
 

@@ -28,11 +28,12 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import cache
-from typing import Any, Protocol
-
-import numpy as np
+from typing import TYPE_CHECKING, Any, Protocol
 
 from qlang.text.documents import Documents
+
+if TYPE_CHECKING:  # numpy comes with the extras: the lexical extractor runs without it
+    import numpy as np
 
 #: What the model writes when the documents do not answer.
 NO_ANSWER = "no answer"
@@ -90,6 +91,9 @@ def sentences(documents: Documents, numbers: Sequence[int]) -> list[Sentence]:
 
 @cache
 def _stopwords() -> frozenset[str]:
+    from qlang.text.retrieve import bm25s_package
+
+    bm25s_package()  # a clear error where the package is missing
     from bm25s.stopwords import STOPWORDS_EN
 
     return frozenset(STOPWORDS_EN)
@@ -97,9 +101,9 @@ def _stopwords() -> frozenset[str]:
 
 @cache
 def _stem(word: str) -> str:
-    from qlang.text.retrieve import _stemmer
+    from qlang.text.retrieve import stemmer
 
-    stem: str = _stemmer().stemWord(word.lower())
+    stem: str = stemmer().stemWord(word.lower())
     return stem
 
 
@@ -280,6 +284,8 @@ class Constrained:
         if not shown:
             return Extraction(None, 1.0)
         context = " ".join(documents.documents[s.document].text[s.words[0][0]:s.words[-1][1]] for s in shown)
+        import numpy as np
+
         prompt = self.model.prompt(chat(context, question))
         node, written, log_weight = trie(found, self.model.tokenize), list[int](), 0.0
         while True:

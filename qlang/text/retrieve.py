@@ -18,12 +18,13 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
-from typing import Any, Protocol
-
-import numpy as np
+from typing import TYPE_CHECKING, Any, Protocol
 
 from qlang.errors import QlangError, error
 from qlang.text.documents import Documents
+
+if TYPE_CHECKING:  # numpy comes with the extras: the core reads documents without it
+    import numpy as np
 
 #: The weight of a candidate whose documents do not match at all: kept (ranked last), not 0,
 #: whose cost would be infinite.
@@ -50,8 +51,8 @@ class BM25:
     name = "bm25"
 
     def __init__(self, documents: Documents) -> None:
-        bm25s = _bm25s()
-        self._stemmer = _stemmer()
+        bm25s = bm25s_package()
+        self._stemmer = stemmer()
         self._size = len(documents)
         self._index: Any = bm25s.BM25()
         if self._size:
@@ -60,9 +61,11 @@ class BM25:
             self._index.index(tokens, show_progress=False)
 
     def scores(self, text: str) -> np.ndarray:
+        import numpy as np
+
         if not self._size:
             return np.zeros(0, dtype=np.float32)
-        words = _bm25s().tokenize(text, stopwords="en", stemmer=self._stemmer, return_ids=False,
+        words = bm25s_package().tokenize(text, stopwords="en", stemmer=self._stemmer, return_ids=False,
                                   show_progress=False)[0]
         found: np.ndarray = self._index.get_scores(words)
         return found
@@ -77,6 +80,8 @@ class Dense:
     name = "dense"
 
     def __init__(self, documents: Documents) -> None:
+        import numpy as np
+
         from qlang.text import embedding
 
         self._embedding = embedding
@@ -84,6 +89,8 @@ class Dense:
             if len(documents) else np.zeros((0, 384), dtype=np.float32)
 
     def scores(self, text: str) -> np.ndarray:
+        import numpy as np
+
         if not len(self._vectors):
             return np.zeros(0, dtype=np.float32)
         found: np.ndarray = self._vectors @ self._embedding.encode([text])[0]
@@ -129,6 +136,8 @@ class Candidates:
     array operations, not a loop (a key without documents is no candidate)."""
 
     def __init__(self, owned: Mapping[str, Sequence[int]]) -> None:
+        import numpy as np
+
         pairs = sorted((key, number) for key, numbers in owned.items() for number in set(numbers))
         self.keys = sorted({key for key, _ in pairs})
         place = {key: i for i, key in enumerate(self.keys)}
@@ -146,6 +155,8 @@ def match(retriever: Retriever, text: str, candidates: Candidates | Mapping[str,
     >>> [(m.key, m.weight) for m in match(BM25(docs), "how is the bass?", {"x": [0], "y": [1]}, 2)]
     [('x', 1.0), ('y', 0.001)]
     """
+    import numpy as np
+
     among = candidates if isinstance(candidates, Candidates) else Candidates(candidates)
     if k <= 0 or not among.keys:
         return []
@@ -159,20 +170,20 @@ def match(retriever: Retriever, text: str, candidates: Candidates | Mapping[str,
                   float(scores[pair]), int(among.documents[pair])) for pair in ranked]
 
 
-def _bm25s() -> Any:
+def bm25s_package() -> Any:
     try:
         import bm25s
     except ImportError:
-        raise error(QlangError, "text", "the bm25 retriever needs the package bm25s "
+        raise error(QlangError, "text", "searching documents needs the package bm25s "
                     "(pip install 'qlang[translate]')") from None
     return bm25s
 
 
 @cache
-def _stemmer() -> Any:
+def stemmer() -> Any:
     try:
         import Stemmer
     except ImportError:
-        raise error(QlangError, "text", "the bm25 retriever needs the package PyStemmer "
+        raise error(QlangError, "text", "searching documents needs the package PyStemmer "
                     "(pip install 'qlang[translate]')") from None
     return Stemmer.Stemmer("english")
