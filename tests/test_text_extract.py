@@ -67,7 +67,7 @@ def test_sentences_split_at_ends_and_semicolons() -> None:
 
 
 def test_candidates_are_spans_without_the_question_s_words_nor_stop_words_at_their_ends() -> None:
-    _, found = Constrained(RandomModel(0)).candidates(REVIEWS, [0], "How is it?")
+    _, found = Constrained(RandomModel(0), sentences=3).candidates(REVIEWS, [0], "How is it?")
     assert found[NO_ANSWER] is None
     assert {"bass is amazing", "treble is crisp", "crisp, and the case"} <= set(found)
     assert not {"the treble", "crisp,", "is crisp", "The bass"} & set(found)

@@ -9,8 +9,9 @@ Two extractors behind one setting:
   where a span ends), so the answer is always a real span, never invented, whatever the
   model's logits.  The spans are those of the (up to `Constrained.sentences`) sentences sharing
   most words with the question (all of them sharing none: the first), of at most
-  `Constrained.longest` words, beginning and ending with a word that is no stop word and
-  holding none of the question's words (an answer says what the question does not), and "no
+  `Constrained.longest` words, beginning and ending with a word that is no stop word, holding
+  none of the question's words (an answer says what the question does not) and lying in a run
+  of words next to the question's (an answer sits by the words that ask for it), and "no
   answer".  Its weight is the probability of its tokens among those allowed;
 - ``lexical``: the baseline, the sentence sharing most words with the question and, in it, the
   shortest run of words outside the question next to the words it shares (after them first:
@@ -41,7 +42,7 @@ _WORD = re.compile(r"\w+(?:['’-]\w+)*")
 #: A sentence ends at . ! ? or ; (WordNet's glosses join their parts with ;) before a space.
 _SENTENCE_END = re.compile(r"(?<=[.!?;])\s+|\n+")
 #: Text between two words that ends a run of answer words (a clause's or a list's boundary).
-_BREAK = re.compile(r"[,;:()\[\]\"“”.!?]")
+_BREAK = re.compile(r"[,;()\[\]\"“”.!?]")
 
 
 @dataclass(frozen=True, slots=True)
@@ -159,9 +160,17 @@ class Lexical:
 
 
 def _answering_run(documents: Documents, sentence: Sentence, shared: list[bool]) -> tuple[int, int] | None:
-    """The words (first, last) of the run of words outside the question that answers: runs are
-    split by the question's words and by punctuation, trimmed of stop words; the one right after
-    a shared word first, then right before one, then the nearest, then the shortest."""
+    """The words (first, last) of the run of words outside the question that answers: the one
+    right after a shared word first, then right before one, then the nearest, then the shortest."""
+    scored = _runs(documents, sentence, shared)
+    return min(scored)[1] if scored else None
+
+
+def _runs(documents: Documents, sentence: Sentence, shared: list[bool]
+          ) -> list[tuple[tuple[bool, bool, int, int], tuple[int, int]]]:
+    """A sentence's runs of words outside the question, split by the question's words and by
+    punctuation and trimmed of stop words, each as (not after a shared word, not before one,
+    its distance from one, its length) and its words (first, last)."""
     text = documents.documents[sentence.document].text
     runs: list[tuple[int, int]] = []
     start = None
@@ -185,7 +194,18 @@ def _answering_run(documents: Documents, sentence: Sentence, shared: list[bool])
         before = last + 1 < len(shared) and shared[last + 1]
         gap = min([kept[0]] * after + [len(words) - 1 - kept[-1]] * before or [len(shared)])
         scored.append(((not after, not before, gap, trimmed[1] - trimmed[0]), trimmed))
-    return min(scored)[1] if scored else None
+    return scored
+
+
+def _answer_words(documents: Documents, sentence: Sentence, asked: frozenset[str]) -> list[tuple[int, int]]:
+    """Where in a sentence an answer may lie: the runs next to the question's words and the runs
+    next to those (an answer sits by the words that ask for it, or just past a clause's break:
+    "battery life: *about twenty hours*"), or, in a sentence sharing none, all of it."""
+    shared = _shared(documents, sentence, asked)
+    if not any(shared):
+        return [(0, len(shared) - 1)]
+    runs = _runs(documents, sentence, shared)
+    return [run for (after, before, _, _), run in runs if not (after and before)]
 
 
 class LanguageModel(Protocol):
@@ -251,7 +271,7 @@ class Constrained:
 
     name = "constrained"
 
-    def __init__(self, model: LanguageModel, *, sentences: int = 3, longest: int = 12) -> None:
+    def __init__(self, model: LanguageModel, *, sentences: int = 1, longest: int = 12) -> None:
         self.model = model
         self.sentences = sentences
         self.longest = longest
@@ -268,15 +288,16 @@ class Constrained:
         for sentence in shown:
             text = documents.documents[sentence.document].text
             stems = [content(text[a:b]) for a, b in sentence.words]
-            for first in range(len(sentence.words)):
-                if stems[first] is None or stems[first] in asked:
-                    continue
-                for last in range(first, min(first + self.longest, len(sentence.words))):
-                    if stems[last] in asked:
-                        break
-                    if stems[last] is not None:
-                        span = sentence.span(documents, first, last)
-                        found.setdefault(span.text, span)
+            for lowest, highest in _answer_words(documents, sentence, asked):
+                for first in range(lowest, highest + 1):
+                    if stems[first] is None or stems[first] in asked:
+                        continue
+                    for last in range(first, min(first + self.longest, highest + 1)):
+                        if stems[last] in asked:
+                            break
+                        if stems[last] is not None:
+                            span = sentence.span(documents, first, last)
+                            found.setdefault(span.text, span)
         return shown, found
 
     def __call__(self, documents: Documents, numbers: Sequence[int], question: str) -> Extraction:
