@@ -23,9 +23,10 @@ from __future__ import annotations
 import re
 
 from qlang import api, syntax
-from qlang.errors import Source
+from qlang.errors import CheckError, Source
 from qlang.integers import is_digits
 from qlang.ir import Node
+from qlang.passes import typecheck
 from qlang.passes.lower import Fact, facts
 from qlang.signatures import END, SIGNATURES
 from qlang.syntax import SYNTAXES, flat
@@ -55,11 +56,20 @@ def lower(text: str, syntax: str) -> list[Fact]:
     two_same(6, 2, 5, color). end(6).
     """
     root = read(text, syntax)
-    api.check(root)
+    _check(root)
     shape = SYNTAXES[syntax].calls
     if shape is not None and shape.numbered:  # as written: two equal steps stay two choices
         return _dense(flat.as_written(Source(_undefined_steps_as_scene(text))))
     return facts(root, unfold=_unfolded(shape))
+
+
+def _check(root: Node) -> None:
+    """The program checked as the thesis checked it: its types, but not whether a symmetric
+    operation's operands differ (``two_same(x, x, color)`` is well typed, and the thesis read
+    it as two choices)."""
+    errors = [d for d in typecheck.check(root) if not d.warning and d.kind != "operands"]
+    if errors:
+        raise CheckError(errors, None)
 
 
 def _unfolded(shape: CallShape | None) -> bool:
