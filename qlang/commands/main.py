@@ -71,8 +71,8 @@ COMMANDS = {
                    "Export a LoRA ADAPTER folder (from `qlangc train`) as a GGUF adapter for llama.cpp.",
                    "train"),
     "calibrate": Lazy("qlang.commands.train:calibrate",
-                      "Calibrate the cascade's threshold for a small-parser MODEL folder on dev questions "
-                      "and write it into the model's config.", "translate"),
+                      "Calibrate the cascade for a small-parser MODEL folder on dev questions.",
+                      "translate"),
     "eval": Lazy("qlang.commands.evaluate:evaluate",
                  'Evaluate JSON-lines TRANSLATIONS ({"id", "program"}) against gold programs and answers.'),
     "experiment": Lazy("qlang.commands.evaluate:experiment",

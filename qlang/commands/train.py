@@ -167,9 +167,11 @@ def train(data_file: str, out: str, arch: str, base: str, method: str, rank: int
               help="The highest threshold tried: the fine-tuned model scores the candidates of the "
                    "questions whose best lies below it.")
 def calibrate(model: str, dev_file: str, fallback: str, slack: float, beam: int, cap: float) -> None:
-    """Calibrate the cascade for a small-parser MODEL folder on dev questions (its threshold, and
-    how the fine-tuned model rescores the candidates below it) and write it into the model's
-    config; the same calibration on each half of dev, measured on the other, is printed."""
+    """Calibrate the cascade for a small-parser MODEL folder on dev questions.
+
+    Its threshold, and how the fine-tuned model rescores the candidates below it, are written
+    into the model's config; the same calibration on each half of dev, measured on the other, is
+    printed."""
     from qlang.records.questions import questions_by_id
     from qlang.small import calibrate as cal
     from qlang.small.files import write_config
