@@ -79,7 +79,9 @@ class Setting:
 
 
 @dataclass(frozen=True, slots=True)
-class Outcome:
+class Calibrated:
+    """A setting of the cascade and what it does on dev: each question's path and whether it is right."""
+
     setting: Setting
     #: per question: the path that answers (`small`, `rescored`, `finetuned`) and whether exact
     paths: tuple[str, ...]
@@ -112,7 +114,7 @@ def _chosen(question: Scored, weight: float) -> tuple[int, float] | None:
     return best, likelihoods[best] / max(1, len(candidates[best].tokens))
 
 
-def outcome(questions: Sequence[Scored], setting: Setting) -> Outcome:
+def outcome(questions: Sequence[Scored], setting: Setting) -> Calibrated:
     """The cascade of `setting` on each question: which path answers, and whether exactly.
     Below the threshold the best candidate answers if plausible; else the fine-tuned model's
     own program competes with it, counted as the least probable candidate."""
@@ -129,7 +131,7 @@ def outcome(questions: Sequence[Scored], setting: Setting) -> Outcome:
         else:
             paths.append("finetuned")
             right.append(question.generated)
-    return Outcome(setting, tuple(paths), tuple(right))
+    return Calibrated(setting, tuple(paths), tuple(right))
 
 
 def _candidate_wins(question: Scored, best: int, weight: float) -> bool:
@@ -154,7 +156,7 @@ def settings(questions: Sequence[Scored], cap: float) -> list[Setting]:
     return [Setting(t, w, p) for t in thresholds for w in WEIGHTS for p in dict.fromkeys(levels)]
 
 
-def choose_setting(questions: Sequence[Scored], cap: float, slack: float = 0.005) -> Outcome:
+def choose_setting(questions: Sequence[Scored], cap: float, slack: float = 0.005) -> Calibrated:
     """The cheapest setting exact within `slack` of the best: the lowest threshold (the most
     questions answered in milliseconds), then the fewest generated, then the most exact."""
     outcomes = [outcome(questions, s) for s in settings(questions, cap)]
