@@ -45,9 +45,10 @@ from __future__ import annotations
 import hashlib
 import random
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cached_property
+from typing import Protocol, TypeVar
 
 from qlang.api import check
 from qlang.interpret.knowledge_operations import KnowledgeOperations
@@ -265,23 +266,47 @@ _TRIES = 200
 
 def knowledge_pairs(n: int, *, seed: int = 0, syntax: str = "nested", knowledge: Knowledge | None = None,
                     ontology: Ontology | None = None) -> list[Pair]:
-    """Up to `n` distinct (question, program) pairs, the families taking turns (while their
-    words last) and each family's phrasings in turn, each program checked against the
-    knowledge; a held-out phrasing's are `dev`."""
+    """Up to `n` distinct (question, program) pairs, as `in_turns` makes them, each program
+    checked against the knowledge."""
     knowledge = knowledge if knowledge is not None else sources.knowledge([])
     words = _Words(knowledge, ontology or load())
     rng = random.Random(seed)
-    printer: Callable[[Node], str] = SYNTAXES[syntax].print
+    return in_turns(FAMILIES, n, lambda family, template: _example(family, template, words, rng),
+                    lambda program: not [d for d in check(program, ontology=words.ontology,
+                                                          knowledge=knowledge) if not d.warning],
+                    SYNTAXES[syntax].print, "knowledge")
+
+
+class Phrased(Protocol):
+    """A family of phrasings: its name, its templates and the one held out."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def templates(self) -> tuple[str, ...]: ...
+
+    @property
+    def held_out(self) -> str: ...
+
+
+F = TypeVar("F", bound=Phrased)
+
+
+def in_turns(families: Sequence[F], n: int, example: Callable[[F, str], tuple[str, Node] | None],
+             well_formed: Callable[[Node], bool], printer: Callable[[Node], str], prefix: str) -> list[Pair]:
+    """Up to `n` distinct (question, program) pairs, the families taking turns (while their
+    words last: a family that makes no new well-formed example in `_TRIES` leaves) and each
+    family's phrasings in turn; a held-out phrasing's are `dev`."""
     pairs: list[Pair] = []
     seen: set[str] = set()
-    turns, made_of = list(FAMILIES), Counter[str]()
+    turns, made_of = list(families), Counter[str]()
     while turns and len(pairs) < n:
         family = turns[len(pairs) % len(turns)]
         template = family.templates[made_of[family.name] % len(family.templates)]
         for _ in range(_TRIES):
-            made = _example(family, template, words, rng)
-            if made is not None and made[0] not in seen and not [
-                    d for d in check(made[1], ontology=words.ontology, knowledge=knowledge) if not d.warning]:
+            made = example(family, template)
+            if made is not None and made[0] not in seen and well_formed(made[1]):
                 break
         else:
             turns.remove(family)
@@ -289,7 +314,7 @@ def knowledge_pairs(n: int, *, seed: int = 0, syntax: str = "nested", knowledge:
         question, program = made
         seen.add(question)
         made_of[family.name] += 1
-        pairs.append(Pair(f"knowledge-{len(pairs):05d}", "", question, printer(program),
+        pairs.append(Pair(f"{prefix}-{len(pairs):05d}", "", question, printer(program),
                           "dev" if template == family.held_out else "train",
                           {"family": family.name, "template": template}))
     return pairs

@@ -28,7 +28,6 @@ saw.
 from __future__ import annotations
 
 import random
-from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property
@@ -37,7 +36,7 @@ from qlang.api import check
 from qlang.ir import Node, op
 from qlang.ontology import Ontology, load
 from qlang.syntax import SYNTAXES
-from qlang.train.knowledge_pairs import USED_CATEGORIES, Thing, held_out, things
+from qlang.train.knowledge_pairs import USED_CATEGORIES, Thing, held_out, in_turns, things
 from qlang.train.pairs import Pair
 from qlang.words import article
 
@@ -150,35 +149,13 @@ def _example(family: TextFamily, template: str, words: Fillers, rng: random.Rand
     return question, family.make(question, thing, word)
 
 
-#: draws in a row that find nothing new before a family is given up (its words are used up)
-_TRIES = 200
-
 
 def text_pairs(n: int, *, seed: int = 0, syntax: str = "nested", ontology: Ontology | None = None
                ) -> list[Pair]:
-    """Up to `n` distinct (question, program) pairs, the families taking turns (while their
-    words last) and each family's phrasings in turn, each program checked; a held-out
-    phrasing's are `dev`."""
+    """Up to `n` distinct (question, program) pairs, as `knowledge_pairs.in_turns` makes them,
+    each program checked."""
     words = Fillers(ontology or load())
     rng = random.Random(seed)
-    printer: Callable[[Node], str] = SYNTAXES[syntax].print
-    pairs: list[Pair] = []
-    seen: set[str] = set()
-    turns, made_of = list(FAMILIES), Counter[str]()
-    while turns and len(pairs) < n:
-        family = turns[len(pairs) % len(turns)]
-        template = family.templates[made_of[family.name] % len(family.templates)]
-        for _ in range(_TRIES):
-            question, program = _example(family, template, words, rng)
-            if question not in seen and not [d for d in check(program, ontology=words.ontology)
-                                             if not d.warning]:
-                break
-        else:
-            turns.remove(family)
-            continue
-        seen.add(question)
-        made_of[family.name] += 1
-        pairs.append(Pair(f"text-{len(pairs):05d}", "", question, printer(program),
-                          "dev" if template == family.held_out else "train",
-                          {"family": family.name, "template": template}))
-    return pairs
+    return in_turns(FAMILIES, n, lambda family, template: _example(family, template, words, rng),
+                    lambda program: not [d for d in check(program, ontology=words.ontology) if not d.warning],
+                    SYNTAXES[syntax].print, "text")
