@@ -229,11 +229,14 @@ class LanguageModel(Protocol):
 
 INSTRUCTION = ("Answer the question with words copied from the context: as few words as answer it, "
                f"or '{NO_ANSWER}' where the context does not say.")
-#: A worked exchange shown before the question, a short span.  (SmolLM2-135M shown a "no
-#: answer" exchange too answers nothing else.)
+#: Worked exchanges shown before the question: a short span, and a longer one (shown only the
+#: first, SmolLM2-135M cut answers short: "hair" for "groom a person's hair").  (Shown a "no
+#: answer" exchange too, it answers nothing else.)
 EXAMPLES = (
     ("Context: a tool with a sharp blade used for cutting wood\nQuestion: What is the saw used for?",
      "cutting wood"),
+    ("Context: The lamp has a brass base and runs on two batteries for about ten hours\n"
+     "Question: How long do the lamp's batteries last?", "about ten hours"),
 )
 
 
