@@ -25,6 +25,17 @@ def test_text_regions_become_objects_with_their_string_on_what_they_lie_on() -> 
     assert f"has_attr({oid}, name, words)." in perceived.facts.splitlines()
 
 
+def test_the_page_labels_a_photo_s_words_by_what_they_say() -> None:
+    from qlang.web import report
+
+    perceived = perceive(SIGN, None, Reading(Panel()), Thresholds(), Stages())
+    shown = report.objects(perceived.graph)
+    assert shown is not None
+    labelled = {o["name"]: o["label"]["text"] for o in shown["objects"] if o["name"] == "number"}
+    assert labelled["number"].startswith("number \u201c1984\u201d")
+    assert [o["label"]["text"] for o in shown["objects"] if o["name"] == "sign"] == ["sign 0.90"]
+
+
 def test_reading_is_on_by_default_and_a_setting_turns_it_off() -> None:
     pytest.importorskip("cv2")
     assert isinstance(make_perceiver(Options()), Reading)

@@ -32,7 +32,8 @@ def draw(image: Image, perception: Perception, path: str | Path,
         return font.getlength(text) + 2 * PADDING, depth + 2 * PADDING
 
     boxes = [d.box for d in perception.objects]
-    texts = [labels(d.name, d.confidence, d.attributes) for d in perception.objects] if labelled else []
+    texts = [labels(d.name, d.confidence, d.attributes, d.text) for d in perception.objects] \
+        if labelled else []
     placed = place(boxes[:len(texts)], texts, picture.width, picture.height, measure)
     for index, box in enumerate(boxes):
         colour = COLOURS[index % len(COLOURS)]
@@ -49,9 +50,13 @@ def draw(image: Image, perception: Perception, path: str | Path,
     return placed
 
 
-def labels(name: str, confidence: float | None, attributes: dict[str, float]) -> tuple[str, ...]:
+def labels(name: str, confidence: float | None, attributes: dict[str, float], said: str | None = None
+           ) -> tuple[str, ...]:
     """An object's label, the fullest first: its class, the detector's confidence, its two
-    likeliest attribute values; then less, for a crowded picture."""
+    likeliest attribute values; then less, for a crowded picture.  A region of text (`said`: what
+    it reads) is named by what it says in every label, as its class alone tells nothing."""
+    if said is not None:
+        name = f"{name} \u201c{said}\u201d"
     best = sorted(attributes.items(), key=lambda kv: -kv[1])[:2]
     sure = "" if confidence is None else f"{name} {confidence:.2f}"
     full = sure + "".join(f" | {v} {p:.2f}" for v, p in best)

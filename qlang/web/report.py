@@ -107,7 +107,8 @@ def objects(graph: Any) -> dict[str, Any] | None:
     found = list(graph["objects"].items())
     boxes = [SeenBox(o["x"], o["y"], o["x"] + o["w"], o["y"] + o["h"]) for _, o in found]
     size = max(LABEL_SIZE, min(width, height) // 30)
-    placed = place(boxes, [labels(o["name"], o.get("confidence"), {}) for _, o in found], width, height,
+    named = [labels(o["name"], o.get("confidence"), {}, o.get("text")) for _, o in found]
+    placed = place(boxes, named, width, height,
                    lambda text: (LABEL_WIDTH * size * len(text) + 2 * PADDING,
                                  LABEL_HEIGHT * size + 2 * PADDING))
     shown = [{"id": oid, "name": o["name"], "confidence": o.get("confidence"),
