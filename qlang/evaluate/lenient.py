@@ -67,7 +67,7 @@ def _check(root: Node) -> None:
     """The program checked as the thesis checked it: its types, but not whether a symmetric
     operation's operands differ (``two_same(x, x, color)`` is well typed, and the thesis read
     it as two choices)."""
-    errors = [d for d in typecheck.check(root) if not d.warning and d.kind != "operands"]
+    errors = [d for d in typecheck.check(root) if not d.warning and d.kind != typecheck.REPEATED]
     if errors:
         raise CheckError(errors, None)
 

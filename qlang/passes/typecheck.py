@@ -30,6 +30,11 @@ _KNOWN = {Kind.CLASS: "class", Kind.ATTR: "attribute category", Kind.VALUE: "att
           Kind.REL: "relation", Kind.KREL: "knowledge relation"}
 
 
+#: The kind of the one error no grammar can rule out and the thesis's checks never made: a
+#: symmetric operation of one operand twice (`_TypeChecker.distinct_operands`).
+REPEATED = "operands"
+
+
 @dataclass
 class _TypeChecker:
     ontology: Ontology
@@ -96,7 +101,7 @@ class _TypeChecker:
         one has lost half of the question)."""
         operands = node.operands
         if signature.symmetric and len(operands) == 2 and operands[0] == operands[1]:
-            self.report("operands", f"{_where(node, 1)} repeats argument 1: {node.op} of an operation "
+            self.report(REPEATED, f"{_where(node, 1)} repeats argument 1: {node.op} of an operation "
                         "and itself asks nothing", operands[1].span or node.span,
                         "name two different operands")
 
