@@ -60,6 +60,14 @@ def test_a_sure_question_never_reaches_the_fallback(small) -> None:
     assert result.path == "small" and fallback.scored == fallback.asked == []
 
 
+def test_a_sure_question_never_loads_the_fine_tuned_model() -> None:
+    from qlang.translate.factory import Loaded, make
+
+    loaded = Loaded()
+    (result,) = make(Settings(translator="cascade"), loaded=loaded).translate_many([CUP])
+    assert result.path == "small" and list(loaded.seconds) == ["load small parser"]
+
+
 def test_an_unsure_question_gets_the_candidate_the_fallback_likes(small) -> None:
     candidates = small.parser.programs(ODD)
     assert len(candidates) > 1

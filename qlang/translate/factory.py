@@ -127,9 +127,10 @@ def _cascade(settings: Settings, models: Models, loaded: Loaded) -> Translates:
 
 
 class Deferred:
-    """A translator made when first asked to translate.  Its description stays the one it was
-    given: what answers must read the same before and after the load (a report of one
-    request is the same whichever request came first)."""
+    """A translator made when first asked to translate or score a question (asked about none,
+    as when the small parser answers a whole batch, it loads nothing).  Its description stays
+    the one it was given: what answers must read the same before and after the load (a report
+    of one request is the same whichever request came first)."""
 
     def __init__(self, settings: Settings, description: str, load: Callable[[], Translator]) -> None:
         self.settings = settings
@@ -150,7 +151,7 @@ class Deferred:
         return self._made().translate(question)
 
     def translate_many(self, questions: Sequence[str]) -> list[Translation]:
-        return self._made().translate_many(questions)
+        return self._made().translate_many(questions) if questions else []
 
 
 #: translator kind -> factory
