@@ -5,6 +5,9 @@ the solver and the command line."""
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
@@ -22,6 +25,7 @@ from qlang.knowledge.index import build
 from qlang.knowledge.triples import Triple
 from qlang.passes.lower import facts
 from qlang.text import ranking
+from tests.conftest import qlangc_process
 
 #: two uses of a cup the weights tie on, and one a question about drinking should not prefer
 EDGES = [Triple("cup", "used_for", "drinking", 0.6), Triple("cup", "used_for", "storing pencils", 0.6),
@@ -76,14 +80,38 @@ def test_the_question_reorders_the_solvers_answers(cups: Knowledge) -> None:
 
 
 def test_solve_takes_rank_on_the_command_line(tmp_path_factory: pytest.TempPathFactory) -> None:
-    folder = tmp_path_factory.mktemp("cli")
-    (folder / "cups.tsv").write_text("".join(f"{h}\t{r}\t{t}\t{w}\n" for h, r, t, w in EDGES))
-    (folder / "scene.lp").write_text(scene())
-    (folder / "cup.qp").write_text(PROGRAM)
-    args = ["solve", "--program", str(folder / "cup.qp"), "--scene", str(folder / "scene.lp"),
-            "--kb", str(folder / "cups.tsv"), "--top-k", "3", "--distinct"]
+    args = [*cups_files(tmp_path_factory.mktemp("cli")), "--top-k", "3", "--distinct"]
     ran = CliRunner().invoke(cli, [*args, "--rank", "question"])
     assert ran.exit_code == 0, ran.output
     assert {line.split("\t")[0] for line in ran.output.splitlines()} == {e.tail for e in EDGES}
     bad = CliRunner().invoke(cli, [*args, "--rank", "votes"])
     assert bad.exit_code == 2 and "votes" in bad.output
+
+
+
+def cups_files(folder: Path) -> list[str]:
+    """The cups' knowledge, scene and program as files: `solve`'s arguments for them."""
+    (folder / "cups.tsv").write_text("".join(f"{h}\t{r}\t{t}\t{w}\n" for h, r, t, w in EDGES))
+    (folder / "scene.lp").write_text(scene())
+    (folder / "cup.qp").write_text(PROGRAM)
+    return ["solve", "--program", str(folder / "cup.qp"), "--scene", str(folder / "scene.lp"),
+            "--kb", str(folder / "cups.tsv")]
+
+
+def test_the_ranker_loads_its_model_only_to_rank_a_path(tmp_path: Path) -> None:
+    """Before, `--rank question` loaded torch and MiniLM as the background was made: 14 s and
+    590 MB for a program with no knowledge operation, or one that failed its check."""
+    (tmp_path / "q.qn").write_text("exist(select(scene(), cup))\n")
+    (tmp_path / "s.lp").write_text(scene())
+    probe = ("import sys\nfrom qlang.commands.main import main\n"
+             "try:\n    main()\nexcept SystemExit:\n    print('torch' in sys.modules, file=sys.stderr)")
+    args = ["solve", "--program", str(tmp_path / "q.qn"), "--scene", str(tmp_path / "s.lp"),
+            "--rank", "question"]
+    done = subprocess.run([sys.executable, "-c", probe, *args], capture_output=True, text=True, check=False)
+    assert done.stdout == "yes\n" and done.stderr.splitlines()[-1] == "False", done
+
+
+def test_loading_the_rankers_model_is_no_questions_time(tmp_path: Path) -> None:
+    """A fresh process takes seconds to load MiniLM; a half-second timeout still answers."""
+    code, output = qlangc_process(*cups_files(tmp_path), "--rank", "question", "--timeout", "0.5")
+    assert code == 0 and output.split("\t")[0] in {e.tail for e in EDGES}, output

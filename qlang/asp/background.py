@@ -92,8 +92,7 @@ class Background:
                  rank: str = ranking.DEFAULT, texts: Texts = GLOSSES) -> None:
         self.knowledge = knowledge
         self.rules = rules
-        self.rank = rank
-        ranking.ready(rank)
+        self.rank = ranking.checked(rank)
         self.texts = texts
 
     def ontology(self) -> Ontology:
@@ -150,6 +149,12 @@ class Background:
                  *self.knowledge.reach(into, hops, into=True, relations=relations, limit=LIMIT)]
         edges = knowledge_facts.walked(step.triple for step in steps)
         return [knowledge_facts.stated(edge) for edge in edges]
+
+    def ready(self, question: Query, semantics: str = "qlang") -> None:
+        """Load what the question's knowledge operations need before its time starts: the
+        ranker's model, by `question`, is a process's one-time cost, not a question's."""
+        if reading(semantics).intersection(f.name for f in question):
+            ranking.ready(self.rank)
 
     def query_facts(self, question: Query, words: Lazy, semantics: str = "qlang",
                     text: str | None = None) -> list[clingo.Symbol]:

@@ -55,8 +55,9 @@ class GroundedScene:
     def solve(self, query: Query) -> Solution:
         """The answers `solve(query, scene, options)` gives, from the shared grounding."""
         options = self.options
-        deadline = time.monotonic() + options.limits.timeout
         background = self.background
+        background.ready(query, options.semantics)
+        deadline = time.monotonic() + options.limits.timeout
         guard.check(self._sizes, query, options.limits, self._rules_size)
         if not self._broken and (self._ctl is None or self._ctl.asked >= self.RENEW):
             try:

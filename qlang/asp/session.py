@@ -150,10 +150,11 @@ def ground(query: Query, scene: str, options: SolveOptions = DEFAULT_OPTIONS) ->
     Only the theory's rules for the query's operations go in (`qlang.asp.theory.cut`):
     the others would ground to nothing, and preparing them costs more than the rest."""
     limits, semantics = options.limits, options.semantics
+    background = options.background or NOTHING
+    background.ready(query, semantics)
     deadline = time.monotonic() + limits.timeout
     log = Log()
     ctl = log.control()
-    background = options.background or NOTHING
     sizes = guard.sizes(scene)
     guard.check(sizes, query, limits, guard.rules_size(scene, sizes, background))
     atoms = symbols(query)

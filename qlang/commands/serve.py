@@ -17,6 +17,7 @@ from qlang.commands.console import Bounded, fail, read_source
 from qlang.commands.translate import translation_options, translator_from
 from qlang.commands.vision import take_options, vision_options
 from qlang.errors import QlangError, error
+from qlang.text import ranking
 from qlang.translate.factory import Loaded, Models, make
 from qlang.translate.translator import Settings
 
@@ -115,6 +116,7 @@ def _service(recipe: _Recipe) -> Service:
     from qlang.web.sources import Scenes, example_photos
 
     background = background_from(recipe.kb, recipe.rules, recipe.rank, recipe.texts)
+    ranking.ready(recipe.rank)  # the ranker's model loads with the worker, not on its first question
     settings = replace(recipe.settings, knowledge=background.knowledge)  # the words the translator may copy
     scenes = Scenes(read_source(file, limits.SCENE) for file in recipe.scene_files)
     translator = make(settings, recipe.models, Loaded())

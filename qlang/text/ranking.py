@@ -43,7 +43,9 @@ def checked(rank: str) -> str:
 
 def ready(rank: str) -> None:
     """Load what ranking by `rank` needs now (the embedding model, by `question`), so that
-    no question's solving time pays for it."""
+    no question's solving time pays for it: a server's worker, at its start.  Otherwise the
+    model loads when a path is first ranked, so a program without `know` or `infer`, or one
+    that fails its check, never pays the 0.5 GB and seconds of loading torch."""
     if checked(rank) == QUESTION:
         from qlang.text import embedding
 
