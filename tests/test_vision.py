@@ -97,6 +97,14 @@ def test_far_apart_boxes_are_not_near_and_side_by_side_ones_are_neither_above_no
     assert scores["near"] < 0.3 and scores["above"] < 0.3 and scores["below"] < 0.3 and scores["on"] == 0
 
 
+def test_a_box_inside_another_is_on_no_side_of_it() -> None:
+    """The coffee within its cup's box, right of its centre, is not to the right of the cup."""
+    coffee = SeenBox(50, 12, 58, 20)
+    for a, b in ((coffee, CUP), (CUP, coffee)):
+        scores = geometry.relations(a, b)
+        assert max(scores[side] for side in ("to the left of", "to the right of", "above", "below")) < 0.3
+
+
 def test_size_follows_the_share_of_the_image() -> None:
     assert geometry.size(SeenBox(0, 0, 250, 250), 300, 300)["large"] > 0.9
     assert geometry.size(SeenBox(0, 0, 20, 20), 300, 300)["small"] > 0.9

@@ -17,6 +17,7 @@ from collections.abc import Callable
 from qlang.ontology import load
 from qlang.vision.perception import SeenBox
 
+Score = Callable[[SeenBox, SeenBox], float]
 #: Area fraction of the image at which an object is as likely large as small.
 HALF_SIZE = 0.1
 
@@ -100,16 +101,28 @@ def _holding(a: SeenBox, b: SeenBox) -> float:
     return reach * small * hands
 
 
+def _apart(a: SeenBox, b: SeenBox) -> float:
+    """Whether neither box lies within the other: a thing inside another (coffee in its cup) is
+    on no side of it."""
+    return (1.0 - _inside(a, b)) * (1.0 - _inside(b, a))
+
+
+def _side(away: Callable[[SeenBox, SeenBox], float]) -> Score:
+    """A side relation from how far a lies from b that way, in their half-sizes, where the
+    boxes are apart."""
+    return lambda a, b: _sigmoid(3.0 * (away(a, b) - 0.5)) * _apart(a, b)
+
+
 def _next_to(a: SeenBox, b: SeenBox) -> float:
     return math.exp(-1.5 * _gap(a, b)) * (1 - _sigmoid(3.0 * (abs(_vertical(a, b)) - 1)))
 
 
 #: Each relation GQA has that boxes can tell, scored for (subject, object).
 RELATIONS: dict[str, Callable[[SeenBox, SeenBox], float]] = {
-    "to the left of": lambda a, b: _sigmoid(3.0 * (_horizontal(a, b) - 0.5)),
-    "to the right of": lambda a, b: _sigmoid(3.0 * (_horizontal(b, a) - 0.5)),
-    "above": lambda a, b: _sigmoid(3.0 * (_vertical(a, b) - 0.5)),
-    "below": lambda a, b: _sigmoid(3.0 * (_vertical(b, a) - 0.5)),
+    "to the left of": _side(_horizontal),
+    "to the right of": _side(lambda a, b: _horizontal(b, a)),
+    "above": _side(_vertical),
+    "below": _side(lambda a, b: _vertical(b, a)),
     "on": _on,
     "on top of": _on,
     "under": lambda a, b: _on(b, a),
@@ -140,7 +153,6 @@ def _held(cls: str) -> bool:
     return not _worn(cls) and not _person(cls)
 
 
-Score = Callable[[SeenBox, SeenBox], float]
 Fits = Callable[[str], bool]
 #: Relations boxes tell only between kinds of things (the subject's, the object's): a person
 #: wears clothes, helmets and glasses, and holds what is neither worn nor a person (what is in a
