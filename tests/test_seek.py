@@ -168,6 +168,17 @@ def test_a_best_answer_below_the_margin_is_uninformative(context: Context) -> No
     assert sought.answer is None
 
 
+def test_a_best_answer_above_its_kinds_fitted_cut_is_final(context: Context) -> None:
+    """The pagoda's sky is blue 0.55 likely against white and gray: below the one cut seek had
+    (0.6), above the one the calibration half fits for colours (`qlang/data/seek/margins.json`)."""
+    datasets = pytest.importorskip("sklearn.datasets")
+    china = Path(datasets.__file__).parent / "images" / "china.jpg"
+    sought = seek("What color is the sky?", context, image=str(china))
+    solved = [s.verdict for s in sought.steps if s.tool == "solve"]
+    assert solved[-1].likelihood is not None and solved[-1].likelihood < 0.6
+    assert sought.answer == "blue" and sought.steps[-1].verdict.kind == FINAL
+
+
 def test_a_colour_is_read_off_the_object_not_its_box(context: Context) -> None:
     """The motorcycle's box is mostly the garage behind it; its own pixels are red."""
     sought = ask(context, "What color is the motorcycle?", "motorcycle_left.png")

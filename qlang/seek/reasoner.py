@@ -4,8 +4,8 @@
   program again, or an alternative program about a class the question does not mention; no
   answer, named by the seed thesis's failure classes (`EmptyQuery`: a class nothing was seen
   of; `MissingEdge`: no object in the relation asked for); a tie (`AmbiguousAnswer`) or a
-  best answer less likely than `MARGIN`; a "no" about a word no perceiver can see; a widening
-  that finds nothing new; a classifier that renames nothing.
+  best answer less likely than its kind's cut (`qlang.seek.margins`); a "no" about a word no
+  perceiver can see; a widening that finds nothing new; a classifier that renames nothing.
 - **informative** (kept; the tool's name becomes the state): a program, a look, kinds of a
   class; and an answer not final yet: a "no" from what was seen at the detector's threshold
   while a closer look is possible (missing a detection is no evidence of absence), or an answer
@@ -20,7 +20,7 @@
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from qlang.asp.scene import SCALE
 from qlang.interpret import AmbiguousAnswer, EmptyQuery, MissingEdge
@@ -34,8 +34,6 @@ from qlang.vision.sight import words
 from qlang.words import article
 
 UNINFORMATIVE, INFORMATIVE, FINAL = "uninformative", "informative", "final"
-#: the least probability of a best answer against the others that is final
-MARGIN = 0.6
 
 
 @dataclass(frozen=True)
@@ -47,6 +45,8 @@ class Verdict:
     confidence: float | None = None
     #: the seed thesis's failure class, where the output is a failure of one
     failure: str | None = None
+    #: a solved best answer's probability against the others (`probability`)
+    likelihood: float | None = None
 
     def to_json(self) -> dict[str, object]:
         shown: dict[str, object] = {"verdict": self.kind, "why": self.why}
@@ -122,7 +122,13 @@ def _solved(solved: Solved, memory: Memory, context: Context) -> Verdict:
         return Verdict(UNINFORMATIVE, solved.error)
     if not solved.answers:
         return _no_answer(memory, context)
-    best, p = solved.answers[0], probability(solved)
+    p = probability(solved)
+    return replace(_best(solved, p, memory, context), likelihood=p)
+
+
+def _best(solved: Solved, p: float, memory: Memory, context: Context) -> Verdict:
+    """How the best answer, `p` likely against the others, is judged."""
+    best = solved.answers[0]
     no = best.value == "no" and memory.yes_no()
     unseen = memory.unseen(context.sight)
     if no and unseen:
@@ -130,7 +136,8 @@ def _solved(solved: Solved, memory: Memory, context: Context) -> Verdict:
     if len(solved.answers) > 1 and solved.answers[1].cost == best.cost:
         tied = " and ".join(a.value for a in solved.answers if a.cost == best.cost)
         return Verdict(UNINFORMATIVE, f"a tie between {tied}", failure=AmbiguousAnswer.__name__)
-    if p < MARGIN:
+    assert memory.root is not None
+    if p < context.margins.of(memory.root):
         return Verdict(UNINFORMATIVE, f"'{best.value}' is only {p:.2f} likely against the others")
     looked = memory.looked
     assert looked is not None

@@ -42,6 +42,7 @@ from qlang.errors import QlangError, error
 from qlang.knowledge.graph import Knowledge
 from qlang.ontology import load
 from qlang.passes.lower import facts
+from qlang.seek.margins import Margins, table
 from qlang.seek.memory import Explained, Looked, Memory, Output, Programmed, Seen, Solved, Widened
 from qlang.signatures import SIGNATURES, Kind
 from qlang.timing import Stages
@@ -77,6 +78,8 @@ class Context:
     background: Background | None = None
     limits: Limits = DEFAULT_LIMITS
     closer: float = CLOSER
+    #: how likely a best answer must be, per kind of answer, to be final
+    margins: Margins = field(default_factory=table)
     stages: Stages = field(default_factory=Stages)
     #: the perceiver, loaded or loading (`qlang.pipeline.load_perceiver`)
     perceiver: Perceiver | Future[tuple[Perceiver, float]] | None = None

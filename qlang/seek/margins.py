@@ -1,0 +1,85 @@
+"""How likely a best answer must be, against the others, for seek to give it: a cut per kind
+of answer, fitted on labelled photos rather than set by hand.
+
+One cut for every answer was too strict for some and too loose for others: a sky's colour,
+named from its hue families, is right at 0.55, while a relation read off two boxes is wrong
+at 0.53.  An answer's kind (`keys`) is what the program asks of the scene (a relation, an
+existence, an attribute's value), and for a colour also whose pixels name it (the stuff regions'
+hue families, or the colour namer on an object's mask); a kind the table has no cut for takes
+the cut of the next coarser kind, and at last the table's default.
+
+`bench/margins.py` runs seek on the calibration half of the photo set with every cut at 0,
+takes each final answer's likelihood, and writes per kind the least cut that passes wrong
+answers at most `WRONG` of the time (`fit`), never below `FLOOR`: an answer no likelier than
+all the others together is no answer.  Kinds the calibration half shows no answer of keep the
+default (`qlang/data/seek/margins.json`).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from functools import cache
+
+from qlang.ir import Node, postorder
+from qlang.paths import package_data
+from qlang.signatures import Kind
+from qlang.vision.stuff import CLASSES as STUFF
+
+TABLE = package_data("seek", "margins.json")
+#: The least cut: below it another answer, or none, is likelier.
+FLOOR = 0.5
+#: The most wrong answers, of those a cut passes, a fitted cut allows.
+WRONG = 0.05
+
+
+@dataclass(frozen=True)
+class Margins:
+    """The least likelihood of a final answer: per kind of answer, else `default`."""
+
+    default: float
+    cuts: dict[str, float] = field(default_factory=dict)
+
+    def of(self, root: Node) -> float:
+        """The cut for the program's answer: its most specific kind that has one."""
+        return next((self.cuts[key] for key in keys(root) if key in self.cuts), self.default)
+
+
+def keys(root: Node) -> list[str]:
+    """The kinds of the program's answer, most specific first: `relation` where it relates
+    objects, else `exist`, else the attribute queried (`color`), with the perceiver that named it
+    for a colour of stuff (`color, stuff`)."""
+    literals = [(kind, word) for node in postorder(root) if node.signature
+                for kind, word in zip(node.signature.literals, node.literals, strict=False)]
+    kinds = {kind for kind, _ in literals}
+    if Kind.REL in kinds:
+        return ["relation"]
+    if root.op == "exist":
+        return ["exist"]
+    attributes = [word for kind, word in literals if kind is Kind.ATTR]
+    if not attributes:
+        return [root.op]
+    stuff = any(kind is Kind.CLASS and word in STUFF for kind, word in literals)
+    return [f"{attributes[-1]}, stuff"] * stuff + [attributes[-1]]
+
+
+@cache
+def table() -> Margins:
+    """The fitted cuts (`TABLE`)."""
+    data = json.loads(TABLE.read_text(encoding="utf-8"))
+    return Margins(float(data["default"]), {key: float(cut) for key, cut in data["cuts"].items()})
+
+
+def fit(observed: Iterable[tuple[float, bool]]) -> float | None:
+    """The least cut at or above `FLOOR` under which at most `WRONG` of the answers it passes
+    are wrong, from (likelihood, right) pairs; None where no answer was observed."""
+    answers = sorted(observed)
+    if not answers:
+        return None
+    for cut in sorted({FLOOR, *(math.floor(p * 1000) / 1000 for p, _ in answers if p > FLOOR)}):
+        passed = [right for p, right in answers if p >= cut]
+        if passed.count(False) <= WRONG * len(passed):
+            return cut
+    return math.floor(answers[-1][0] * 1000 + 1) / 1000  # none passes few enough wrong: pass none
