@@ -49,6 +49,17 @@ def test_an_object_gets_its_name_classes_attributes_position_and_relations() -> 
         assert f"has_attr({oid}, hposition, {side})." in facts
 
 
+def test_an_object_answers_to_its_further_classes_and_what_is_above_them() -> None:
+    """A photo's subject is GQA's deictic `this` besides its name: "What is this?" selects it."""
+    graph = {"width": 10, "height": 10, "objects": {"o0": {
+        "name": "flower", "classes": ["this"], "x": 0, "y": 0, "w": 10, "h": 10}}}
+    source = Source(json.dumps(graph), "s.json")
+    facts = set(SceneLibrary(source).facts().splitlines())
+    assert {"has_attr(o0, name, flower).", "has_attr(o0, class, flower).", "has_attr(o0, class, plant).",
+            "has_attr(o0, class, this)."} <= facts
+    assert "has_attr(o0, name, this)." not in facts
+
+
 def test_uncategorised_attributes_fall_under_any() -> None:
     facts = library().facts("2410046")
     assert "has_attr(227327, any, overhead)." in facts
@@ -83,6 +94,8 @@ def test_a_scene_given_as_asp_facts_is_used_as_it_is() -> None:
      ' "attributes": [{"value": "red", "confidence": 1.5}]}}}', (1, 41), "a confidence must be"),
     ('{"width": 10, "height": 10, "objects": {"7": {"name": "cup", "x": 0, "y": 0, "w": 1, "h": 1,'
      ' "relations": [{"name": "on", "object": "8"}]}}}', (1, 41), "an 'object' of the scene"),
+    ('{"width": 10, "height": 10, "objects": {"7": {"name": "cup", "x": 0, "y": 0, "w": 1, "h": 1,'
+     ' "classes": ["this", 3]}}}', (1, 41), "'classes' must be a list of strings"),
     ('{"width": 0, "height": 10, "objects": {}}', None, "'width' must be a positive number"),
 ])
 def test_malformed_scenes_are_located_errors(text: str, where: tuple[int, int] | None, message: str) -> None:

@@ -116,6 +116,15 @@ def test_trees_and_sky_are_found_where_the_detector_sees_nothing(context: Contex
         assert solved and solved[0].startswith(f"{answer} "), question
 
 
+def test_this_is_the_photos_subject(context: Context) -> None:
+    """GQA selects `this` for what a question points at; on a photo, the detector's prominent
+    boxes, the classifier on the whole photo and prominent stuff propose it, and they compete."""
+    for image, answer in (("chelsea.png", "cat"), ("horse.png", "horse")):
+        sought = ask(context, "What is this?", image)
+        assert sought.program is not None and "select(scene(), this)" in sought.program, image
+        assert sought.answer == answer, image
+
+
 def test_what_only_a_closer_look_finds_is_explained_and_not_trusted(context: Context) -> None:
     """coffee's spoon is a detection at 0.19: not "no", and not a "yes" resting on 0.19."""
     sought = ask(context, "Is there a spoon?", "coffee.png")

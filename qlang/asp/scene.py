@@ -5,9 +5,10 @@ they are (e.g. GS-VQA's encodings).  A graph object becomes ``object/1``, its na
 name's ontology ancestors as ``has_attr(O, class, C)``, ``has_attr(O, name, N)``, each
 attribute under every category the ontology gives it (``any`` when none does),
 ``hposition``/``vposition`` from the centre of its box in thirds of the image, ``has_rel/3`` and
-``has_obj_weight/2``; the text an object shows (a photo's words, its ``"text"``) as
-``has_text(O, T)``, which the theory does not read but the text operations' documents take in
-(`qlang.asp.background`).
+``has_obj_weight/2``; further classes an object answers to besides its name (its ``"classes"``:
+a photo's subject is GQA's deictic ``this``) as its name's are; the text an object shows (a
+photo's words, its ``"text"``) as ``has_text(O, T)``, which the theory does not read but the
+text operations' documents take in (`qlang.asp.background`).
 
 An uncertain scene is the same JSON with confidences: an object's ``"confidence"``, and
 attributes and relations written ``{"value": "white", "confidence": 0.86}`` /
@@ -182,7 +183,8 @@ class _Encoder:
             if not isinstance(text, str):
                 raise self.fail(f"object {oid}: 'text' must be a string", oid)
             self.lines.append(f"has_text({o}, {to_term(text)}).")
-        for cls in dict.fromkeys([name, *self.ontology.ancestors(name)]):
+        named = [name, *self.strings(obj, "classes", oid)]
+        for cls in dict.fromkeys(c for n in named for c in (n, *self.ontology.ancestors(n))):
             self.emit(f"has_attr({o}, class, {to_term(cls)})", 1.0)
         box = [self.number(obj, k, oid) for k in ("x", "y", "w", "h")]
         for axis, start, extent, total in (("hposition", box[0], box[2], size[0]),
@@ -217,6 +219,12 @@ class _Encoder:
         items = obj.get(key, [])
         if not isinstance(items, list):
             raise self.fail(f"object {oid}: '{key}' must be a list", oid)
+        return items
+
+    def strings(self, obj: dict[str, Any], key: str, oid: str) -> list[str]:
+        items = self.items(obj, key, oid)
+        if not all(isinstance(item, str) for item in items):
+            raise self.fail(f"object {oid}: '{key}' must be a list of strings", oid)
         return items
 
     def number(self, obj: dict[str, Any], key: str, oid: str | None) -> float:

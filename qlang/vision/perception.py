@@ -92,6 +92,9 @@ class Detection:
     #: the likelihood of each of its colours, where the perceiver named them itself
     #: (`qlang.vision.stuff`, by hue family) rather than from the pixels in its box
     colours: dict[str, float] | None = None
+    #: further classes it answers to besides its name (the photo's subject is `this`:
+    #: `qlang.vision.subject`)
+    classes: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

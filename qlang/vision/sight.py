@@ -33,6 +33,7 @@ from qlang.signatures import SIGNATURES, Kind
 from qlang.vision.geometry import KINDED, RELATIONS
 from qlang.vision.labels import COCO, COCO_RENAMED, SHOWS, imagenet_classes
 from qlang.vision.stuff import CLASSES as STUFF
+from qlang.vision.subject import SUBJECT
 
 #: Categories a scene answers for every object alike: its name and class (what was detected),
 #: and where it is in the image (from the box).
@@ -80,13 +81,13 @@ class Sight:
 
 
 def _ssd() -> Sight:
-    """The embedded SSD: COCO's classes in GQA's words, ImageNet's glimpsed on regions, stuff
-    cued by colour and texture, colour and size (`describe`), and the relations boxes tell
-    (`geometry`)."""
+    """The embedded SSD: COCO's classes in GQA's words, ImageNet's glimpsed on regions (and the
+    photo's subject, `this`, on the whole photo), stuff cued by colour and texture, colour and
+    size (`describe`), and the relations boxes tell (`geometry`)."""
     classes = frozenset(COCO_RENAMED.get(label, label) for label in COCO.values() if label)
     narrower = tuple((COCO_RENAMED[label], label) for label in NARROWER)
     imagenet = frozenset(c for c in imagenet_classes().values() if c is not None).union(*SHOWS.values())
-    glimpsed = imagenet - classes
+    glimpsed = (imagenet | {SUBJECT}) - classes
     return Sight("ssd", classes, EVERY_PERCEIVER | {"color", "size"}, frozenset({*RELATIONS, *KINDED}),
                  narrower, glimpsed, STUFF - classes)
 

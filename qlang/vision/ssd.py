@@ -1,7 +1,8 @@
 """The embedded perceiver: SSD-MobileNet-v2 (COCO) through OpenCV's DNN module, its labels in
 GQA's words, optionally refined by an ImageNet classifier on each crop; the classes COCO lacks
 from the ImageNet classifier on regions (`regions`); colour, size and relations by classical
-means (`describe`); sky, trees, grass and leaves by colour, texture and place (`stuff`)."""
+means (`describe`); sky, trees, grass and leaves by colour, texture and place (`stuff`); the
+photo's subject, which `this` names, from all three (`subject`)."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from typing import Any
 import numpy as np
 
 from qlang.ontology import load
-from qlang.vision import models, regions, stuff
+from qlang.vision import models, regions, stuff, subject
 from qlang.vision.concepts import Concepts
 from qlang.vision.describe import describe
 from qlang.vision.labels import COCO, COCO_RENAMED
@@ -61,22 +62,31 @@ class SSD:
         self.network.setInput(cv2.dnn.blobFromImage(image, size=(SIDE, SIDE), swapRB=False))
         rows = np.asarray(self.network.forward())[0, 0]
         perception = Perception(width, height, self.name)
-        boxes = []
+        boxes, detected = [], []
         for _, class_id, score, *corners in sorted(rows.tolist(), key=lambda r: -r[2]):
             label = COCO.get(int(class_id)) or ""
             name = COCO_RENAMED.get(label, label) or None
             box = SeenBox(corners[0] * width, corners[1] * height,
                           corners[2] * width, corners[3] * height).clipped(width, height)
             boxes.append((float(score), box))
-            if score < thresholds.detection or name is None or not relevant(name, concepts) \
-                    or len(perception.objects) >= thresholds.objects:
+            if score < thresholds.detection or name is None:
                 continue
             detection = Detection(name, float(score), box, label)
+            detected.append(detection)
+            if not relevant(name, concepts) or len(perception.objects) >= thresholds.objects:
+                continue
             if self.refine:
                 from qlang.vision.classifier import refine
 
                 refine(image, detection)
             perception.objects.append(detection)
+        if concepts is not None and subject.asked(concepts.classes):
+            with perception.stages.time("find the subject"):
+                subjects = subject.proposals(image, detected)
+            kept = {id(d) for d in perception.objects}
+            room = max(0, thresholds.objects - len(kept))
+            perception.objects += [d for d in subjects
+                                   if d.confidence >= thresholds.detection and id(d) not in kept][:room]
         unnamed = regions.wanted(concepts, SIGHTS[self.name].classes or frozenset(),
                                  (d.name for d in perception.objects))
         if unnamed:

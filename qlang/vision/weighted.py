@@ -32,6 +32,7 @@ def scene(perception: Perception, image: str | None = None) -> dict[str, Any]:
             "attributes": [{"value": v, "confidence": _p(p)} for v, p in d.attributes.items()],
             "relations": [],
             **({"text": d.text} if d.text is not None else {}),
+            **({"classes": list(d.classes)} if d.classes else {}),
         }
     for r in perception.relations:
         objects[object_id(r.subject)]["relations"].append(
