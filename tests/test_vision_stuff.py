@@ -64,3 +64,18 @@ def test_the_grid_cells_are_regions_too_where_no_object_was_detected() -> None:
     beside = regions.proposals([], 300, 300, [SeenBox(0, 0, 140, 300)])[1:]
     assert SeenBox(0, 0, 100, 100) not in beside and SeenBox(100, 0, 200, 100) in beside, "less than half"
     assert len(beside) == regions.GRID ** 2 - regions.GRID
+
+
+def test_a_plain_background_is_named_by_its_own_colour_and_a_busy_one_is_none() -> None:
+    """The deep field's black around its galaxies is a background; a street with a man before
+    it, and a cat filling the frame, have none."""
+    from qlang.vision import background
+    from qlang.vision.image import read
+
+    deep_field = read(Path(data.__file__).parent / "hubble_deep_field.jpg")
+    found = background.find(deep_field, frozenset({"ground"}))
+    assert [d.name for d in found] == ["ground"] and found[0].colours
+    assert max(found[0].colours, key=found[0].colours.__getitem__) == "black"
+    cat = SeenBox(0, 0, 451, 300)
+    assert background.find(_photo("chelsea.png"), frozenset({"ground"}), [cat]) == []  # type: ignore[arg-type]
+    assert background.find(_photo("camera.png"), frozenset({"ground"})) == []  # type: ignore[arg-type]

@@ -30,6 +30,7 @@ from functools import cache
 from qlang.ir import Node, postorder
 from qlang.ontology import ANY_CATEGORY, load
 from qlang.signatures import SIGNATURES, Kind
+from qlang.vision.background import CLASSES as BACKGROUND
 from qlang.vision.geometry import KINDED, RELATIONS
 from qlang.vision.labels import COCO, COCO_RENAMED, SHOWS, imagenet_classes
 from qlang.vision.stuff import CLASSES as STUFF
@@ -82,14 +83,15 @@ class Sight:
 
 def _ssd() -> Sight:
     """The embedded SSD: COCO's classes in GQA's words, ImageNet's glimpsed on regions (and the
-    photo's subject, `this`, on the whole photo), stuff cued by colour and texture, colour and
-    size (`describe`), and the relations boxes tell (`geometry`)."""
+    photo's subject, `this`, on the whole photo), stuff cued by colour and texture (and a
+    plain background by the frame's colour), colour and size (`describe`), and the relations
+    boxes tell (`geometry`)."""
     classes = frozenset(COCO_RENAMED.get(label, label) for label in COCO.values() if label)
     narrower = tuple((COCO_RENAMED[label], label) for label in NARROWER)
     imagenet = frozenset(c for c in imagenet_classes().values() if c is not None).union(*SHOWS.values())
     glimpsed = (imagenet | {SUBJECT}) - classes
     return Sight("ssd", classes, EVERY_PERCEIVER | {"color", "size"}, frozenset({*RELATIONS, *KINDED}),
-                 narrower, glimpsed, STUFF - classes)
+                 narrower, glimpsed, (STUFF | BACKGROUND) - classes)
 
 
 #: COCO's labels for a kind of the GQA class they are renamed to: a plant is not only potted,

@@ -1,8 +1,9 @@
 """The embedded perceiver: SSD-MobileNet-v2 (COCO) through OpenCV's DNN module, its labels in
 GQA's words, optionally refined by an ImageNet classifier on each crop; the classes COCO lacks
 from the ImageNet classifier on regions (`regions`); colour, size and relations by classical
-means (`describe`); sky, trees, grass and leaves by colour, texture and place (`stuff`); the
-photo's subject, which `this` names, from all three (`subject`)."""
+means (`describe`); sky, trees, grass and leaves by colour, texture and place (`stuff`); a
+plain background by the frame's colour (`background`); the photo's subject, which `this`
+names, from the detector, the classifier and the stuff (`subject`)."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from qlang.ontology import load
-from qlang.vision import models, regions, stuff, subject
+from qlang.vision import background, models, regions, stuff, subject
 from qlang.vision.concepts import Concepts
 from qlang.vision.describe import describe
 from qlang.vision.labels import COCO, COCO_RENAMED
@@ -98,6 +99,10 @@ class SSD:
         if asked := stuff.CLASSES if concepts is None else stuff.CLASSES & concepts.classes:
             with perception.stages.time("find stuff"):
                 found = [d for d in stuff.find(image, asked) if d.confidence >= thresholds.detection]
+            perception.objects += found[:max(0, thresholds.objects - len(perception.objects))]
+        if asked := background.CLASSES if concepts is None else background.CLASSES & concepts.classes:
+            with perception.stages.time("find the background"):
+                found = background.find(image, asked, (d.box for d in detected))
             perception.objects += found[:max(0, thresholds.objects - len(perception.objects))]
         describe(image, perception, concepts, thresholds)
         return perception
