@@ -26,7 +26,8 @@ from qlang.signatures import CLOSED_KINDS, Kind
 ANY_CATEGORY = "any"
 #: Categories whose values are object classes rather than attribute values.
 CLASS_CATEGORIES = ("name", "class", "place")
-_PRONOUNS = frozenset({"he", "she", "this"})
+#: The pronouns GQA's programs select, resolved to an object by the scene (not kinds of object).
+PRONOUNS = frozenset({"he", "she", "this"})
 _CLOSED = {kind: frozenset(words) for kind, words in CLOSED_KINDS.items()}
 
 
@@ -89,7 +90,7 @@ def load() -> Ontology:
     class_json = _json("gqa_all_class.json")
     attr_json = _json("gqa_all_attribute.json")
     class_members = {cat: frozenset(members) for cat, members in class_json.items()}
-    classes = frozenset(_lines("name_gqa.txt") | _PRONOUNS
+    classes = frozenset(_lines("name_gqa.txt") | PRONOUNS
                         | set(class_members).union(*class_members.values()))
     categories = {cat: frozenset(values) for cat, values in attr_json.items()}
     categories |= {

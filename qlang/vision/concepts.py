@@ -2,8 +2,8 @@
 
 From a program alone — no gold annotation — collect the classes, attribute categories, values
 and relations its operations mention.  Generic concepts (`name`, `class`, `any`) are dropped;
-an operation over *any* class (`relate_any`) asks for every known class, and `common` for every
-attribute category.
+an operation over *any* class (`relate_any`) asks for every known class (but the pronouns, which
+name no kind of object), and `common` for every attribute category.
 
 >>> from qlang import parse
 >>> c = extract(parse("query(unique(relate(select(scene(), shorts), person, wearing, subject)), name)"))
@@ -22,7 +22,7 @@ import re
 from dataclasses import dataclass, field
 
 from qlang.ir import Node, postorder
-from qlang.ontology import ANY_CATEGORY, CLASS_CATEGORIES, Ontology, load
+from qlang.ontology import ANY_CATEGORY, CLASS_CATEGORIES, PRONOUNS, Ontology, load
 from qlang.signatures import SIGNATURES, Kind
 from qlang.text.evidence import LYING
 from qlang.words import singulars
@@ -58,7 +58,7 @@ def extract(root: Node, ontology: Ontology | None = None) -> Concepts:
             if kind in _FIELD and word not in GENERIC:
                 found[_FIELD[kind]].add(word)
         if node.op == "relate_any":
-            found["classes"] |= ontology.classes
+            found["classes"] |= ontology.classes - PRONOUNS
         elif node.op == "common":
             found["attributes"] |= set(ontology.categories) - GENERIC
         elif node.op == "read":  # the object's own words, or the text regions lying on it
