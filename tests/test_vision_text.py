@@ -23,6 +23,8 @@ def test_text_regions_become_objects_with_their_string_on_what_they_lie_on() -> 
     assert read["1984"][1]["name"] == "number"
     assert any(r["object"] == "o0" for r in coffee["relations"]), "the words relate to the panel"
     assert f"has_attr({oid}, name, words)." in perceived.facts.splitlines()
+    assert f"has_attr({oid}, class, letters)." in perceived.facts.splitlines(), "words are letters"
+    assert f"has_attr({read['1984'][0]}, class, letters)." not in perceived.facts.splitlines()
 
 
 def test_the_page_labels_a_photo_s_words_by_what_they_say() -> None:

@@ -28,7 +28,9 @@ from qlang.text.evidence import LYING
 from qlang.words import singulars
 
 #: The classes of the text regions a photo shows (`qlang.text.ocr.Region.kind`), which `read` reads.
-_READ = ("words", "number")
+READ = ("words", "number")
+#: a text region's class -> the further classes it answers to ("Are there letters?" on a page)
+READ_ALSO = {"words": ("letter", "letters")}
 
 GENERIC = frozenset({ANY_CATEGORY, *CLASS_CATEGORIES})
 
@@ -62,7 +64,7 @@ def extract(root: Node, ontology: Ontology | None = None) -> Concepts:
         elif node.op == "common":
             found["attributes"] |= set(ontology.categories) - GENERIC
         elif node.op == "read":  # the object's own words, or the text regions lying on it
-            found["classes"] |= set(_READ)
+            found["classes"] |= set(READ)
             found["relations"].update(LYING)
     return Concepts(**{name: frozenset(words) for name, words in found.items()})
 

@@ -1,7 +1,8 @@
 """A perceiver that also reads: the objects another perceiver sees, and each region of text the
-photo shows (`qlang.text.ocr`) as an object of class ``words`` (``number`` where it is digits)
-whose confidence is the recogniser's and whose text is the string read, related to the other
-objects by the same geometry (`describe.relate`: the words ``on`` the sign they are painted on).
+photo shows (`qlang.text.ocr`) as an object of class ``words`` (``number`` where it is digits;
+words are letters too) whose confidence is the recogniser's and whose text is the string read,
+related to the other objects by the same geometry (`describe.relate`: the words ``on`` the sign
+they are painted on).
 
 Reading costs most of a photo's time (0.7 s of an `ask --image` of 1.5 s), so it is done only
 where the question's concepts need text (`needs_text`: words, numbers, letters, logos, signs,
@@ -13,7 +14,7 @@ from __future__ import annotations
 
 from qlang.ontology import load
 from qlang.text import ocr
-from qlang.vision.concepts import Concepts
+from qlang.vision.concepts import READ_ALSO, Concepts
 from qlang.vision.describe import relate
 from qlang.vision.perception import Detection, Image, Perceiver, Perception, SeenBox, Thresholds, require
 
@@ -49,7 +50,8 @@ class Reading:
             found = ocr.read(image)
         for region in found:
             box = SeenBox(*region.box).clipped(width, height)
-            read = Detection(region.kind, region.confidence, box, "text", text=region.text)
+            read = Detection(region.kind, region.confidence, box, "text", text=region.text,
+                             classes=READ_ALSO.get(region.kind, ()))
             perception.objects.append(read)
         relate(perception, concepts, thresholds, seen)
         return perception

@@ -32,8 +32,10 @@ from qlang.vision.sight import Sight, words
 TABLE = package_data("vision", "recall.json")
 #: Below this recall of a class, a perceiver's "no" about it is no evidence.
 FLOOR = 0.5
-#: How a perceiver finds a class it sees now and then only (`Sight.glimpsed`, `Sight.cued`).
-_GLIMPSED, _CUED = "through the ImageNet classifier on regions", "by colour, texture and place"
+#: How a perceiver finds a class it sees now and then only (`Sight.glimpsed`, `Sight.cued`,
+#: `Sight.read`).
+_GLIMPSED, _CUED, _READ = ("through the ImageNet classifier on regions", "by colour, texture and place",
+                           "by reading the photo's text")
 
 
 @dataclass(frozen=True)
@@ -75,7 +77,8 @@ def doubt(sight: Sight, cls: str, threshold: float | None = None) -> str | None:
         return None
     if not sight.sees(Kind.CLASS, cls):
         return f"no perceiver knows '{cls}'"
-    ways = [way for way, classes in ((_GLIMPSED, sight.glimpsed), (_CUED, sight.cued)) if cls in classes]
+    ways = [way for way, classes in ((_GLIMPSED, sight.glimpsed), (_CUED, sight.cued), (_READ, sight.read))
+            if cls in classes]
     if ways and cls not in sight.classes:
         return f"the {sight.name} detector finds {cls} only {' or '.join(ways)}"
     label = sight.label(cls)

@@ -31,6 +31,7 @@ from qlang.ir import Node, postorder
 from qlang.ontology import ANY_CATEGORY, load
 from qlang.signatures import SIGNATURES, Kind
 from qlang.vision.background import CLASSES as BACKGROUND
+from qlang.vision.concepts import READ, READ_ALSO
 from qlang.vision.geometry import KINDED, RELATIONS
 from qlang.vision.labels import COCO, COCO_RENAMED, SHOWS, imagenet_classes
 from qlang.vision.stuff import CLASSES as STUFF
@@ -57,11 +58,15 @@ class Sight:
     glimpsed: frozenset[str] = frozenset()
     #: stuff it finds by colour, texture and place (`stuff`): seen, never covered
     cued: frozenset[str] = frozenset()
+    #: text it finds by reading the photo (`qlang.vision.reading`): seen, never covered
+    read: frozenset[str] = frozenset()
 
     def sees(self, kind: Kind, word: str) -> bool:
         """Whether the perceiver can tell this class, attribute category, value or relation."""
         if kind is Kind.CLASS:
-            return self.classes is None or word in _reached(self.classes | self.glimpsed | self.cued)
+            if self.classes is None:
+                return True
+            return word in _reached(self.classes | self.glimpsed | self.cued | self.read)
         if kind is Kind.REL:
             return self.relations is None or word in self.relations
         if kind is Kind.ATTR:
@@ -85,13 +90,14 @@ def _ssd() -> Sight:
     """The embedded SSD: COCO's classes in GQA's words, ImageNet's glimpsed on regions (and the
     photo's subject, `this`, on the whole photo), stuff cued by colour and texture (and a
     plain background by the frame's colour), colour and size (`describe`), and the relations
-    boxes tell (`geometry`)."""
+    boxes tell (`geometry`); and the photo's text, where its reader reads (`reading`)."""
     classes = frozenset(COCO_RENAMED.get(label, label) for label in COCO.values() if label)
     narrower = tuple((COCO_RENAMED[label], label) for label in NARROWER)
     imagenet = frozenset(c for c in imagenet_classes().values() if c is not None).union(*SHOWS.values())
     glimpsed = (imagenet | {SUBJECT}) - classes
+    read = frozenset(READ).union(*READ_ALSO.values())
     return Sight("ssd", classes, EVERY_PERCEIVER | {"color", "size"}, frozenset({*RELATIONS, *KINDED}),
-                 narrower, glimpsed, (STUFF | BACKGROUND) - classes)
+                 narrower, glimpsed, (STUFF | BACKGROUND) - classes, read)
 
 
 #: COCO's labels for a kind of the GQA class they are renamed to: a plant is not only potted,
