@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from qlang.api import parse
-from qlang.vision.recall import FLOOR, blind_no, doubt, recall, sureness, why
+from qlang.vision.recall import FLOOR, LABELLED, Recall, blind_no, doubt, recall, sureness, why
 from qlang.vision.sight import SIGHTS
 
 SSD, OWLVIT = SIGHTS["ssd"], SIGHTS["owlvit"]
@@ -67,3 +67,18 @@ def test_ask_refuses_a_no_it_cannot_ground(program: str, doubted: tuple[str, ...
 def test_the_reason_names_what_is_missing() -> None:
     assert why(SSD, "flag") == "no perceiver knows 'flag'"
     assert why(SSD, "plant") == "the ssd detector's 'plant' is a potted plant only"
+
+
+def test_a_class_found_only_now_and_then_is_denied_only_on_enough_labelled_photos() -> None:
+    """The classifier on regions and the colour cues are measured too, apart from the covered
+    classes: a "no" about grass needs its recall measured on `LABELLED` photos and at least
+    `FLOOR`; the calibration half shows one photo of grass, where the cues miss it."""
+    measured = recall("ssd", 0.15)
+    assert measured is not None and measured.partly["grass"] == (0, 1) and not measured.enough("grass")
+    assert doubt(SSD, "grass", 0.15) == ("the ssd detector finds grass only by colour, texture and place "
+                                         "(found 0 of 1 in the labelled photos)")
+    often = Recall(0.15, {"cat": (1, 1)}, {"grass": (3, LABELLED)})
+    assert often.enough("grass") and often.of("grass") == 1.0
+    seldom = Recall(0.15, {"cat": (1, 1)}, {"grass": (2, 2)})
+    assert not seldom.enough("grass") and seldom.of("grass") == 1.0, "the pooled recall of covered classes"
+    assert sureness(SSD, "dog") == recall("ssd").of("dog"), "partly found classes are not pooled"  # type: ignore[union-attr]

@@ -8,7 +8,8 @@ and then (the ImageNet classifier on regions, the colour cues for sky and trees)
 kinds of it (ten COCO animals are not every animal); or, measured on the labelled photos, it
 finds too few of those there are (`FLOOR`).  Otherwise a "no" is at most as sure as the
 perceiver's recall of the class, or, for a class the labelled photos do not show, its recall
-over every class they do (`Recall.of`).
+over every class they do (`Recall.of`).  A class found only now and then may be denied too,
+where its recall is measured high enough on at least `LABELLED` photos (`Recall.enough`).
 
 Recall falls as the detection threshold rises (coffee's spoon is seen at 0.19, not at 0.4), so
 a "no" is judged by the recall measured at its own threshold, or at the least measured one
@@ -21,7 +22,7 @@ found the class.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 
 from qlang.ir import Node
@@ -32,6 +33,9 @@ from qlang.vision.sight import Sight, words
 TABLE = package_data("vision", "recall.json")
 #: Below this recall of a class, a perceiver's "no" about it is no evidence.
 FLOOR = 0.5
+#: A class a perceiver finds only now and then (`Sight.glimpsed`, `cued`, `read`) may be denied
+#: where its recall, measured on at least this many labelled photos, reaches `FLOOR`.
+LABELLED = 3
 #: How a perceiver finds a class it sees now and then only (`Sight.glimpsed`, `Sight.cued`,
 #: `Sight.read`).
 _GLIMPSED, _CUED, _READ = ("through the ImageNet classifier on regions", "by colour, texture and place",
@@ -43,14 +47,22 @@ class Recall:
     """Objects found of those labelled, per class, at `threshold`."""
 
     threshold: float
+    #: of the classes the perceiver covers
     counts: dict[str, tuple[int, int]]
+    #: of the classes it finds only now and then (`Sight.glimpsed`, `cued`, `read`)
+    partly: dict[str, tuple[int, int]] = field(default_factory=dict)
 
     def measured(self, cls: str) -> bool:
         return self.counts.get(cls, (0, 0))[1] > 0
 
+    def enough(self, cls: str) -> bool:
+        """Whether a class found only now and then is found often enough, on enough photos."""
+        found, there = self.partly.get(cls, (0, 0))
+        return there >= LABELLED and found / there >= FLOOR
+
     def of(self, cls: str) -> float:
-        """The recall of the class where it was measured, else over every class that was."""
-        found, there = self.counts.get(cls, (0, 0))
+        """The recall of the class where it was measured, else over every covered class that was."""
+        found, there = self.partly[cls] if self.enough(cls) else self.counts.get(cls, (0, 0))
         if there == 0:
             found, there = (sum(column) for column in zip(*self.counts.values(), strict=True))
         return found / there if there else 1.0
@@ -66,8 +78,12 @@ def recall(perceiver: str, threshold: float | None = None) -> Recall | None:
                    key=lambda t: float(t["threshold"]))
     if not above:
         return None
-    return Recall(float(above[0]["threshold"]),
-                  {cls: (int(found), int(there)) for cls, (found, there) in above[0]["classes"].items()})
+    chosen = above[0]
+    return Recall(float(chosen["threshold"]), _counts(chosen["classes"]), _counts(chosen.get("partly", {})))
+
+
+def _counts(table: dict[str, list[int]]) -> dict[str, tuple[int, int]]:
+    return {cls: (int(found), int(there)) for cls, (found, there) in table.items()}
 
 
 def doubt(sight: Sight, cls: str, threshold: float | None = None) -> str | None:
@@ -80,7 +96,12 @@ def doubt(sight: Sight, cls: str, threshold: float | None = None) -> str | None:
     ways = [way for way, classes in ((_GLIMPSED, sight.glimpsed), (_CUED, sight.cued), (_READ, sight.read))
             if cls in classes]
     if ways and cls not in sight.classes:
-        return f"the {sight.name} detector finds {cls} only {' or '.join(ways)}"
+        measured = recall(sight.name, threshold)
+        if measured is not None and measured.enough(cls):
+            return None
+        found, there = (0, 0) if measured is None else measured.partly.get(cls, (0, 0))
+        seen = f" (found {found} of {there} in the labelled photos)" if there else ""
+        return f"the {sight.name} detector finds {cls} only {' or '.join(ways)}{seen}"
     label = sight.label(cls)
     if label is not None:
         return f"the {sight.name} detector's '{cls}' is a {label} only"
