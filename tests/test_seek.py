@@ -125,6 +125,18 @@ def test_this_is_the_photos_subject(context: Context) -> None:
         assert sought.answer == answer, image
 
 
+def test_an_object_is_seen_by_its_further_classes_too() -> None:
+    """A photo's words are letters, its subject `this`: seek counts them seen, so a question
+    about letters with no answer says why not "no perceiver knows 'letters'"."""
+    from qlang.seek.memory import Looked
+
+    graph = {"objects": {"o0": {"name": "words", "confidence": 0.9, "classes": ["letter", "letters"]},
+                         "o1": {"name": "cat", "confidence": 0.8}}}
+    memory = Memory("What color are the letters?", looked=Looked(graph, "", 0.4, None))
+    assert [s.id for s in memory.seen("letters")] == ["o0"]
+    assert [s.id for s in memory.seen("animal")] == ["o1"] and memory.seen("this") == []
+
+
 def test_what_only_a_closer_look_finds_is_explained_and_not_trusted(context: Context) -> None:
     """coffee's spoon is a detection at 0.19: not "no", and not a "yes" resting on 0.19."""
     sought = ask(context, "Is there a spoon?", "coffee.png")

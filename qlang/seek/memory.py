@@ -36,11 +36,13 @@ class Programmed:
 
 @dataclass(frozen=True)
 class Seen:
-    """One object of a look: its id in the scene, its name and how sure the perceiver is."""
+    """One object of a look: its id in the scene, its name and how sure the perceiver is, and
+    the further classes it answers to (a photo's subject is `this`, its words letters)."""
 
     id: str
     name: str
     confidence: float
+    classes: tuple[str, ...] = ()
 
     def __str__(self) -> str:
         return f"{self.name} {self.confidence:.2f}"
@@ -64,7 +66,8 @@ class Looked:
     def objects(self) -> list[Seen]:
         """The objects, most confident first."""
         objects = (self.graph or {}).get("objects", {})
-        seen = [Seen(oid, str(o["name"]), float(o.get("confidence", 1.0))) for oid, o in objects.items()]
+        seen = [Seen(oid, str(o["name"]), float(o.get("confidence", 1.0)),
+                     tuple(map(str, o.get("classes", ())))) for oid, o in objects.items()]
         return sorted(seen, key=lambda s: -s.confidence)
 
     def brief(self) -> str:
@@ -205,7 +208,7 @@ class Memory:
         ontology = load()
         kinds = self.kinds.get(cls, frozenset())
         return [s for s in self.looked.objects
-                if s.name == cls or cls in ontology.ancestors(s.name) or s.name in kinds]
+                if cls in (s.name, *s.classes) or cls in ontology.ancestors(s.name) or s.name in kinds]
 
     def unseen(self, sight: Sight) -> list[str]:
         """The program's words the perceiver cannot see (a scene file sees them all), but for a

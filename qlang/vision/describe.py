@@ -23,10 +23,11 @@ def wanted(category: str, concepts: Concepts | None) -> bool:
 
 
 def describe(image: Image, perception: Perception, concepts: Concepts | None,
-             thresholds: Thresholds) -> None:
-    """Score the detections' colour and size and the relations between them, in place."""
+             thresholds: Thresholds, new: int = 0) -> None:
+    """Score the detections' colour and size and the relations between them, in place: those
+    from number `new` on (those added since the others were described)."""
     height, width = image.shape[:2]
-    for detection in perception.objects:
+    for detection in perception.objects[new:]:
         scores: dict[str, dict[str, float]] = {}
         if wanted("color", concepts) and detection.colours is not None:
             scores["color"] = detection.colours
@@ -38,7 +39,7 @@ def describe(image: Image, perception: Perception, concepts: Concepts | None,
             scores["size"] = geometry.size(detection.box, width, height)
         for values in scores.values():
             keep(detection, values, thresholds)
-    relate(perception, concepts, thresholds)
+    relate(perception, concepts, thresholds, new)
 
 
 def relate(perception: Perception, concepts: Concepts | None, thresholds: Thresholds, new: int = 0) -> None:

@@ -1,7 +1,7 @@
 """A perceiver that also reads: the objects another perceiver sees, and each region of text the
 photo shows (`qlang.text.ocr`) as an object of class ``words`` (``number`` where it is digits;
 words are letters too) whose confidence is the recogniser's and whose text is the string read,
-related to the other objects by the same geometry (`describe.relate`: the words ``on`` the sign
+described as the other objects are (`describe`: their colour, and the words ``on`` the sign
 they are painted on).
 
 Reading costs most of a photo's time (0.7 s of an `ask --image` of 1.5 s), so it is done only
@@ -15,7 +15,7 @@ from __future__ import annotations
 from qlang.ontology import load
 from qlang.text import ocr
 from qlang.vision.concepts import READ_ALSO, Concepts
-from qlang.vision.describe import relate
+from qlang.vision.describe import describe
 from qlang.vision.perception import Detection, Image, Perceiver, Perception, SeenBox, Thresholds, require
 
 #: The classes that are text, or are where text is read: a question about them needs the reader.
@@ -53,5 +53,5 @@ class Reading:
             read = Detection(region.kind, region.confidence, box, "text", text=region.text,
                              classes=READ_ALSO.get(region.kind, ()))
             perception.objects.append(read)
-        relate(perception, concepts, thresholds, seen)
+        describe(image, perception, concepts, thresholds, seen)
         return perception
