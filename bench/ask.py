@@ -2,8 +2,9 @@
 
     .venv/bin/python bench/ask.py [--repeat 5] [--checkout DIR ...]
 
-Each case (a question about the README's scene, one about scikit-image's `coffee` photo, and one
-about a tree on scikit-learn's `china` photo, where regions are classified and stuff is found) runs
+Each case (a question about the README's scene, one about scikit-image's `coffee` photo, one
+about a tree on scikit-learn's `china` photo, where regions are classified and stuff is found, and
+one about the motorcycle's colour, where the object is segmented) runs
 `repeat` times in a new process; with `--checkout`, the same runs interleave between this tree and
 each other checkout (run with ``PYTHONPATH=DIR``, its own `qlang.cli` or `qlang.commands.main`),
 so that a noisy machine weighs on all of them alike.  Prints the median wall time per case and
@@ -38,6 +39,9 @@ def cases() -> dict[str, list[str]]:
         "ask --image": ["Is there a cup on the table?", "--image", os.path.join(data_dir, "coffee.png")],
         # a class COCO lacks, outdoors: the classifier on regions and the stuff cues both look
         "ask --image, a tree": ["Is there a tree?", "--image", china],
+        # a colour: the object is cut from its box's background (the `segment` stage)
+        "ask --image, a colour": ["What color is the motorcycle?", "--image",
+                                  os.path.join(data_dir, "motorcycle_left.png")],
     }
 
 
