@@ -10,6 +10,7 @@ import pytest
 
 import qlang
 from qlang.ir import Node
+from qlang.passes.canonical import equivalent
 from qlang.small.calibrate import Scored, Setting, choose_setting, outcome
 from qlang.small.parser import Decoded, SmallParser
 from qlang.syntax import SYNTAXES
@@ -66,6 +67,18 @@ def test_a_sure_question_never_loads_the_fine_tuned_model() -> None:
     loaded = Loaded()
     (result,) = make(Settings(translator="cascade"), loaded=loaded).translate_many([CUP])
     assert result.path == "small" and list(loaded.seconds) == ["load small parser"]
+
+
+def test_the_confidence_is_the_programs_whatever_order_the_beam_spells_it_in(small) -> None:
+    question = "Is the toilet brush black and clean?"
+    candidates = small.parser.candidates([question])[0]
+    best = candidates[0]
+    spellings = [c for c in candidates if c.root is not None and equivalent(c.root, best.root)]
+    assert len(spellings) > 1 and best.probability < 0.9
+    confidence = small.parser.confidence(candidates)
+    assert confidence == pytest.approx(sum(c.probability for c in spellings)) and confidence > 0.9
+    (result,) = Cascade(small, Fallback("cup"), threshold=0.9).translate_many([question])
+    assert result.path == "small" and result.confidence == pytest.approx(confidence, abs=1e-6)
 
 
 def test_an_unsure_question_gets_the_candidate_the_fallback_likes(small) -> None:

@@ -17,6 +17,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 
 from qlang.api import parse
 from qlang.errors import QlangError, error
@@ -51,7 +52,7 @@ WEIGHTS = (0.0, 0.1, 0.25, 0.5, 1.0, 2.0)
 PLAUSIBILITY_QUANTILES = tuple(q / 20 for q in range(1, 10))
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)  # no slots: `probability` is cached
 class Scored:
     """What calibrating the rescoring cascade needs of one dev question: its candidates (those
     that check, most probable first), each one's exactness and log-likelihood under the
@@ -65,9 +66,11 @@ class Scored:
     generated: bool
     generated_likelihood: float | None = None
 
-    @property
+    @cached_property
     def probability(self) -> float:
-        return self.candidates[0].probability if self.candidates else 0.0
+        """The small parser's confidence: the probability of its best program
+        (`SmallParser.confidence`), which calibration weighs at every setting."""
+        return SmallParser.confidence(self.candidates)
 
 
 @dataclass(frozen=True, slots=True)
@@ -179,7 +182,8 @@ def gather(parser: SmallParser, questions: Sequence[str], golds: Sequence[Node],
     found = [c for i in range(0, len(questions), chunk)
              for c in parser.candidates(questions[i:i + chunk])]
     checked = [[c for c in candidates if c.root is not None] for candidates in found]
-    asked = [i for i, candidates in enumerate(checked) if candidates and candidates[0].probability < cap]
+    asked = [i for i, candidates in enumerate(checked)
+             if candidates and SmallParser.confidence(candidates) < cap]
     scores: dict[int, list[float]] = {}
     for start in range(0, len(asked), chunk):
         part = asked[start:start + chunk]

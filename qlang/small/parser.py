@@ -12,6 +12,7 @@ from qlang.errors import QlangError, error
 from qlang.ir import Node
 from qlang.knowledge import sources
 from qlang.knowledge.graph import Knowledge
+from qlang.passes.canonical import equivalent
 from qlang.paths import package_data
 from qlang.small import files
 from qlang.small.automaton import Automaton
@@ -109,6 +110,17 @@ class SmallParser:
             problem = parsed.error
         return Decoded(None, 0.0, error=problem or error(QlangError, "translate",
                                                          "the small parser found no program"))
+
+    @staticmethod
+    def confidence(candidates: Sequence[Decoded]) -> float:
+        """The probability of the best candidate's program (0 when none checks): the sum over
+        the candidates equivalent to it.  The beam spells a program with symmetric operands or
+        a choice once per order ("black and clean", "clean and black"), and the cascade answers
+        with the program, not its spelling; the order-blind sum is what its threshold weighs."""
+        best = SmallParser.best(candidates).root
+        if best is None:
+            return 0.0
+        return sum(c.probability for c in candidates if c.root is not None and equivalent(c.root, best))
 
     @staticmethod
     def _checked(candidate: Candidate, knowledge: Knowledge | None) -> Decoded:

@@ -1,16 +1,17 @@
 """The small parser as a translator, and the cascade: small where it is sure, the LLM elsewhere.
 
-`SmallTranslator` answers every question with the small parser (`qlang.small`), a batch in
-one decoding.  `Cascade` keeps the small parser's program when its probability reaches the
-threshold calibrated on dev (`qlangc calibrate`).  Elsewhere the fine-tuned model *rescores*
-the small parser's checked candidates (its beam, not only its best): each candidate's
-log-likelihood under the fine-tuned model, plus `Rescoring.weight` times its log-probability
-under the small parser, and the best one answers if the fine-tuned model finds it plausible
-(a log-likelihood per token of at least `Rescoring.plausible`); only then, or with no
-candidate, does the fine-tuned model generate.  Scoring a few programs the two models already
-agree on is cheaper and more often right than generating one freely.  Each `Translation` says
-which `path` answered (`small`, `rescored`, `finetuned`) and the small parser's `confidence`,
-so a report can show how often each path answers and how exact each is.
+`SmallTranslator` answers every question with the small parser (`qlang.small`), a batch in one
+decoding.  `Cascade` keeps the small parser's program when its probability (summed over the
+spellings the beam gives it) reaches the threshold calibrated on dev (`qlangc calibrate`).
+Elsewhere the fine-tuned model *rescores* the small parser's checked candidates (its beam, not
+only its best): each candidate's log-likelihood under the fine-tuned model, plus
+`Rescoring.weight` times its log-probability under the small parser, and the best one answers
+if the fine-tuned model finds it plausible (a log-likelihood per token of at least
+`Rescoring.plausible`); only then, or with no candidate, does the fine-tuned model generate.
+Scoring a few programs the two models already agree on is cheaper and more often right than
+generating one freely.  Each `Translation` says which `path` answered (`small`, `rescored`,
+`finetuned`) and the small parser's `confidence`, so a report can show how often each path
+answers and how exact each is.
 """
 
 from __future__ import annotations
@@ -43,7 +44,7 @@ class SmallTranslator:
 
     def translate_many(self, questions: Sequence[str]) -> list[Translation]:
         """Every question decoded in one batch; each is charged its share of the time."""
-        return [self.translation(question, self.parser.best(found), seconds)
+        return [self.first(question, found, seconds)
                 for question, found, seconds in self.candidates(questions)]
 
     def candidates(self, questions: Sequence[str]) -> list[tuple[str, list[Decoded], float]]:
@@ -53,6 +54,13 @@ class SmallTranslator:
         found = self.parser.candidates(questions, self.settings.knowledge)
         share = (time.perf_counter() - start) / max(1, len(questions))
         return [(question, candidates, share) for question, candidates in zip(questions, found, strict=True)]
+
+    def first(self, question: str, candidates: Sequence[Decoded], seconds: float) -> Translation:
+        """The best of a question's candidates, its confidence the probability of its program
+        (`SmallParser.confidence`)."""
+        translation = self.translation(question, self.parser.best(candidates), seconds)
+        translation.confidence = round(self.parser.confidence(candidates), 6)
+        return translation
 
     def translation(self, question: str, result: Decoded, seconds: float) -> Translation:
         translation = Translation(question, raw=[" ".join(result.tokens)], seconds=seconds,
@@ -119,8 +127,7 @@ class Cascade:
 
     def translate_many(self, questions: Sequence[str]) -> list[Translation]:
         found = self.small.candidates(questions)
-        results = [self.small.translation(question, self.small.parser.best(candidates), seconds)
-                   for question, candidates, seconds in found]
+        results = [self.small.first(question, candidates, seconds) for question, candidates, seconds in found]
         unsure = [i for i, first in enumerate(results)
                   if not first.ok or (first.confidence or 0.0) < self.threshold]
         start = time.perf_counter()
