@@ -14,16 +14,22 @@ from qlang.seek.margins import FLOOR, Margins, fit, keys, table
     ("query(unique(select(scene(), cup)), color)", ["color"]),
     ("query(unique(select(scene(), sky)), color)", ["color, stuff", "color"]),
     ("query(unique(select(scene(), object)), name)", ["name"]),
-    ("verify_rel(unique(select(scene(), building)), water, in_front_of, object)", ["relation"]),
-    ("query(unique(relate_any(select(scene(), water), on, subject)), name)", ["relation"]),
+    ("verify_rel(unique(select(scene(), building)), water, in_front_of, object)",
+     ["relation, in front of", "relation"]),
+    ("query(unique(relate_any(select(scene(), water), on, subject)), name)", ["relation, on", "relation"]),
+    ("exist(relate(relate(select(scene(), cup), plate, on, subject), table, on, subject))",
+     ["relation, on", "relation"]),
+    ("exist(relate(relate(select(scene(), cup), plate, on, subject), table, under, subject))", ["relation"]),
 ])
 def test_an_answer_is_of_the_kind_the_program_asks(program: str, kinds: list[str]) -> None:
     assert keys(parse(program, "nested")) == kinds
 
 
 def test_a_kind_without_a_cut_takes_the_next_coarser_one_then_the_default() -> None:
-    margins = Margins(0.6, {"color": 0.5, "relation": 0.8})
+    margins = Margins(0.6, {"color": 0.5, "relation": 0.8, "relation, on": 0.5})
     assert margins.of(parse("query(unique(select(scene(), sky)), color)", "nested")) == 0.5
+    assert margins.of(parse("query(unique(relate_any(select(scene(), cup), under, subject)), name)",
+                            "nested")) == 0.8
     assert margins.of(parse("query(unique(select(scene(), cup)), material)", "nested")) == 0.6
 
 

@@ -3,7 +3,7 @@ of answer, fitted on labelled photos rather than set by hand.
 
 One cut for every answer was too strict for some and too loose for others: a sky's colour,
 named from its hue families, is right at 0.55, while a relation read off two boxes is wrong
-at 0.53.  An answer's kind (`keys`) is what the program asks of the scene (a relation, an
+at 0.53.  An answer's kind (`keys`) is what the program asks of the scene (a relation, which one, an
 existence, an attribute's value), and for a colour also whose pixels name it (the stuff regions'
 hue families, or the colour namer on an object's mask); a kind the table has no cut for takes
 the cut of the next coarser kind, and at last the table's default.
@@ -49,13 +49,13 @@ class Margins:
 
 def keys(root: Node) -> list[str]:
     """The kinds of the program's answer, most specific first: `relation` where it relates
-    objects, else `exist`, else the attribute queried (`color`), with the perceiver that named it
-    for a colour of stuff (`color, stuff`)."""
+    objects (`relation, on` where by one relation), else `exist`, else the attribute queried
+    (`color`), with the perceiver that named it for a colour of stuff (`color, stuff`)."""
     literals = [(kind, word) for node in postorder(root) if node.signature
                 for kind, word in zip(node.signature.literals, node.literals, strict=False)]
-    kinds = {kind for kind, _ in literals}
-    if Kind.REL in kinds:
-        return ["relation"]
+    relations = sorted({word for kind, word in literals if kind is Kind.REL})
+    if relations:
+        return [f"relation, {relations[0]}"] * (len(relations) == 1) + ["relation"]
     if root.op == "exist":
         return ["exist"]
     attributes = [word for kind, word in literals if kind is Kind.ATTR]
