@@ -81,6 +81,18 @@ def test_the_confidence_is_the_programs_whatever_order_the_beam_spells_it_in(sma
     assert result.path == "small" and result.confidence == pytest.approx(confidence, abs=1e-6)
 
 
+def test_an_unsure_knowledge_program_stays_with_the_small_parser(small) -> None:
+    """The fine-tuned model never learnt the knowledge operations: it has no say on them."""
+    question = "Is this dolphin generally grey?"
+    best = small.parser.programs(question)[0]
+    assert best.beyond_gqa and best.probability < 0.9
+    fallback = Fallback("car")
+    (result,) = Cascade(small, fallback, threshold=0.9).translate_many([question])
+    assert result.path == "small" and result.program.startswith("verify_know(")
+    assert fallback.scored == fallback.asked == []
+    assert not small.parser.programs(ODD)[0].beyond_gqa
+
+
 def test_an_unsure_question_gets_the_candidate_the_fallback_likes(small) -> None:
     candidates = small.parser.programs(ODD)
     assert len(candidates) > 1
@@ -130,6 +142,15 @@ def test_calibration_rescores_where_it_is_right_and_generates_where_nothing_is_p
     assert chosen.setting.threshold == pytest.approx(0.99 - 1e-6)
     always = outcome(questions, Setting(0.99 - 1e-6, 0.0, None))
     assert always.right == (True, True, True, False, True) and always.share("rescored") == 0.8
+
+
+def test_calibration_keeps_a_program_beyond_gqa_with_the_small_parser() -> None:
+    known = Decoded(qlang.parse("verify_know(unique(select(scene(), corn)), has_property, yellow)"), 0.5)
+    other = _scored([0.4], [False], [-1.0], False)
+    beyond = Scored((known, *other.candidates), (True, False), (-40.0, -1.0), False)
+    assert beyond.beyond_gqa and not other.beyond_gqa
+    kept = outcome([beyond, other], Setting(0.9, 0.0, None))
+    assert kept.paths == ("small", "rescored") and kept.right == (True, False)
 
 
 def test_the_fine_tuned_model_scores_the_right_program_above_a_wrong_one_in_any_batch() -> None:

@@ -66,6 +66,12 @@ class Scored:
     generated: bool
     generated_likelihood: float | None = None
 
+    @property
+    def beyond_gqa(self) -> bool:
+        """Whether the small parser's best program is one the fine-tuned model never learnt
+        (`Decoded.beyond_gqa`): the cascade keeps it, however unsure."""
+        return bool(self.candidates) and self.candidates[0].beyond_gqa
+
     @cached_property
     def probability(self) -> float:
         """The small parser's confidence: the probability of its best program
@@ -119,12 +125,12 @@ def _chosen(question: Scored, weight: float) -> tuple[int, float] | None:
 
 def outcome(questions: Sequence[Scored], setting: Setting) -> Calibrated:
     """The cascade of `setting` on each question: which path answers, and whether exactly.
-    Below the threshold the best candidate answers if plausible; else the fine-tuned model's
-    own program competes with it, counted as the least probable candidate."""
+    Below the threshold (and within GQA) the best candidate answers if plausible; else the
+    fine-tuned model's own program competes with it, counted as the least probable candidate."""
     paths, right = [], []
     for question in questions:
         chosen = _chosen(question, setting.weight)
-        if question.probability >= setting.threshold:
+        if question.probability >= setting.threshold or question.beyond_gqa:
             paths.append("small")
             right.append(bool(question.exact) and question.exact[0])
         elif chosen is not None and (setting.plausible is None or chosen[1] >= setting.plausible

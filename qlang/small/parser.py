@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 from qlang.api import check
 from qlang.errors import QlangError, error
-from qlang.ir import Node
+from qlang.ir import Node, postorder
 from qlang.knowledge import sources
 from qlang.knowledge.graph import Knowledge
 from qlang.passes.canonical import equivalent
@@ -34,6 +34,15 @@ class Decoded:
     probability: float
     tokens: tuple[str, ...] = ()
     error: QlangError | None = None
+
+    @property
+    def beyond_gqa(self) -> bool:
+        """Whether the program has an operation no GQA program has (a knowledge or a text
+        operation): the small parser learnt them from qlang's template pairs, the fine-tuned
+        fallback, trained on GQA's pairs alone, neither writes nor judges them."""
+        return self.root is not None and any(
+            (signature := node.signature) is not None and (signature.knowledge or signature.documents)
+            for node in postorder(self.root))
 
 
 class SmallParser:

@@ -128,8 +128,8 @@ class Cascade:
     def translate_many(self, questions: Sequence[str]) -> list[Translation]:
         found = self.small.candidates(questions)
         results = [self.small.first(question, candidates, seconds) for question, candidates, seconds in found]
-        unsure = [i for i, first in enumerate(results)
-                  if not first.ok or (first.confidence or 0.0) < self.threshold]
+        unsure = [i for i, (first, (_, candidates, _)) in enumerate(zip(results, found, strict=True))
+                  if self._defers(first, candidates)]
         start = time.perf_counter()
         choices = self._choices([found[i] for i in unsure])
         share = (time.perf_counter() - start) / max(1, len(unsure))
@@ -154,6 +154,15 @@ class Cascade:
                 results[i].seconds += second.seconds + share
                 results[i] = self._rescored(results[i], choice.candidate)
         return results
+
+    def _defers(self, first: Translation, candidates: Sequence[Decoded]) -> bool:
+        """Whether the fine-tuned model has a say: the small parser has no program, or is unsure
+        of one the fine-tuned model could judge (`Decoded.beyond_gqa`: not of one it never
+        learnt)."""
+        if not first.ok:
+            return True
+        unsure = (first.confidence or 0.0) < self.threshold
+        return unsure and not self.small.parser.best(candidates).beyond_gqa
 
     def _rescored(self, first: Translation, candidate: Decoded) -> Translation:
         translation = self.small.translation(first.question, candidate, first.seconds)
