@@ -39,13 +39,15 @@ def main() -> None:
         for key in keys(parse(sought.program, "nested")):
             observed.setdefault(key, []).append((solved[-1], right))
         print(f"{item.id:<40} {sought.answer:<12} {solved[-1]:.3f} {'right' if right else 'wrong'}")
-    cuts = {key: cut for key, answers in sorted(observed.items()) if (cut := fit(answers)) is not None}
+    default = table().default
+    cuts = {key: cut for key, answers in sorted(observed.items())
+            if (cut := fit(answers, default)) is not None}
     about = ("Seek's least likelihood of a final answer against the others, per kind of answer "
              "(qlang.seek.margins): fitted on the calibration half of qlang/data/seek/photo_set.json, "
              "with the default for kinds it shows no answer of. Written by bench/margins.py.")
     seen = {key: [len(answers), sum(not right for _, right in answers)]
             for key, answers in sorted(observed.items())}
-    written = {"about": about, "default": table().default, "cuts": cuts, "answers, wrong": seen}
+    written = {"about": about, "default": default, "cuts": cuts, "answers, wrong": seen}
     text = re.sub(r"\[\s+(\d+),\s+(\d+)\s+\]", r"[\1, \2]", json.dumps(written, indent=1))
     TABLE.write_text(text + "\n", encoding="utf-8")
     for key, cut in cuts.items():

@@ -33,17 +33,26 @@ def test_a_kind_without_a_cut_takes_the_next_coarser_one_then_the_default() -> N
     assert margins.of(parse("query(unique(select(scene(), cup)), material)", "nested")) == 0.6
 
 
-def test_the_fit_passes_no_wrong_answer_of_few_and_never_goes_below_the_floor() -> None:
-    assert fit([(0.41, False), (0.55, True), (0.99, True)]) == FLOOR
-    assert fit([(0.36, True), (0.667, False), (0.76, True), (0.9, True)]) == 0.76
-    assert fit([(0.7, False)]) == pytest.approx(0.701)
-    assert fit([]) is None
+def test_the_fit_passes_no_wrong_answer_of_few_and_goes_below_no_floor() -> None:
+    assert fit([(0.41, False), (0.55, True), (0.99, True)], 0.6) == 0.55
+    assert fit([(0.36, True), (0.52, True), (0.667, False), (0.76, True), (0.9, True)], 0.6) == 0.76
+    assert fit([(0.3, True), (0.45, True), (0.41, False)], 0.4) == FLOOR
+    assert fit([(0.3, True), (0.45, True)], 0.6) == 0.6
+    assert fit([(0.7, False)], 0.6) == pytest.approx(0.701)
+    assert fit([], 0.6) is None
+
+
+def test_the_fit_lowers_the_default_only_as_far_as_right_answers_were_seen() -> None:
+    """A wrong colour at 0.41 and a right one at 0.99 say nothing of one at 0.55."""
+    assert fit([(0.405, False), (0.99, True)], 0.6) == 0.6
+    assert fit([(0.527, True), (0.99, True)], 0.6) == 0.527
 
 
 def test_the_fit_allows_one_wrong_answer_in_twenty() -> None:
     answers = [(0.55, False)] + [(0.6 + i / 100, True) for i in range(19)]
-    assert fit(answers) == FLOOR
-    assert fit([(0.55, False), *answers]) == 0.6
+    assert fit(answers, 0.6) == 0.6
+    assert fit([(0.52, True), *answers], 0.6) == 0.52
+    assert fit([(0.55, False), *answers], 0.6) == 0.6
 
 
 def test_the_shipped_cuts_are_fitted_and_above_the_floor() -> None:

@@ -1,18 +1,21 @@
 """How likely a best answer must be, against the others, for seek to give it: a cut per kind
 of answer, fitted on labelled photos rather than set by hand.
 
-One cut for every answer was too strict for some and too loose for others: a sky's colour,
-named from its hue families, is right at 0.55, while a relation read off two boxes is wrong
-at 0.53.  An answer's kind (`keys`) is what the program asks of the scene (a relation, which one, an
-existence, an attribute's value), and for a colour also whose pixels name it (the stuff regions'
-hue families, or the colour namer on an object's mask); a kind the table has no cut for takes
-the cut of the next coarser kind, and at last the table's default.
+One cut for every answer is too strict for some and too loose for others: "What is in the
+cup?" is right at 0.53 (coffee), while "What is to the right of the cup?" is wrong at 0.67
+(a region the classifier called espresso).  An answer's kind (`keys`) is what the program
+asks of the scene (a relation, which one, an existence, an attribute's value), and for a
+colour also whose pixels name it (the stuff regions' hue families, or the colour namer on an
+object's mask); a kind the table has no cut for takes the cut of the next coarser kind, and
+at last the table's default.
 
 `bench/margins.py` runs seek on the calibration half of the photo set with every cut at 0,
 takes each final answer's likelihood, and writes per kind the least cut that passes wrong
-answers at most `WRONG` of the time (`fit`), never below `FLOOR`: an answer no likelier than
-all the others together is no answer.  Kinds the calibration half shows no answer of keep the
-default (`qlang/data/seek/margins.json`).
+answers at most `WRONG` of the time (`fit`), never below `FLOOR` (an answer no likelier than
+all the others together is no answer) and below the default only as far as right answers were
+seen: the calibration half's colours were wrong at 0.41 and right at 0.99, which says nothing
+of a colour at 0.55.  Kinds it shows no answer of keep the default
+(`qlang/data/seek/margins.json`).
 """
 
 from __future__ import annotations
@@ -72,14 +75,18 @@ def table() -> Margins:
     return Margins(float(data["default"]), {key: float(cut) for key, cut in data["cuts"].items()})
 
 
-def fit(observed: Iterable[tuple[float, bool]]) -> float | None:
+def fit(observed: Iterable[tuple[float, bool]], default: float) -> float | None:
     """The least cut at or above `FLOOR` under which at most `WRONG` of the answers it passes
-    are wrong, from (likelihood, right) pairs; None where no answer was observed."""
+    are wrong, from (likelihood, right) pairs, but below `default` only down to the least
+    likely right answer it passes: nothing observed says an answer less likely than that is
+    right.  None where no answer was observed."""
     answers = sorted(observed)
     if not answers:
         return None
     for cut in sorted({FLOOR, *(math.floor(p * 1000) / 1000 for p, _ in answers if p > FLOOR)}):
         passed = [right for p, right in answers if p >= cut]
         if passed.count(False) <= WRONG * len(passed):
-            return cut
+            shown = min((math.floor(p * 1000) / 1000 for p, right in answers if right and p >= cut),
+                        default=default)
+            return max(cut, min(default, shown))
     return math.floor(answers[-1][0] * 1000 + 1) / 1000  # none passes few enough wrong: pass none
