@@ -41,8 +41,10 @@ SIDE = 96
 FRAME = 0.1
 #: Pixels within this Lab distance of the frame's middle colour are the background's colour.
 NEAR = 18.0
-#: The least share of the frame and of the photo the background covers.
-PLAIN, LEAST = 0.7, 0.2
+#: The least share of the frame and of the photo the background covers, and the most of the
+#: photo: a background is behind something, and a photo of one colour throughout (a blank page,
+#: a picture wholly transparent) shows nothing to be behind.
+PLAIN, LEAST, MOST = 0.7, 0.2, 0.97
 #: The confidence of the background: `BASE`, and up to `GAIN` more by its share of the photo.
 BASE, GAIN = 0.5, 0.4
 
@@ -70,7 +72,7 @@ def find(image: Image, classes: frozenset[str], objects: Iterable[SeenBox] = ())
         near[int(box.y0 / scale[1]):int(np.ceil(box.y1 / scale[1])),
              int(box.x0 / scale[0]):int(np.ceil(box.x1 / scale[0]))] = False
     region = _reaching(near, frame)
-    if not region[-1].any() or region[frame].mean() < PLAIN or region.mean() < LEAST:
+    if not region[-1].any() or region[frame].mean() < PLAIN or not LEAST <= region.mean() <= MOST:
         return []
     ys, xs = np.nonzero(region)
     box = SeenBox(xs.min() * scale[0], ys.min() * scale[1],
