@@ -123,6 +123,9 @@ def test_this_is_the_photos_subject(context: Context) -> None:
         sought = ask(context, "What is this?", image)
         assert sought.program is not None and "select(scene(), this)" in sought.program, image
         assert sought.answer == answer, image
+    brick = ask(context, "What is this?", "brick.png")  # a wall: nothing stands out
+    assert brick.answer is None, brick.answer
+    assert brick.reason.startswith("nothing the question calls 'this' is seen"), brick.reason
 
 
 def test_an_object_is_seen_by_its_further_classes_too() -> None:

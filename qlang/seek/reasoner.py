@@ -25,6 +25,7 @@ from dataclasses import dataclass, replace
 from qlang.asp.scene import SCALE
 from qlang.interpret import AmbiguousAnswer, EmptyQuery, MissingEdge
 from qlang.ir import postorder
+from qlang.ontology import PRONOUNS
 from qlang.seek.memory import Explained, Looked, Memory, Output, Programmed, Solved, Widened
 from qlang.seek.tools import TOOLS, Context
 from qlang.signatures import Kind
@@ -210,7 +211,9 @@ def _no_answer(memory: Memory, context: Context) -> Verdict:
     at = f" at >= {memory.looked.threshold:g}" if memory.looked.threshold else ""
     for cls in memory.classes():
         if not memory.seen(cls):
-            why = f"no perceiver knows '{cls}'" if cls in unseen else f"no {cls} is seen{at}"
+            why = (f"no perceiver knows '{cls}'" if cls in unseen
+                   else f"nothing the question calls '{cls}' is seen{at}" if cls in PRONOUNS
+                   else f"no {cls} is seen{at}")
             return Verdict(UNINFORMATIVE, why, failure=EmptyQuery.__name__)
     if unseen:
         return Verdict(UNINFORMATIVE, f"no perceiver knows '{unseen[0]}'")
