@@ -24,6 +24,7 @@ from qlang.commands.console import (
     read_bytes,
     reported,
 )
+from qlang.errors import Source
 from qlang.executors import Executor
 from qlang.records.output import Result, holding, writing
 from qlang.records.questions import QuestionEntry, read_questions
@@ -32,7 +33,7 @@ from qlang.translate import batch
 from qlang.translate.backends import BACKENDS
 from qlang.translate.factory import FACTORIES, Models, make, resolve
 from qlang.translate.grammar import GRAMMAR_SYNTAXES
-from qlang.translate.translator import ENGINES, Settings
+from qlang.translate.translator import ENGINES, Settings, Translation
 
 SAMPLINGS = ("random", "jaccard", "embedding")
 
@@ -177,7 +178,15 @@ def translate(question: str | None, questions_file: str | None, output: str | No
     if result.error is not None:
         click.echo(f"model output: {result.program!r}", err=True)
         fail(result.error)
+    warn_unknown(result)
     click.echo(result.program)
+
+
+def warn_unknown(translation: Translation) -> None:
+    """Warn, on standard error, of each question word the program cannot have meant."""
+    source = Source(translation.question, "<question>")
+    for word in translation.unknown:
+        click.echo(word.diagnostic().render(source), err=True)
 
 
 @click.command()

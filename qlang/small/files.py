@@ -44,11 +44,11 @@ def load(folder: Path) -> Network:
 
 def read(folder: Path) -> tuple[Config, dict[str, Floats]]:
     """The config and the weights (float32) of a model folder, checked."""
-    config = _read_config(folder)
+    config = read_config(folder)
     return config, _weights(_bytes(folder / WEIGHTS), folder / WEIGHTS, shapes(config))
 
 
-def _read_config(folder: Path) -> Config:
+def read_config(folder: Path) -> Config:
     path = folder / CONFIG
     try:
         data = jsontext.loads(_bytes(path).decode("utf-8"))

@@ -27,6 +27,7 @@ from qlang.translate.examples import Example, select
 from qlang.translate.grammar import GRAMMAR_SYNTAXES, generate
 from qlang.translate.postprocess import clean
 from qlang.translate.prompts import Prompt, build_prompt, with_repair
+from qlang.translate.unknown import UnknownWord, unknown_words
 
 ENGINES = ("gbnf", "lark")
 
@@ -78,6 +79,12 @@ class Translation:
     def ok(self) -> bool:
         return self.root is not None
 
+    @property
+    def unknown(self) -> tuple[UnknownWord, ...]:
+        """The question's words qlang does not know, which the program cannot have meant
+        (`qlang.translate.unknown`); none without a program."""
+        return () if self.root is None else unknown_words(self.question, self.root)
+
     def to_json(self) -> dict[str, object]:
         result: dict[str, object] = {"question": self.question, "program": self.program}
         if self.error is not None:
@@ -87,6 +94,8 @@ class Translation:
                    "completion_tokens": self.completion_tokens, "examples": self.examples}
         if self.path is not None:
             result |= {"path": self.path, "confidence": self.confidence}
+        if unknown := self.unknown:
+            result["unknown"] = [word.to_json() for word in unknown]
         return result
 
 

@@ -1,0 +1,140 @@
+"""The words of a question that name something qlang does not know, and what the program
+reads instead.
+
+Both translators write only words of the language, so a question about a rocket comes back
+as a program about a window: an answer to another question.  A question word is *unknown*
+when it is none of the words qlang has read and the program does not say it:
+
+- not a word the small parser was trained to read: its source vocabulary, every word of GQA's
+  training questions and of the ontology (a word it would read as ``<unk>``), nor a plural or
+  singular of one;
+- not said in the program (a knowledge operation copies a word only the knowledge knows, a
+  text operation the whole question);
+- not half of a known word written apart (``surf board``);
+- and a noun: WordNet has a noun sense for it (a name of something, not a misspelling or a
+  verb form), none of whose synonyms the program says (``background`` read as GQA's
+  ``ground``).  WordNet is read last, for the few words the rest leaves.
+
+The vocabulary is data, GQA's own questions: no list of words is written here.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from functools import cache
+
+from qlang.errors import Diagnostic, Span, shown
+from qlang.ir import Lit, Node, postorder
+from qlang.signatures import Kind
+from qlang.words import plural, singulars
+
+#: a question's words as the small parser reads them (`qlang.small.tokens`), letters only
+_WORD = re.compile(r"[A-Za-z]+(?:['-][A-Za-z]+)*")
+_LETTERS = re.compile(r"[a-z]+")
+#: the literal kinds that name what a question asks about: what an unknown word was read as
+_NAMING = (Kind.CLASS, Kind.VALUE)
+
+
+@dataclass(frozen=True, slots=True)
+class UnknownWord:
+    #: the word as the question writes it, and where (line 1: the question is one line)
+    word: str
+    span: Span
+    #: the program's names the question does not say: what the program reads instead
+    instead: tuple[str, ...]
+
+    @property
+    def message(self) -> str:
+        reads = (f"the program reads {', '.join(map(repr, self.instead))}" if self.instead
+                 else "the program does not say it")
+        return f"{shown(self.word)} is not a word qlang knows; {reads}"
+
+    def to_json(self) -> dict[str, object]:
+        return {"word": self.word, "column": self.span.column, "instead": list(self.instead),
+                "message": self.message}
+
+    def diagnostic(self) -> Diagnostic:
+        return Diagnostic("vocabulary", self.message, self.span, warning=True)
+
+
+def unknown_words(question: str, program: Node) -> tuple[UnknownWord, ...]:
+    """The question's unknown words (see the module docstring), in the order said."""
+    known = _known() | _program_words(program)
+    values = frozenset(value.lower() for _kind, value in _literals(program))
+    matches = list(_WORD.finditer(question))
+    words = [m.group().lower() for m in matches]
+    found = [match for i, (match, word) in enumerate(zip(matches, words, strict=True))
+             if _LETTERS.fullmatch(word) and not _forms(word) & known
+             and not any(_forms(joined) & known for joined in _joined(words, i))
+             and _names_something_else(word, values)]
+    if not found:
+        return ()
+    question_words = {form for word in words for form in _forms(word)}
+    instead = tuple(dict.fromkeys(name for name in _names(program)
+                                  if not set(name.split()) <= question_words))
+    return tuple(UnknownWord(m.group(), Span(1, m.start() + 1, 1, m.end() + 1), instead)
+                 for m in found)
+
+
+def _joined(words: list[str], i: int) -> list[str]:
+    """The word written together with the one before it and with the one after it: a
+    compound written apart (``surf board``) is the known word (``surfboard``)."""
+    joined = []
+    if i > 0:
+        joined.append(words[i - 1] + words[i])
+    if i + 1 < len(words):
+        joined.append(words[i] + words[i + 1])
+    return joined
+
+
+def _forms(word: str) -> set[str]:
+    """A word, its plural and its singulars: any of them known, the word is."""
+    return {word, plural(word), *singulars(word)}
+
+
+@cache
+def _known() -> frozenset[str]:
+    """The words the shipped small parser reads (its source vocabulary)."""
+    from qlang.small.files import read_config  # numpy: loaded with the parser's files
+    from qlang.small.parser import SMALL_MODEL
+
+    return frozenset(read_config(SMALL_MODEL).source)
+
+
+def _literals(program: Node) -> Iterator[tuple[Kind | None, str]]:
+    for node in postorder(program):
+        signature = node.signature
+        for position, arg in enumerate(node.args):
+            if isinstance(arg, Lit):
+                yield (signature.kind(position) if signature else None), arg.value
+
+
+def _program_words(program: Node) -> frozenset[str]:
+    """Every word the program's literals say, in each of its forms."""
+    return frozenset(form for _kind, value in _literals(program)
+                     for word in _WORD.findall(value.lower()) for form in _forms(word))
+
+
+def _names(program: Node) -> Iterator[str]:
+    return (value for kind, value in _literals(program) if kind in _NAMING)
+
+
+def _names_something_else(word: str, said: frozenset[str]) -> bool:
+    """Whether a word is a noun none of whose synonyms the program says (`background` read as
+    GQA's `ground` is the same thing)."""
+    synonyms = _synonyms(word)
+    return bool(synonyms) and not synonyms & said
+
+
+@cache
+def _synonyms(word: str) -> frozenset[str]:
+    """The names of a word's noun senses in WordNet (none: it names nothing); without WordNet,
+    the word itself (a warning too many rather than a question answered about another thing)."""
+    from qlang.wordnet import WordNetMissing, names, reader  # nltk takes seconds to import
+
+    try:
+        return frozenset(name for sense in reader().synsets(word, "n") for name in names(sense))
+    except WordNetMissing:
+        return frozenset({word})

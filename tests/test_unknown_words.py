@@ -1,0 +1,71 @@
+"""The unknown-word warning: a question word qlang does not know, which the program cannot
+have meant, is said rather than silently read as another class."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from qlang.api import parse
+from qlang.errors import Source
+from qlang.ir import op
+from qlang.translate.translator import Translation
+from qlang.translate.unknown import unknown_words
+from tests.conftest import run
+
+WINDOW = parse("exist(select(scene(), window))", "nested")
+
+
+def test_a_word_outside_the_vocabulary_is_said_with_what_the_program_reads() -> None:
+    (rocket,) = unknown_words("Is there a rocket?", WINDOW)
+    assert (rocket.word, rocket.span.column, rocket.span.end_column, rocket.instead) == \
+        ("rocket", 12, 18, ("window",))
+    assert rocket.diagnostic().render(Source("Is there a rocket?", "<question>")).splitlines() == [
+        "<question>:1:12: warning: 'rocket' is not a word qlang knows; the program reads 'window'",
+        "  Is there a rocket?",
+        "             ^~~~~~"]
+
+
+def test_each_unknown_word_is_said_plurals_too() -> None:
+    found = unknown_words("Is the Gazebo near the rockets?", WINDOW)
+    assert [(w.word, w.span.column) for w in found] == [("Gazebo", 8), ("rockets", 24)]
+
+
+def test_a_gqa_question_has_no_warning() -> None:
+    program = parse("verify_rel(unique(select(scene(), table)), cat, on, subject)", "nested")
+    assert unknown_words("Is the cat on the table?", program) == ()
+    # a compound written apart is the known word; a word that names nothing is no warning
+    surfboard = parse("exist(select(scene(), surfboard))", "nested")
+    assert unknown_words("Is there a surf board?", surfboard) == ()
+    assert unknown_words("Is there a qzxv?", WINDOW) == ()
+    # a program that says a synonym of the word means it (GQA calls the background `ground`)
+    ground = parse("exist(select(scene(), ground))", "nested")
+    assert unknown_words("Is there a background?", ground) == ()
+    assert [w.word for w in unknown_words("Is there a background?", WINDOW)] == ["background"]
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.sampled_from(["rocket", "gazebo", "spaceship", "unicorn", "xylophone"]),
+       st.sampled_from(["Is there a {}?", "What color is the {}?", "Is the {} on the table?"]))
+def test_a_word_the_program_says_is_never_reported(word: str, template: str) -> None:
+    question = template.format(word)
+    assert word in [w.word for w in unknown_words(question, WINDOW)]
+    said = op("exist", op("select", op("scene"), word))
+    assert word not in [w.word for w in unknown_words(question, said)]
+
+
+def test_a_translation_carries_its_unknown_words() -> None:
+    translation = Translation("Is there a rocket?", "exist(select(scene(), window))", WINDOW)
+    assert [w.word for w in translation.unknown] == ["rocket"]
+    assert translation.to_json()["unknown"] == [
+        {"word": "rocket", "column": 12, "instead": ["window"],
+         "message": "'rocket' is not a word qlang knows; the program reads 'window'"}]
+    assert Translation("Is there a rocket?").unknown == ()  # no program, nothing read instead
+
+
+def test_translate_warns_on_standard_error_and_still_succeeds() -> None:
+    status, out, err = run("translate", "--translator", "small", "Is there a rocket?")
+    assert status == 0 and out.startswith("exist(select(scene(), ")
+    assert "<question>:1:12: warning: 'rocket' is not a word qlang knows; the program reads" in err
+    status, out, err = run("translate", "--translator", "small", "Is there a cat?")
+    assert (status, out, err) == (0, "exist(select(scene(), cat))\n", "")
