@@ -9,9 +9,10 @@ from hypothesis import strategies as st
 from qlang.api import parse
 from qlang.errors import Source
 from qlang.ir import op
+from qlang.seek.reasoner import UNINFORMATIVE
 from qlang.translate.translator import Translation
 from qlang.translate.unknown import unknown_words
-from tests.conftest import run
+from tests.conftest import graphs, run
 
 WINDOW = parse("exist(select(scene(), window))", "nested")
 
@@ -69,3 +70,25 @@ def test_translate_warns_on_standard_error_and_still_succeeds() -> None:
     assert "<question>:1:12: warning: 'rocket' is not a word qlang knows; the program reads" in err
     status, out, err = run("translate", "--translator", "small", "Is there a cat?")
     assert (status, out, err) == (0, "exist(select(scene(), cat))\n", "")
+
+
+def test_seek_cannot_tell_about_a_word_it_does_not_know() -> None:
+    """Over a real GQA scene graph: a rocket is not answered about as a window (or a rock)."""
+    from qlang.seek import Context, seek
+
+    scene = graphs("emma")["2353884"]
+    sought = seek("Is there a rocket?", Context(), scene=scene)
+    assert sought.answer is None
+    assert "'rocket' is not a word qlang knows; the program reads" in sought.reason
+    assert {s.verdict.kind for s in sought.steps if s.tool == "translate"} == {UNINFORMATIVE}
+    assert seek("Is there a man?", Context(), scene=scene).answer == "yes"
+
+
+def test_ask_notes_the_word_under_its_answer() -> None:
+    scene = "examples/scene_2353884.json"
+    status, out, _ = run("ask", "Is there a rocket?", "--scene", scene, "--translator", "small")
+    assert "note:    'rocket' is not a word qlang knows; the program reads" in out
+    status, out, _ = run("ask", "Is there a man?", "--scene", scene, "--translator", "small")
+    assert (status, "note:" in out) == (0, False)
+    status, out, _ = run("ask", "Is there a rocket?", "--scene", scene, "--translator", "small", "--seek")
+    assert "cannot tell ('rocket' is not a word qlang knows" in out

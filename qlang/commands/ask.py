@@ -79,6 +79,8 @@ def ask(question: str, scene: str | None, image: str | None, image_id: str | Non
         answers = f"cannot tell ({'; '.join(answered.doubts)})"
     click.echo(f"answer:  {answers}")
     click.echo(f"program: {answered.translation.program}")
+    for word in answered.translation.unknown:  # the answer is about what the program reads
+        click.echo(f"note:    {word.message}")
     click.echo(f"time:    {stages.line()}")
     if not answered.answers:
         sys.exit(CANNOT_TELL_STATUS if answered.unseen else 1)

@@ -1,7 +1,9 @@
 """The reasoner (AVIS's R): each tool's output judged by symbolic rules, never by a model.
 
 - **uninformative** (back to the same state, that tool excluded): no program, the same
-  program again, or an alternative program about a class the question does not mention; no
+  program again, a program that cannot mean a word of the question qlang does not know
+  (`qlang.translate.unknown`: "rocket" read as a window), or an alternative program about a
+  class the question does not mention; no
   answer, named by the seed thesis's failure classes (`EmptyQuery`: a class nothing was seen
   of; `MissingEdge`: no object in the relation asked for); a tie (`AmbiguousAnswer`) or a
   best answer less likely than its kind's cut (`qlang.seek.margins`); a "no" about a word no
@@ -29,6 +31,7 @@ from qlang.ontology import PRONOUNS
 from qlang.seek.memory import Explained, Looked, Memory, Output, Programmed, Solved, Widened
 from qlang.seek.tools import TOOLS, Context
 from qlang.signatures import Kind
+from qlang.translate.unknown import unknown_words
 from qlang.vision.concepts import mentioned
 from qlang.vision.recall import doubt, sureness
 from qlang.vision.sight import words
@@ -64,6 +67,9 @@ def judge(tool: str, output: Output, memory: Memory, context: Context) -> Verdic
                 return Verdict(UNINFORMATIVE, output.error or "no program")
             if output.root in memory.programs:
                 return Verdict(UNINFORMATIVE, "the same program as before")
+            unknown = unknown_words(memory.question, output.root) if memory.question else ()
+            if unknown:  # an answer would be about what the program reads instead
+                return Verdict(UNINFORMATIVE, unknown[0].message)
             strange = _strange(output, memory)
             if strange:
                 return Verdict(UNINFORMATIVE, f"'{strange[0]}' is no word of the question")
