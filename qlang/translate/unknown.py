@@ -11,9 +11,13 @@ when it is none of the words qlang has read and the program does not say it:
 - not said in the program (a knowledge operation copies a word only the knowledge knows, a
   text operation the whole question);
 - not half of a known word written apart (``surf board``);
-- and a noun: WordNet has a noun sense for it (a name of something, not a misspelling or a
-  verb form), none of whose synonyms the program says (``background`` read as GQA's
-  ``ground``).  WordNet is read last, for the few words the rest leaves.
+- and a noun: WordNet has a noun sense for it (a name of something, not a misspelling) and
+  English uses it as a noun at least as often as otherwise ("go" is a verb), none of whose
+  synonyms the program says (``background`` read as GQA's ``ground``).  WordNet is read last,
+  for the few words the rest leaves;
+- and it is reported only where the program reads a name the question does not say: a program
+  whose every name the question says answers the question's own words ("What qualities do
+  snails usually have?" is `know(..., has_property)`).
 
 The vocabulary is data, GQA's own questions: no list of words is written here.
 """
@@ -47,9 +51,8 @@ class UnknownWord:
 
     @property
     def message(self) -> str:
-        reads = (f"the program reads {', '.join(map(repr, self.instead))}" if self.instead
-                 else "the program does not say it")
-        return f"{shown(self.word)} is not a word qlang knows; {reads}"
+        return (f"{shown(self.word)} is not a word qlang knows; the program reads "
+                f"{', '.join(map(repr, self.instead))}")
 
     def to_json(self) -> dict[str, object]:
         return {"word": self.word, "column": self.span.column, "instead": list(self.instead),
@@ -74,6 +77,8 @@ def unknown_words(question: str, program: Node) -> tuple[UnknownWord, ...]:
     question_words = {form for word in words for form in _forms(word)}
     instead = tuple(dict.fromkeys(name for name in _names(program)
                                   if not set(name.split()) <= question_words))
+    if not instead:  # every name the program reads, the question says
+        return ()
     return tuple(UnknownWord(m.group(), Span(1, m.start() + 1, 1, m.end() + 1), instead)
                  for m in found)
 
@@ -130,11 +135,18 @@ def _names_something_else(word: str, said: frozenset[str]) -> bool:
 
 @cache
 def _synonyms(word: str) -> frozenset[str]:
-    """The names of a word's noun senses in WordNet (none: it names nothing); without WordNet,
-    the word itself (a warning too many rather than a question answered about another thing)."""
+    """The names of a word's noun senses in WordNet; none where it has none, or where English
+    uses it more often as another part of speech (SemCor's counts: "go", "fly").  Without
+    WordNet, the word itself (a warning too many rather than an answer about another thing)."""
     from qlang.wordnet import WordNetMissing, names, reader  # nltk takes seconds to import
 
     try:
-        return frozenset(name for sense in reader().synsets(word, "n") for name in names(sense))
+        wn = reader()
     except WordNetMissing:
         return frozenset({word})
+    counts = {pos: sum(lemma.count() for sense in wn.synsets(word, pos) for lemma in sense.lemmas()
+                       if lemma.name().lower() in (word, wn.morphy(word, pos)))
+              for pos in (wn.NOUN, wn.VERB, wn.ADJ, wn.ADV)}
+    if counts[wn.NOUN] < max(counts.values()):
+        return frozenset()
+    return frozenset(name for sense in wn.synsets(word, wn.NOUN) for name in names(sense))
