@@ -388,3 +388,15 @@ def test_the_server_keeps_nothing_and_another_cannot_take_its_port(server: Serve
                           stdin=subprocess.DEVNULL)
     assert done.returncode == 1
     assert f"error: cannot listen on 127.0.0.1:{port}: Address already in use" in done.stderr
+
+
+def test_the_page_notes_a_word_qlang_does_not_know(page: Page) -> None:
+    page.check("input[name=source][value=scene]")
+    page.select_option("#scene", "emma_sceneGraphs.json/2353884")
+    page.fill("#question", "Is there a rocket?")
+    assert _press(page, "#ask") == "done"
+    note = "note: 'rocket' is not a word qlang knows; the program reads"
+    assert page.inner_text("#unknown").startswith(note)
+    page.fill("#question", "Is there a man?")
+    assert _press(page, "#ask") == "done"
+    assert page.is_hidden("#unknown")

@@ -56,9 +56,11 @@ def answer(value: str, cost: tuple[int, ...], rank: int) -> dict[str, Any]:
 
 def translation(done: Translation, translator: str | None) -> dict[str, Any]:
     """Which translator wrote the program: a cascade's part (`small`, `finetuned`) and the small
-    parser's probability for its own program, where it was asked."""
+    parser's probability for its own program, where it was asked; and the question's words the
+    program cannot have meant (`qlang.translate.unknown`)."""
     return {"question": done.question, "program": done.program, "by": done.path or translator,
-            "translator": translator, "confidence": done.confidence, "seconds": done.seconds}
+            "translator": translator, "confidence": done.confidence, "seconds": done.seconds,
+            "unknown": [word.message for word in done.unknown]}
 
 
 def programs(root: Node) -> dict[str, str]:
