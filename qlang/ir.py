@@ -13,6 +13,7 @@ computed once per node, from its operands', so no measure of a program ever recu
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Final
 
 from qlang.errors import Span
@@ -23,14 +24,31 @@ from qlang.signatures import SIGNATURES, Signature
 MAX_DEPTH = 200
 
 
+#: Where a literal is written, found only when asked (`Lit.span`): a reader that would search
+#: its text for every word locates one only for the error or the editor that needs it.
+Locate = Callable[[], Span | None]
+
+
 class Lit:
     """A literal word; equal to another of the same spelling wherever either was written."""
 
-    __slots__ = ("span", "value")
+    __slots__ = ("_span", "value")
 
-    def __init__(self, value: str, span: Span | None = None) -> None:
+    def __init__(self, value: str, span: Span | Locate | None = None) -> None:
         self.value: Final = value
-        self.span: Final = span
+        self._span = span
+
+    @property
+    def span(self) -> Span | None:
+        """Where the word is written (None: nowhere known)."""
+        span = self._span
+        if span is None or isinstance(span, Span):
+            return span
+        self._span = located = span()
+        return located
+
+    def __reduce__(self) -> tuple[type[Lit], tuple[str, Span | None]]:
+        return Lit, (self.value, self.span)
 
     def __eq__(self, other: object) -> bool:
         if isinstance(other, Lit):

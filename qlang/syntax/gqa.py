@@ -15,14 +15,14 @@ import json
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import lru_cache, partial
 from typing import Any, NamedTuple
 
 from lark import Token
 
 from qlang import jsontext
 from qlang.errors import Diagnostic, ParseError, QlangError, Source, Span, UnsupportedOperation, error, shown
-from qlang.ir import MAX_DEPTH, Lit, Node, op
+from qlang.ir import MAX_DEPTH, Lit, Locate, Node, op
 from qlang.ontology import ANY_CATEGORY
 from qlang.signatures import Type
 from qlang.syntax import parsing
@@ -32,6 +32,10 @@ _OBJECT_IDS = re.compile(r"\s*\((?:-|[0-9, ]*)\)\s*$")
 _NEGATED = re.compile(r"not\((.*)\)$")
 
 
+#: Where a step's operation and argument texts start: (line, column) each.
+WordsAt = tuple[tuple[int, int], tuple[int, int]]
+
+
 @dataclass(frozen=True, slots=True)
 class GqaStep:
     operation: str
@@ -39,8 +43,9 @@ class GqaStep:
     dependencies: tuple[int, ...]
     #: where the step is written: the operation's name in a semanticStr, the step's object in JSON
     span: Span | None = None
-    #: where the operation's and the argument's texts start (line, column), for locating words
-    words_at: tuple[tuple[int, int], tuple[int, int]] | None = None
+    #: where the operation's and the argument's texts start (line, column), for locating words;
+    #: found only when a word is located, where finding it means searching the text (JSON)
+    words_at: WordsAt | Callable[[], WordsAt | None] | None = None
 
     def to_json(self) -> dict[str, object]:
         return {"operation": self.operation, "dependencies": list(self.dependencies),
@@ -104,12 +109,12 @@ def steps_from_json(data: object, source: Source | None = None) -> list[GqaStep]
             raise error(ParseError, "syntax", f"step {index} must be an object with a string "
                         "'operation', a string 'argument' and integer 'dependencies'", span, source)
         steps.append(GqaStep(item["operation"].strip(), item.get("argument", "").strip(),
-                          tuple(item.get("dependencies", [])), span, _json_words_at(span, text, item)))
+                             tuple(item.get("dependencies", [])), span,
+                             partial(_json_words_at, span, text, item)))
     return steps
 
 
-def _json_words_at(span: Span | None, text: str,
-                   item: dict[str, Any]) -> tuple[tuple[int, int], tuple[int, int]] | None:
+def _json_words_at(span: Span | None, text: str, item: dict[str, Any]) -> WordsAt | None:
     """Where a JSON step's operation and argument strings start (`text`: the step's object,
     written from `span`), past the spaces the reader strips; None where either is not found."""
     if span is None:
@@ -160,7 +165,8 @@ def to_ir(steps: list[GqaStep], source: Source | None = None) -> Node:
         call = read_step(step, index, source)
         if call.beyond_ir is not None:
             raise _located(call.beyond_ir, step, index, source)
-        nodes.append(_node(call, [nodes[d] for d in step.dependencies], _word_spans(step, call.literals)))
+        words = _Words(step, call.literals).locators()
+        nodes.append(_node(call, [nodes[d] for d in step.dependencies], words))
         if nodes[-1].depth > MAX_DEPTH:
             raise error(ParseError, "syntax", f"step {index} ({step.operation}): the program nests "
                         f"deeper than {MAX_DEPTH} operations", step.span, source)
@@ -172,7 +178,7 @@ def to_ir(steps: list[GqaStep], source: Source | None = None) -> Node:
     return nodes[-1]
 
 
-def _node(call: StepCall, deps: list[Node], spans: list[Span | None]) -> Node:
+def _node(call: StepCall, deps: list[Node], spans: list[Locate]) -> Node:
     """The IR of a step whose dependencies are `deps`, its words written at `spans`."""
     operands = [_SCENE if o.dependency < 0 else _one(deps[o.dependency]) if o.one else deps[o.dependency]
                 for o in call.operands]
@@ -180,20 +186,40 @@ def _node(call: StepCall, deps: list[Node], spans: list[Span | None]) -> Node:
     return Node("negate", (node, operands[0])) if call.negated else node
 
 
-def _word_spans(step: GqaStep, words: tuple[str, ...]) -> list[Span | None]:
-    """Where each of a step's words is written, so that an error about one points at it.
+class _Words:
+    """Where each of a step's words is written, so that an error about one points at it: found
+    for all of the step's words at once, the first time one is asked for (`Lit.span`).
 
     A step is searched in order: a word first in the operation's category (``filter color``),
     then in the argument, each as a whole word after the last one found there.  A word GQA
     spells otherwise (``s`` for subject, ``type`` for name) is located at the step; so is every
     word of a JSON step whose strings hold escapes before it (the search counts characters as
     read)."""
-    if step.words_at is None:
-        return [step.span] * len(words)
-    operation, argument = step.words_at
-    regions = [_Region(step.operation, operation, len(step.operation.split(" ")[0])),
-               _Region(step.argument, argument, 0)]
-    return [next((s for s in (r.find(word) for r in regions) if s is not None), step.span) for word in words]
+
+    __slots__ = ("_spans", "step", "words")
+
+    def __init__(self, step: GqaStep, words: tuple[str, ...]) -> None:
+        self.step, self.words = step, words
+        self._spans: list[Span | None] | None = None
+
+    def locators(self) -> list[Locate]:
+        return [partial(self.span, index) for index in range(len(self.words))]
+
+    def span(self, index: int) -> Span | None:
+        if self._spans is None:
+            self._spans = self._found()
+        return self._spans[index]
+
+    def _found(self) -> list[Span | None]:
+        step, words_at = self.step, self.step.words_at
+        at = words_at() if callable(words_at) else words_at
+        if at is None:
+            return [step.span] * len(self.words)
+        operation, argument = at
+        regions = [_Region(step.operation, operation, len(step.operation.split(" ")[0])),
+                   _Region(step.argument, argument, 0)]
+        return [next((s for s in (r.find(word) for r in regions) if s is not None), step.span)
+                for word in self.words]
 
 
 @dataclass(slots=True)
