@@ -165,7 +165,7 @@ def to_ir(steps: list[GqaStep], source: Source | None = None) -> Node:
         call = read_step(step, index, source)
         if call.beyond_ir is not None:
             raise _located(call.beyond_ir, step, index, source)
-        words = _Words(step, call.literals).locators()
+        words = _WordSpans(step, call.literals).locators()
         nodes.append(_node(call, [nodes[d] for d in step.dependencies], words))
         if nodes[-1].depth > MAX_DEPTH:
             raise error(ParseError, "syntax", f"step {index} ({step.operation}): the program nests "
@@ -186,7 +186,7 @@ def _node(call: StepCall, deps: list[Node], spans: list[Locate]) -> Node:
     return Node("negate", (node, operands[0])) if call.negated else node
 
 
-class _Words:
+class _WordSpans:
     """Where each of a step's words is written, so that an error about one points at it: found
     for all of the step's words at once, the first time one is asked for (`Lit.span`).
 
