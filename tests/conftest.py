@@ -324,3 +324,21 @@ FORMS = {
     "code": "truck = unique(relate(select(scene(), truck), tire, of, subject))\n"
             "and(verify_attr(truck, color, black), verify_attr(truck, shape, round))",
 }
+
+
+def template_programs(pairs: Sequence[Any]) -> tuple[Any, Any, list[tuple[Any, list[int]]]]:
+    """The small parser's vocabularies over template `pairs`, its automaton, and each pair with
+    its program as target ids: checked here to hold no unknown token and to read back as the
+    program, so a test of one family of templates asserts only what the family adds."""
+    from qlang.small.automaton import Automaton
+    from qlang.small.tokens import UNK, Vocabularies, prefix, source_vocabulary, target_vocabulary
+
+    vocabularies = Vocabularies(source_vocabulary(p.question for p in pairs), target_vocabulary())
+    target, written = vocabularies.target, []
+    for pair in pairs:
+        tokens = prefix(parse(pair.program, "nested"))
+        ids = vocabularies.program_ids(pair.question, tokens)
+        assert target.id(UNK) not in ids, pair
+        assert vocabularies.said(pair.question, [target.tokens[i] for i in ids]) == tuple(tokens)
+        written.append((pair, ids))
+    return vocabularies, Automaton(target), written

@@ -21,14 +21,11 @@ from qlang.ontology import load
 from qlang.passes.canonical import equivalent
 from qlang.passes.vocabulary import RELATION_NAMES
 from qlang.paths import GQA_QUESTIONS
-from qlang.small.automaton import Automaton
 from qlang.small.parser import SMALL_MODEL, SmallParser
 from qlang.small.tokens import (
     EOS,
-    UNK,
     Vocabularies,
     Vocabulary,
-    prefix,
     source_vocabulary,
     target_vocabulary,
 )
@@ -36,7 +33,7 @@ from qlang.syntax import SYNTAXES
 from qlang.train.knowledge_pairs import FAMILIES, MIN_PATH_WEIGHT, USED_CATEGORIES, knowledge_pairs
 from qlang.train.pairs import make_pairs, read_pairs
 from qlang.words import normal_question, plural
-from tests.conftest import all_questions, run
+from tests.conftest import all_questions, run, template_programs
 
 #: the model card's data: `qlangc data --augment 3 --seed 0 --knowledge 1000 --text 800`
 CARD_PAIRS = 1000
@@ -132,14 +129,9 @@ def test_the_small_parser_can_write_every_template_program(pairs) -> None:
     """Each program token is one the automaton allows, or, where a knowledge operation takes a
     word, a word the question offers; a word outside the vocabulary is its position's word
     token, which reads back as the word."""
-    vocabularies = Vocabularies(source_vocabulary(p.question for p in pairs), target_vocabulary())
-    automaton, target = Automaton(vocabularies.target), vocabularies.target
-    copied = 0
-    for pair, root in zip(pairs, _roots(pairs), strict=True):
-        tokens = prefix(root)
-        ids = vocabularies.program_ids(pair.question, tokens)
-        assert target.id(UNK) not in ids, pair
-        assert vocabularies.said(pair.question, [target.tokens[i] for i in ids]) == tuple(tokens)
+    vocabularies, automaton, written = template_programs(pairs)
+    target, copied = vocabularies.target, 0
+    for pair, ids in written:
         offered = set(vocabularies.row(pair.question)[1])
         state = automaton.start()
         for token in [*ids, target.id(EOS)]:

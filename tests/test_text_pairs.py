@@ -13,24 +13,18 @@ from qlang.api import check, parse
 from qlang.errors import QlangError
 from qlang.ir import Lit, Node
 from qlang.passes.canonical import equivalent
-from qlang.small.automaton import Automaton
 from qlang.small.parser import SMALL_MODEL, SmallParser
 from qlang.small.tokens import (
     EOS,
     PAD,
     QUESTION,
-    UNK,
-    Vocabularies,
-    prefix,
     said_question,
-    source_vocabulary,
-    target_vocabulary,
 )
 from qlang.syntax import SYNTAXES
 from qlang.train.pairs import read_pairs
 from qlang.train.text_pairs import DESCRIPTIONS, FAMILIES, text_pairs
 from qlang.words import normal_question, plural
-from tests.conftest import all_questions, run
+from tests.conftest import all_questions, run, template_programs
 
 #: the shipped small parser's exact match, alone, on the held-out phrasings of the card's text
 #: pairs (measured: the model card), with a margin of a few questions for numpy and BLAS
@@ -100,14 +94,9 @@ def test_no_template_question_is_one_gqa_asks(pairs) -> None:
 def test_the_small_parser_can_write_every_template_program(pairs) -> None:
     """Each program token is one the automaton allows, or, where a text operation takes free
     text, the question itself or a word it offers to copy; and reads back as the program."""
-    vocabularies = Vocabularies(source_vocabulary(p.question for p in pairs), target_vocabulary())
-    automaton, target = Automaton(vocabularies.target), vocabularies.target
-    questions = 0
-    for pair, root in zip(pairs, _roots(pairs), strict=True):
-        tokens = prefix(root)
-        ids = vocabularies.program_ids(pair.question, tokens)
-        assert target.id(UNK) not in ids, pair
-        assert vocabularies.said(pair.question, [target.tokens[i] for i in ids]) == tuple(tokens)
+    vocabularies, automaton, written = template_programs(pairs)
+    target, questions = vocabularies.target, 0
+    for pair, ids in written:
         texts = set(vocabularies.row(pair.question)[1]) - {target.id(PAD)}
         if said_question(pair.question) is not None:
             texts.add(target.id(QUESTION))
