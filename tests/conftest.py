@@ -342,3 +342,15 @@ def template_programs(pairs: Sequence[Any]) -> tuple[Any, Any, list[tuple[Any, l
         assert vocabularies.said(pair.question, [target.tokens[i] for i in ids]) == tuple(tokens)
         written.append((pair, ids))
     return vocabularies, Automaton(target), written
+
+
+def assert_held_out(families: Sequence[Any], *made: Sequence[Any]) -> None:
+    """In each set of template pairs `made`, a pair is held out for dev exactly when its
+    phrasing is its family's held-out one, and every family is both learnt and measured."""
+    held_out = {f.name: f.held_out for f in families}
+    for pairs in made:
+        for pair in pairs:
+            assert (pair.record["template"] == held_out[pair.record["family"]]) == (pair.split == "dev")
+        for family in families:
+            splits = {p.split for p in pairs if p.record["family"] == family.name}
+            assert splits == {"train", "dev"}, family.name

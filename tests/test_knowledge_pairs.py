@@ -33,7 +33,7 @@ from qlang.syntax import SYNTAXES
 from qlang.train.knowledge_pairs import FAMILIES, MIN_PATH_WEIGHT, USED_CATEGORIES, knowledge_pairs
 from qlang.train.pairs import make_pairs, read_pairs
 from qlang.words import normal_question, plural
-from tests.conftest import all_questions, run, template_programs
+from tests.conftest import all_questions, assert_held_out, run, template_programs
 
 #: the model card's data: `qlangc data --augment 3 --seed 0 --knowledge 1000 --text 800`
 CARD_PAIRS = 1000
@@ -109,13 +109,7 @@ def test_the_split_holds_out_one_phrasing_a_family_whatever_the_seed(pairs, know
     assert knowledge_pairs(260, seed=0, knowledge=knowledge) == pairs  # stable
     other = knowledge_pairs(260, seed=1, knowledge=knowledge)
     assert {p.question for p in other} != {p.question for p in pairs}
-    held_out = {f.name: f.held_out for f in FAMILIES}
-    for made in (pairs, other):
-        for pair in made:
-            assert (pair.record["template"] == held_out[pair.record["family"]]) == (pair.split == "dev")
-        for family in FAMILIES:  # every family is both learnt and measured
-            splits = {p.split for p in made if p.record["family"] == family.name}
-            assert splits == {"train", "dev"}, family.name
+    assert_held_out(FAMILIES, pairs, other)
 
 
 def test_no_template_question_is_one_gqa_asks(pairs) -> None:

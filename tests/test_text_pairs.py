@@ -24,7 +24,7 @@ from qlang.syntax import SYNTAXES
 from qlang.train.pairs import read_pairs
 from qlang.train.text_pairs import DESCRIPTIONS, FAMILIES, text_pairs
 from qlang.words import normal_question, plural
-from tests.conftest import all_questions, run, template_programs
+from tests.conftest import all_questions, assert_held_out, run, template_programs
 
 #: the shipped small parser's exact match, alone, on the held-out phrasings of the card's text
 #: pairs (measured: the model card), with a margin of a few questions for numpy and BLAS
@@ -78,12 +78,7 @@ def test_the_split_holds_out_one_phrasing_a_family_whatever_the_seed(pairs) -> N
     assert text_pairs(120, seed=0) == pairs  # stable
     other = text_pairs(120, seed=1)
     assert {p.question for p in other} != {p.question for p in pairs}
-    held_out = {f.name: f.held_out for f in FAMILIES}
-    for made in (pairs, other):
-        for pair in made:
-            assert (pair.record["template"] == held_out[pair.record["family"]]) == (pair.split == "dev")
-        for family in FAMILIES:  # every family is both learnt and measured
-            assert {p.split for p in made if p.record["family"] == family.name} == {"train", "dev"}
+    assert_held_out(FAMILIES, pairs, other)
 
 
 def test_no_template_question_is_one_gqa_asks(pairs) -> None:
