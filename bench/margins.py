@@ -5,8 +5,8 @@
 Seek runs on every question of the calibration half of the photo set with every cut at 0, so
 that each answer it can give is given; the likelihood of each final answer against the others
 (the reasoner's judgement of the solve that gave it) and whether it is right are collected per
-kind of answer (`qlang.seek.margins.keys`), and each kind's cut is fitted
-(`qlang.seek.margins.fit`).  Only the calibration half is read, so that the experiment's test
+kind of answer (`qlang.vision.margins.keys`), and each kind's cut is fitted
+(`qlang.vision.margins.fit`).  Only the calibration half is read, so that the experiment's test
 half stays unseen.  The cuts go to `qlang/data/seek/margins.json`, with the default kept.
 """
 
@@ -21,7 +21,7 @@ from qlang.api import parse
 from qlang.evaluate.matching import matches
 from qlang.evaluate.seeking import CALIBRATION, PHOTO_SET, photo_items
 from qlang.seek import Context, seek
-from qlang.seek.margins import TABLE, Margins, fit, keys, table
+from qlang.vision.margins import TABLE, Margins, fit, keys, table
 
 
 def main() -> None:
@@ -43,7 +43,7 @@ def main() -> None:
     cuts = {key: cut for key, answers in sorted(observed.items())
             if (cut := fit(answers, default)) is not None}
     about = ("Seek's least likelihood of a final answer against the others, per kind of answer "
-             "(qlang.seek.margins): fitted on the calibration half of qlang/data/seek/photo_set.json, "
+             "(qlang.vision.margins): fitted on the calibration half of qlang/data/seek/photo_set.json, "
              "with the default for kinds it shows no answer of. Written by bench/margins.py.")
     seen = {key: [len(answers), sum(not right for _, right in answers)]
             for key, answers in sorted(observed.items())}

@@ -50,7 +50,9 @@ class Answered:
     stages: Stages = field(default_factory=Stages)
     #: a photo's "no" withheld: the words of the program its perceiver cannot see
     unseen: tuple[str, ...] = ()
-    #: why a "no" about each of `unseen` is no evidence (`qlang.vision.recall.why`)
+    #: why a photo's answer is withheld ("cannot tell"): a "no" about each of `unseen` is no
+    #: evidence (`qlang.vision.recall.why`), or the best answer is less likely than its kind's
+    #: cut (`qlang.vision.margins.unsure`)
     doubts: tuple[str, ...] = ()
 
 
@@ -145,6 +147,7 @@ def answer(root: Node, about: Subject, *, options: SolveOptions = ASKED,
         raise ValueError("answering needs a scene or an image")
     answered = solve_program(root, scene, replace(options, distinct=True), stages=stages)
     if perceived is not None and perceiver is not None and answered.answers:
+        from qlang.vision.margins import likeliest, unsure
         from qlang.vision.recall import blind_no, why
         from qlang.vision.sight import SIGHTS
 
@@ -153,4 +156,7 @@ def answer(root: Node, about: Subject, *, options: SolveOptions = ASKED,
         if unseen:  # a "no" about what the perceiver cannot see is no answer
             doubts = tuple(why(sight, word, threshold) for word in unseen)
             return replace(answered, answers=(), perceived=perceived, unseen=unseen, doubts=doubts)
+        refused = unsure(root, answered.answers, likeliest(scene))
+        if refused is not None:  # nor is an answer less likely than seek would give
+            return replace(answered, answers=(), perceived=perceived, doubts=(refused,))
     return replace(answered, perceived=perceived)

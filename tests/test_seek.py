@@ -312,6 +312,16 @@ def test_plain_ask_never_says_no_about_what_its_perceiver_cannot_see() -> None:
     assert code == 0 and "answer:  no" in out
 
 
+def test_plain_ask_withholds_an_answer_below_seeks_cut_on_a_photo_only() -> None:
+    """The same step as seek's (`qlang.vision.margins.unsure`): the cup's colour is 0.41
+    likely, below the cut for a colour; a scene graph's answers are given as they are."""
+    code, out, _ = run("ask", "What color is the cup?", "--image", photo("coffee.png"))
+    assert code == 4 and "answer:  cannot tell ('orange' is only 0.41 likely against the others)" in out
+    code, out, _ = run("ask", "Who wears shorts?", "--scene", str(SCENES / "emma_sceneGraphs.json"),
+                       "--image-id", "2353884")
+    assert code == 0 and "answer:  man" in out
+
+
 def test_the_seeking_page_shows_the_graph_and_the_tools_as_they_are() -> None:
     page = (Path(__file__).parents[1] / "docs" / "seeking.md").read_text(encoding="utf-8")
     graph = page.split("| state | tools allowed next |\n|---|---|\n")[1].split("\n\n")[0]

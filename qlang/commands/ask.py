@@ -75,7 +75,7 @@ def ask(question: str, scene: str | None, image: str | None, image_id: str | Non
         fail(exc)
     assert answered.translation is not None
     answers = ", ".join(a.value for a in answered.answers) or "(no answer)"
-    if answered.unseen:
+    if answered.doubts:
         answers = f"cannot tell ({'; '.join(answered.doubts)})"
     click.echo(f"answer:  {answers}")
     click.echo(f"program: {answered.translation.program}")
@@ -83,4 +83,4 @@ def ask(question: str, scene: str | None, image: str | None, image_id: str | Non
         click.echo(f"note:    {word.message}")
     click.echo(f"time:    {stages.line()}")
     if not answered.answers:
-        sys.exit(CANNOT_TELL_STATUS if answered.unseen else 1)
+        sys.exit(CANNOT_TELL_STATUS if answered.doubts else 1)

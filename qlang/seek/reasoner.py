@@ -6,7 +6,7 @@
   class the question does not mention; no
   answer, named by the seed thesis's failure classes (`EmptyQuery`: a class nothing was seen
   of; `MissingEdge`: no object in the relation asked for); a tie (`AmbiguousAnswer`) or a
-  best answer less likely than its kind's cut (`qlang.seek.margins`); a "no" about a word no
+  best answer less likely than its kind's cut (`qlang.vision.margins`); a "no" about a word no
   perceiver can see; a widening that finds nothing new; a classifier that renames nothing.
 - **informative** (kept; the tool's name becomes the state): a program, a look, kinds of a
   class; and an answer not final yet: a "no" from what was seen at the detector's threshold
@@ -21,10 +21,8 @@
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, replace
 
-from qlang.asp.scene import SCALE
 from qlang.interpret import AmbiguousAnswer, EmptyQuery, MissingEdge
 from qlang.ir import postorder
 from qlang.ontology import PRONOUNS
@@ -33,6 +31,7 @@ from qlang.seek.tools import TOOLS, Context
 from qlang.signatures import Kind
 from qlang.translate.unknown import unknown_words
 from qlang.vision.concepts import mentioned
+from qlang.vision.margins import likelihood, unsure
 from qlang.vision.recall import doubt, sureness
 from qlang.vision.sight import words
 from qlang.words import article
@@ -49,7 +48,7 @@ class Verdict:
     confidence: float | None = None
     #: the seed thesis's failure class, where the output is a failure of one
     failure: str | None = None
-    #: a solved best answer's probability against the others (`probability`)
+    #: a solved best answer's probability against the others (`likelihood`)
     likelihood: float | None = None
 
     def to_json(self) -> dict[str, object]:
@@ -89,7 +88,7 @@ def judge(tool: str, output: Output, memory: Memory, context: Context) -> Verdic
             least = context.vision.thresholds.detection
             if output.confidence < least:
                 return Verdict(UNINFORMATIVE, f"{output.brief()}: less sure than the detector's {least:g}")
-            confidence = min(probability(memory.solved), output.confidence)
+            confidence = min(likelihood(memory.solved.answers, memory.solved.base), output.confidence)
             return Verdict(FINAL, output.brief(), output.answer, confidence)
 
 
@@ -115,21 +114,12 @@ def _looked(tool: str, looked: Looked, memory: Memory) -> Verdict:
     return Verdict(INFORMATIVE, "something to answer over")
 
 
-def probability(solved: Solved) -> float:
-    """How likely the best answer is: the likelihood of the likeliest scene that gives it,
-    against the likeliest scene of all (the costs are -1000 ln p), shared with the other answers
-    found.  An answer the likeliest scene gives, and no other nearly as likely, is near 1; one
-    that needs a fact of probability 0.3 true is 0.43 (its odds)."""
-    odds = [math.exp(-(sum(a.cost) - solved.base) / SCALE) for a in solved.answers]
-    return odds[0] / max(1.0, sum(odds))
-
-
 def _solved(solved: Solved, memory: Memory, context: Context) -> Verdict:
     if solved.error is not None:
         return Verdict(UNINFORMATIVE, solved.error)
     if not solved.answers:
         return _no_answer(memory, context)
-    p = probability(solved)
+    p = likelihood(solved.answers, solved.base)
     return replace(_best(solved, p, memory, context), likelihood=p)
 
 
@@ -144,8 +134,9 @@ def _best(solved: Solved, p: float, memory: Memory, context: Context) -> Verdict
         tied = " and ".join(a.value for a in solved.answers if a.cost == best.cost)
         return Verdict(UNINFORMATIVE, f"a tie between {tied}", failure=AmbiguousAnswer.__name__)
     assert memory.root is not None
-    if p < context.margins.of(memory.root):
-        return Verdict(UNINFORMATIVE, f"'{best.value}' is only {p:.2f} likely against the others")
+    refused = unsure(memory.root, solved.answers, solved.base, context.margins)
+    if refused is not None:
+        return Verdict(UNINFORMATIVE, refused)
     looked = memory.looked
     assert looked is not None
     missing = [cls for cls in memory.classes() if not memory.seen(cls)] if no and memory.image else []

@@ -24,7 +24,6 @@ takes the cheapest.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Hashable, Iterator
 from concurrent.futures import Future
 from contextlib import contextmanager
@@ -42,7 +41,6 @@ from qlang.errors import QlangError, error
 from qlang.knowledge.graph import Knowledge
 from qlang.ontology import load
 from qlang.passes.lower import facts
-from qlang.seek.margins import Margins, table
 from qlang.seek.memory import Explained, Looked, Memory, Output, Programmed, Seen, Solved, Widened
 from qlang.signatures import SIGNATURES, Kind
 from qlang.timing import Stages
@@ -50,6 +48,7 @@ from qlang.translate.cascade import SmallTranslator
 from qlang.translate.factory import Loaded, Models, make
 from qlang.translate.translator import Settings, Translates
 from qlang.vision.kinds import coarse, kind_of
+from qlang.vision.margins import Margins, likeliest, table
 from qlang.vision.perceiving import Options
 from qlang.vision.perception import Perceiver
 from qlang.vision.sight import SIGHTS, Sight
@@ -342,22 +341,6 @@ def _solve(memory: Memory, context: Context) -> Output:
     except QlangError as exc:
         return Solved((), error=exc.diagnostics[0].message)
     return Solved(result.answers, result.complete, base=likeliest(scene))
-
-
-_PRICE = re.compile(r"^:~ .*\[(\d+), (?:holds|fails), (.*)\]$", re.MULTILINE)
-
-
-def likeliest(scene: str) -> int:
-    """The cost of the likeliest scene: each uncertain fact (priced both ways by the scene
-    encoder, `qlang.asp.scene`) taken the cheaper way.
-
-    >>> likeliest(":~ a. [105, holds, a]\\n:~ not a. [2303, fails, a]")
-    105
-    """
-    cheapest: dict[str, int] = {}
-    for cost, atom in _PRICE.findall(scene):
-        cheapest[atom] = min(int(cost), cheapest.get(atom, int(cost)))
-    return sum(cheapest.values())
 
 
 def _solve_key(memory: Memory, context: Context) -> Hashable | None:

@@ -1,5 +1,6 @@
-"""How likely a best answer must be, against the others, for seek to give it: a cut per kind
-of answer, fitted on labelled photos rather than set by hand.
+"""How likely a best answer about a photo must be, against the others, to be given: a cut per
+kind of answer, fitted on labelled photos rather than set by hand, and one step (`unsure`) that
+`ask` and seek both take, so that plain `ask` is never wrong more often than seek for want of it.
 
 One cut for every answer is too strict for some and too loose for others: "What is in the
 cup?" is right at 0.53 (coffee), while "What is to the right of the cup?" is wrong at 0.67
@@ -22,10 +23,13 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Iterable
+import re
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 
+from qlang.asp.outcome import Answer
+from qlang.asp.scene import SCALE
 from qlang.ir import Node, postorder
 from qlang.paths import package_data
 from qlang.signatures import Kind
@@ -36,6 +40,7 @@ TABLE = package_data("seek", "margins.json")
 FLOOR = 0.5
 #: The most wrong answers, of those a cut passes, a fitted cut allows.
 WRONG = 0.05
+_PRICE = re.compile(r"^:~ .*\[(\d+), (?:holds|fails), (.*)\]$", re.MULTILINE)
 
 
 @dataclass(frozen=True)
@@ -90,3 +95,32 @@ def fit(observed: Iterable[tuple[float, bool]], default: float) -> float | None:
                         default=default)
             return max(cut, min(default, shown))
     return math.floor(answers[-1][0] * 1000 + 1) / 1000  # none passes few enough wrong: pass none
+
+
+def likeliest(scene: str) -> int:
+    """The cost of the likeliest scene: each uncertain fact (priced both ways by the scene
+    encoder, `qlang.asp.scene`) taken the cheaper way.
+
+    >>> likeliest(":~ a. [105, holds, a]\\n:~ not a. [2303, fails, a]")
+    105
+    """
+    cheapest: dict[str, int] = {}
+    for cost, atom in _PRICE.findall(scene):
+        cheapest[atom] = min(int(cost), cheapest.get(atom, int(cost)))
+    return sum(cheapest.values())
+
+
+def likelihood(answers: Sequence[Answer], base: int) -> float:
+    """How likely the best of `answers` is: the likelihood of the likeliest scene that gives
+    it, against the likeliest scene of all (`base`: the costs are -1000 ln p), shared with the
+    other answers found.  An answer the likeliest scene gives, and no other nearly as likely, is
+    near 1; one that needs a fact of probability 0.3 true is 0.43 (its odds)."""
+    odds = [math.exp(-(sum(a.cost) - base) / SCALE) for a in answers]
+    return odds[0] / max(1.0, sum(odds))
+
+
+def unsure(root: Node, answers: Sequence[Answer], base: int, margins: Margins | None = None) -> str | None:
+    """Why the best of a program's `answers` is no answer: it is less likely against the others
+    than the cut for its kind (of `margins`, else the fitted `table`); None where it passes."""
+    p, cut = likelihood(answers, base), (margins or table()).of(root)
+    return f"'{answers[0].value}' is only {p:.2f} likely against the others" if p < cut else None

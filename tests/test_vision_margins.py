@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from qlang.api import parse
-from qlang.seek.margins import FLOOR, Margins, fit, keys, table
+from qlang.vision.margins import FLOOR, Margins, fit, keys, table
 
 
 @pytest.mark.parametrize(("program", "kinds"), [
