@@ -51,8 +51,8 @@ class Answered:
     #: a photo's "no" withheld: the words of the program its perceiver cannot see
     unseen: tuple[str, ...] = ()
     #: why a photo's answer is withheld ("cannot tell"): a "no" about each of `unseen` is no
-    #: evidence (`qlang.vision.recall.why`), or the best answer is less likely than its kind's
-    #: cut (`qlang.vision.margins.unsure`)
+    #: evidence (`qlang.vision.recall.why`), or the best answer names only the class asked
+    #: (`qlang.vision.repeats`), or is less likely than its kind's cut (`qlang.vision.margins`)
     doubts: tuple[str, ...] = ()
 
 
@@ -149,6 +149,7 @@ def answer(root: Node, about: Subject, *, options: SolveOptions = ASKED,
     if perceived is not None and perceiver is not None and answered.answers:
         from qlang.vision.margins import likeliest, unsure
         from qlang.vision.recall import blind_no, why
+        from qlang.vision.repeats import repeats
         from qlang.vision.sight import SIGHTS
 
         sight, threshold = SIGHTS[perceiver.name], about.vision.thresholds.detection
@@ -156,7 +157,8 @@ def answer(root: Node, about: Subject, *, options: SolveOptions = ASKED,
         if unseen:  # a "no" about what the perceiver cannot see is no answer
             doubts = tuple(why(sight, word, threshold) for word in unseen)
             return replace(answered, answers=(), perceived=perceived, unseen=unseen, doubts=doubts)
-        refused = unsure(root, answered.answers, likeliest(scene))
-        if refused is not None:  # nor is an answer less likely than seek would give
+        # nor is a name that only repeats the class asked, nor an answer seek finds too unlikely
+        refused = repeats(root, answered.answers[0].value) or unsure(root, answered.answers, likeliest(scene))
+        if refused is not None:
             return replace(answered, answers=(), perceived=perceived, doubts=(refused,))
     return replace(answered, perceived=perceived)

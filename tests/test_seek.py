@@ -322,6 +322,18 @@ def test_plain_ask_withholds_an_answer_below_seeks_cut_on_a_photo_only() -> None
     assert code == 0 and "answer:  man" in out
 
 
+def test_what_kind_of_building_is_not_answered_building(context: Context) -> None:
+    """The china photo's tower is seen only as a building: no answer to what kind it is."""
+    import sklearn.datasets
+
+    china = str(Path(sklearn.datasets.__file__).parent / "images" / "china.jpg")
+    code, out, _ = run("ask", "What kind of building is this?", "--image", china)
+    assert code == 4 and "answer:  cannot tell (seen only as a building)" in out
+    sought = seek("What kind of building is this?", context, image=china)
+    assert sought.answer is None and any(v == (UNINFORMATIVE, "seen only as a building")
+                                         for v in verdicts(sought, "solve")), sought.reason
+
+
 def test_the_seeking_page_shows_the_graph_and_the_tools_as_they_are() -> None:
     page = (Path(__file__).parents[1] / "docs" / "seeking.md").read_text(encoding="utf-8")
     graph = page.split("| state | tools allowed next |\n|---|---|\n")[1].split("\n\n")[0]

@@ -20,13 +20,13 @@ transition graph (AVIS's ablation), on labelled photo questions and on real GQA 
 A scene stands for a perception: the pipeline and the seeker look at its objects of at least
 the detection threshold, as at a photo's detections.  The configurations: **pipeline** (one
 translation, one look, one solve: `ask` before seeking was added), **ask** (the same, with today's
-refusals on a photo: of a "no" about what the perceiver cannot see, and of an answer less
-likely than seek's cut for its kind), **seek** (the graph, the priority
-planner), **seek, no graph** (every tool in every state, the cheapest first); `--llm` adds
-the LLM planner with and without the graph.  Each (configuration, question) result is a line
-of `results.jsonl`, written as it comes (a killed run resumes); `report.md` and `seek.png` are
-made from the log alone, and `--before` an earlier run's folder adds the two compared, in a
-table and `before-after.png`.
+refusals on a photo: of a "no" about what the perceiver cannot see, of a name that only
+repeats the class asked, and of an answer less likely than seek's cut for its kind), **seek**
+(the graph, the priority planner), **seek, no graph** (every tool in every state, the
+cheapest first); `--llm` adds the LLM planner with and without the graph.  Each
+(configuration, question) result is a line of `results.jsonl`, written as it comes (a killed
+run resumes); `report.md` and `seek.png` are made from the log alone, and `--before` an
+earlier run's folder adds the two compared, in a table and `before-after.png`.
 """
 
 from __future__ import annotations
@@ -62,6 +62,7 @@ from qlang.signatures import END, SIGNATURES
 from qlang.syntax import gqa
 from qlang.vision.margins import unsure
 from qlang.vision.recall import blind_no, why
+from qlang.vision.repeats import repeats
 
 #: the first labelled photos (9 photos, 39 questions), reported whole
 PHOTOS = package_data("seek", "photos.json")
@@ -366,7 +367,8 @@ def _fixed(item: Item, root: Node | None, context: Context,
     if blind:
         return None, "; ".join(why(sight, word, threshold) for word in blind), steps, program
     solved = memory.solved
-    refused = unsure(memory.root, solved.answers, solved.base) if refuse and item.image is not None else None
+    refused = repeats(memory.root, answer) or unsure(memory.root, solved.answers, solved.base) \
+        if refuse and item.image is not None else None
     if refused is not None:
         return None, refused, steps, program
     return answer, "the best answer", steps, program

@@ -5,7 +5,8 @@
   (`qlang.translate.unknown`: "rocket" read as a window), or an alternative program about a
   class the question does not mention; no
   answer, named by the seed thesis's failure classes (`EmptyQuery`: a class nothing was seen
-  of; `MissingEdge`: no object in the relation asked for); a tie (`AmbiguousAnswer`) or a
+  of; `MissingEdge`: no object in the relation asked for); a tie (`AmbiguousAnswer`), a
+  photo's name that only repeats the class asked (`qlang.vision.repeats`), or a
   best answer less likely than its kind's cut (`qlang.vision.margins`); a "no" about a word no
   perceiver can see; a widening that finds nothing new; a classifier that renames nothing.
 - **informative** (kept; the tool's name becomes the state): a program, a look, kinds of a
@@ -33,6 +34,7 @@ from qlang.translate.unknown import unknown_words
 from qlang.vision.concepts import mentioned
 from qlang.vision.margins import likelihood, unsure
 from qlang.vision.recall import doubt, sureness
+from qlang.vision.repeats import repeats
 from qlang.vision.sight import words
 from qlang.words import article
 
@@ -134,7 +136,8 @@ def _best(solved: Solved, p: float, memory: Memory, context: Context) -> Verdict
         tied = " and ".join(a.value for a in solved.answers if a.cost == best.cost)
         return Verdict(UNINFORMATIVE, f"a tie between {tied}", failure=AmbiguousAnswer.__name__)
     assert memory.root is not None
-    refused = unsure(memory.root, solved.answers, solved.base, context.margins)
+    repeated = repeats(memory.root, best.value) if memory.image is not None else None
+    refused = repeated or unsure(memory.root, solved.answers, solved.base, context.margins)
     if refused is not None:
         return Verdict(UNINFORMATIVE, refused)
     looked = memory.looked
