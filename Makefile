@@ -12,7 +12,7 @@ KINDS := .cache/kinds/wordnet.json
 # does not grant AMX; build for AVX2 instead, which every x86_64 machine here has.
 LLAMA_CMAKE_ARGS := $(if $(filter x86_64,$(shell uname -m)),-DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DGGML_BMI2=ON)
 
-.PHONY: demo test install install-cuda bench browser neovim hooks
+.PHONY: demo test install install-cuda bench browser neovim hooks compiled
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || python3 -m venv $(VENV)
@@ -29,6 +29,12 @@ $(KB): $(STAMP)
 $(KINDS): $(STAMP)
 	$(PY) -c 'from qlang.vision.kinds import table; table()'
 
+# The hot modules (the readers, the IR, the checker, the printers, lowering) compiled by mypyc into
+# .cache/compiled/<digest of their sources>/, which qlang loads only while the sources are those it
+# was built from (qlang/compiled.py); a failed build leaves qlang pure Python and install goes on.
+compiled: $(STAMP)
+	$(PY) scripts/compiled.py || echo "qlang runs as pure Python"
+
 # Debian's chromium, which the web page's test drives, and Debian's Neovim, which the editors'
 # test runs the documented set-up in (scripts/debian.sh: apt-get, only when missing).
 browser:
@@ -43,7 +49,7 @@ hooks:
 	if [ "$$(git rev-parse --show-toplevel 2>/dev/null)" = "$(CURDIR)" ]; then \
 		git config core.hooksPath .githooks; fi
 
-install: $(STAMP) $(KB) $(KINDS) browser neovim hooks
+install: $(STAMP) $(KB) $(KINDS) compiled browser neovim hooks
 
 # On a GPU machine: rebuild llama-cpp-python with its CUDA back end (then --n-gpu-layers -1).
 install-cuda: $(STAMP)
@@ -52,12 +58,12 @@ install-cuda: $(STAMP)
 
 # The main job: a question about a real scene, answered with the bundled default model
 # (SmolLM2-135M, grammar-constrained) and clingo; then a GQA program in two other syntaxes.
-demo: $(STAMP) $(KB) $(KINDS) hooks
+demo: $(STAMP) $(KB) $(KINDS) compiled hooks
 	$(VENV)/bin/qlangc ask "Who wears shorts?" --scene examples/scene_2353884.json
 	$(VENV)/bin/qlangc compile --to code examples/truck_tire.json
 	$(VENV)/bin/qlangc compile --to flat examples/truck_tire.json
 
-test: $(STAMP) $(KB) $(KINDS) browser neovim hooks
+test: $(STAMP) $(KB) $(KINDS) compiled browser neovim hooks
 	$(VENV)/bin/ruff check qlang tests bench
 	$(VENV)/bin/mypy qlang
 	$(VENV)/bin/lint-imports

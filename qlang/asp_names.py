@@ -18,7 +18,7 @@ from qlang.signatures import Kind
 
 _CONSTANT = re.compile(r"[a-z][A-Za-z0-9_]*")
 #: what clingo cannot read in a string: NUL ends its text, a surrogate is no UTF-8
-_UNSPELLABLE = re.compile("[\0\ud800-\udfff]")
+_UNSPELLABLE = re.compile(r"[\x00\ud800-\udfff]")  # escaped for re: mypyc refuses surrogates
 _ESCAPES = {"\\": "\\\\", '"': '\\"', "\n": "\\n"}
 _UNESCAPES = {"\\\\": "\\", '\\"': '"', "\\n": "\n"}
 

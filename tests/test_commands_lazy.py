@@ -100,7 +100,7 @@ def test_a_damaged_parser_cache_is_built_again(tmp_path: Path, monkeypatch: pyte
     wrote is ignored and written again."""
     damaged = tmp_path / "nested-fast.pickle"
     damaged.write_bytes(b"not a parser\n")
-    monkeypatch.setattr(parsing, "_cached", lambda name: str(damaged))
+    monkeypatch.setattr(parsing, "cache_dir", lambda name: tmp_path)  # a name it imports: compiled too
     built = parsing.parser.__wrapped__(nested.GRAMMAR, True)
     assert built.parse(FORMS["nested"]) == qlang.parse(FORMS["nested"])
     assert damaged.read_bytes() != b"not a parser\n"
