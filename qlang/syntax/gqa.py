@@ -102,6 +102,7 @@ def steps_from_json(data: object, source: Source | None = None) -> list[GqaStep]
     steps = []
     for index, item in enumerate(data):
         span, text = objects[index] if index < len(objects) else (None, "")
+        words_at = None if span is None else partial(_json_words_at, span, text, item)
         if not (isinstance(item, dict) and isinstance(item.get("operation"), str)
                 and isinstance(item.get("argument", ""), str)
                 and isinstance(item.get("dependencies", []), list)
@@ -109,16 +110,13 @@ def steps_from_json(data: object, source: Source | None = None) -> list[GqaStep]
             raise error(ParseError, "syntax", f"step {index} must be an object with a string "
                         "'operation', a string 'argument' and integer 'dependencies'", span, source)
         steps.append(GqaStep(item["operation"].strip(), item.get("argument", "").strip(),
-                             tuple(item.get("dependencies", [])), span,
-                             partial(_json_words_at, span, text, item)))
+                             tuple(item.get("dependencies", [])), span, words_at))
     return steps
 
 
-def _json_words_at(span: Span | None, text: str, item: dict[str, Any]) -> WordsAt | None:
+def _json_words_at(span: Span, text: str, item: dict[str, Any]) -> WordsAt | None:
     """Where a JSON step's operation and argument strings start (`text`: the step's object,
     written from `span`), past the spaces the reader strips; None where either is not found."""
-    if span is None:
-        return None
     found = []
     for key in ("operation", "argument"):
         value = re.search(rf'"{key}"\s*:\s*"', text)
@@ -165,8 +163,7 @@ def to_ir(steps: list[GqaStep], source: Source | None = None) -> Node:
         call = read_step(step, index, source)
         if call.beyond_ir is not None:
             raise _located(call.beyond_ir, step, index, source)
-        words = _WordSpans(step, call.literals).locators()
-        nodes.append(_node(call, [nodes[d] for d in step.dependencies], words))
+        nodes.append(_node(call, [nodes[d] for d in step.dependencies], _word_spans(step, call.literals)))
         if nodes[-1].depth > MAX_DEPTH:
             raise error(ParseError, "syntax", f"step {index} ({step.operation}): the program nests "
                         f"deeper than {MAX_DEPTH} operations", step.span, source)
@@ -178,12 +175,20 @@ def to_ir(steps: list[GqaStep], source: Source | None = None) -> Node:
     return nodes[-1]
 
 
-def _node(call: StepCall, deps: list[Node], spans: list[Locate]) -> Node:
+def _node(call: StepCall, deps: list[Node], spans: Sequence[Span | Locate | None]) -> Node:
     """The IR of a step whose dependencies are `deps`, its words written at `spans`."""
     operands = [_SCENE if o.dependency < 0 else _one(deps[o.dependency]) if o.one else deps[o.dependency]
                 for o in call.operands]
     node = Node(call.operation, (*operands, *map(Lit, call.literals, spans)))
     return Node("negate", (node, operands[0])) if call.negated else node
+
+
+def _word_spans(step: GqaStep, words: tuple[str, ...]) -> Sequence[Span | Locate | None]:
+    """Where each of a step's words is written: searched for when asked (`_WordSpans`) where
+    the step knows where its texts start, else the step's own place (none for a bare list)."""
+    if step.words_at is None:
+        return [step.span] * len(words)
+    return _WordSpans(step, words).locators()
 
 
 class _WordSpans:
@@ -253,7 +258,7 @@ _SCENE = op("scene")
 
 def _one(node: Node) -> Node:
     signature = node.signature
-    return node if signature and signature.result is Type.OBJECT else op("unique", node)
+    return node if signature and signature.result is Type.OBJECT else Node("unique", (node,))
 
 
 # ----- what a step means: one table, read by `to_ir` and by GQA's own interpreter -------------
