@@ -72,13 +72,20 @@ def loads(text: str) -> Any:
 
 
 def _decode(text: str) -> Any:
-    return json.loads(text, parse_int=_integer)
+    if text.startswith("\ufeff"):
+        return json.loads(text)  # raises, as Python's reader does: a byte-order mark is no JSON
+    return _DECODER.decode(text)
 
 
 def _integer(digits: str) -> int:
     if len(digits) - digits.startswith("-") > MAX_DIGITS:
         raise _TooLong
     return int(digits)
+
+
+#: Built once: `json.loads` given a `parse_int` builds a decoder per call, which cost a short
+#: line (a batch's) as much as reading it.
+_DECODER = json.JSONDecoder(parse_int=_integer)
 
 
 def _too_deep(text: str) -> int | None:
