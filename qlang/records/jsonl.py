@@ -38,9 +38,10 @@ class JsonLine:
         return "not a JSON object"
 
 
-def read_line(number: int, raw: bytes) -> JsonLine | None:
-    """One line, read; None for a blank one (one longer than `limits.LINE` is not decoded)."""
-    if len(raw) > limits.LINE.bytes:
+def read_line(number: int, raw: bytes, bound: int | None = None) -> JsonLine | None:
+    """One line, read; None for a blank one (one longer than `limits.LINE` is not decoded;
+    `bound`: that limit in bytes, read once by a caller that reads many lines)."""
+    if len(raw) > (limits.LINE.bytes if bound is None else bound):
         return JsonLine(number, error=TooLarge([Diagnostic("limit", f"longer than {limits.LINE.bound()}")]))
     try:
         text = raw.decode("utf-8")
@@ -56,8 +57,9 @@ def read_line(number: int, raw: bytes) -> JsonLine | None:
 
 def json_lines(data: bytes) -> Iterator[JsonLine]:
     """The lines of JSON-lines `data` (`split_lines`) that are not blank, each read on its own."""
+    bound = limits.LINE.bytes
     for number, raw in enumerate(split_lines(data), start=1):
-        if (line := read_line(number, raw)) is not None:
+        if (line := read_line(number, raw, bound)) is not None:
             yield line
 
 

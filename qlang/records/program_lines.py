@@ -11,6 +11,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from qlang import limits
 from qlang.api import parse
 from qlang.errors import Diagnostic, QlangError, Source
 from qlang.executors import Executor, Local, chunks
@@ -54,8 +55,9 @@ def _bad_line(message: str) -> QlangError:
 
 def read_records(lines: Iterable[tuple[int, bytes]], syntax: str | None = None) -> Iterator[Record]:
     """The records of numbered input lines (a blank line has none)."""
+    bound = limits.LINE.bytes
     for number, raw in lines:
-        if (line := read_line(number, raw)) is not None:
+        if (line := read_line(number, raw, bound)) is not None:
             yield _record(line, syntax)
 
 
