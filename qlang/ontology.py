@@ -31,8 +31,11 @@ PRONOUNS = frozenset({"he", "she", "this"})
 _CLOSED = {kind: frozenset(words) for kind, words in CLOSED_KINDS.items()}
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Ontology:
+    """The words of each kind.  Equal only to itself, and hashed by identity: what is derived
+    from one is remembered per ontology (`qlang.passes.typecheck`)."""
+
     classes: frozenset[str]
     #: class category (e.g. ``furniture``) -> its member classes
     class_members: dict[str, frozenset[str]]

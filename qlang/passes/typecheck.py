@@ -15,6 +15,7 @@ other program opens an index (the bundled base, unless another is given).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from qlang.errors import Diagnostic, Span, shown
@@ -30,6 +31,12 @@ _KNOWN = {Kind.CLASS: "class", Kind.ATTR: "attribute category", Kind.VALUE: "att
           Kind.REL: "relation", Kind.KREL: "knowledge relation"}
 
 
+#: Per operation, the types each operand may yield without a word said (None: a type unknown,
+#: its operation already reported): the per-operand test is one membership in a tuple.
+_FITTING = {name: tuple([(None, *[actual for actual in Type if expected.accepts(actual)])
+                         for expected in signature.operands])
+            for name, signature in SIGNATURES.items()}
+
 #: The kind of the one error no grammar can rule out and the thesis's checks never made: a
 #: symmetric operation of one operand twice (`_TypeChecker.distinct_operands`).
 REPEATED = "operands"
@@ -43,6 +50,11 @@ class _TypeChecker:
     diagnostics: list[Diagnostic] = field(default_factory=list)
     types: dict[Node, Type | None] = field(default_factory=dict)
     _knowledge: Knowledge | None = None
+    #: each operation's literals' kinds and words (`_vocabularies`)
+    vocabularies: dict[str, tuple[tuple[Kind, frozenset[str]], ...]] = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.vocabularies = _vocabularies(self.ontology)
 
     def knows(self, word: str) -> bool:
         """Whether the knowledge in use knows `word` (opened on the first question)."""
@@ -63,22 +75,33 @@ class _TypeChecker:
             self.report("unknown-operation", f"unknown operation {shown(node.op)}", node.span,
                         _did_you_mean(close))
             return None
-        if len(node.args) != signature.arity:
+        args = node.args
+        if len(args) != signature.arity:
             expected = ", ".join([t.value for t in signature.operands]
                                  + [k.value for k in signature.literals]) or "nothing"
             self.report("arity", f"{node.op} takes {signature.arity} argument(s) ({expected}), "
-                        f"got {len(node.args)}", node.span)
-        category, operands = None, len(signature.operands)
-        for position, arg in enumerate(node.args):
-            if position < operands:
+                        f"got {len(args)}", node.span)
+        # positions past the arity, or missing, are the arity's error: zip stops at the shorter
+        types, operands = self.types, len(signature.operands)
+        for position, (arg, fitting) in enumerate(zip(args, _FITTING[node.op], strict=False)):
+            if isinstance(arg, Lit) or types.get(arg) not in fitting:
                 self.operand(node, position, arg, signature.operands[position])
-            elif position < signature.arity:
-                kind = signature.literals[position - operands]
+        category = None
+        for position, (arg, (kind, known)) in enumerate(zip(args[operands:], self.vocabularies[node.op],
+                                                            strict=False), operands):
+            if not isinstance(arg, Lit):
                 self.literal(node, position, arg, kind, category, signature)
-                if kind is Kind.ATTR and isinstance(arg, Lit):
-                    category = arg.value
-        self.alternatives(node, signature)
-        self.distinct_operands(node, signature)
+                continue
+            if kind is Kind.VALUE:  # narrowed to the node's attribute category
+                known = self.ontology.vocabulary(kind, category)
+            if arg.value not in known:
+                self.literal(node, position, arg, kind, category, signature)
+            if kind is Kind.ATTR:
+                category = arg.value
+        if signature.alternatives:
+            self.alternatives(node, signature)
+        if signature.symmetric:
+            self.distinct_operands(node, signature)
         return signature.result
 
     def alternatives(self, node: Node, signature: Signature) -> None:
@@ -155,6 +178,14 @@ class _TypeChecker:
         elif len(arg.value) > MAX_TEXT:
             self.report("literal", f"{where} must be text of at most {MAX_TEXT} characters, not "
                         f"{len(arg.value):,}", span, "ask about a phrase, not a whole document")
+
+
+@lru_cache(maxsize=8)
+def _vocabularies(ontology: Ontology) -> dict[str, tuple[tuple[Kind, frozenset[str]], ...]]:
+    """Each operation's literals' kinds and words in `ontology`, looked up once instead of per
+    literal (a value's are narrowed per node; free text has none: `_TypeChecker.literal`)."""
+    return {name: tuple([(kind, words(kind, None, ontology)) for kind in signature.literals])
+            for name, signature in SIGNATURES.items()}
 
 
 def _where(node: Node, position: int) -> str:
