@@ -9,12 +9,13 @@ mapping reversible.  Nothing but these two forms is ever emitted, so no word can
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from functools import lru_cache
 
 import clingo
 
 from qlang.errors import UnsupportedOperation, error, shown
-from qlang.signatures import Kind
+from qlang.signatures import SIGNATURES, Kind
 
 _CONSTANT = re.compile(r"[a-z][A-Za-z0-9_]*")
 #: what clingo cannot read in a string: NUL ends its text, a surrogate is no UTF-8
@@ -36,6 +37,17 @@ def to_literal(word: str, kind: Kind | None) -> str:
     """A literal of `kind` as the call-shaped syntaxes write it: free text always quoted, so that
     it reads as text even when it is one word; any other word as `to_term` spells it."""
     return _quoted(word) if kind is Kind.TEXT else to_term(word)
+
+
+#: How a word at one argument position is spelled (`spellers`).
+Speller = Callable[[str], str]
+
+
+def spellers(operation: str) -> tuple[Speller, ...]:
+    """How each argument position of `operation` (operands first) spells its word, as
+    `to_literal` would for the position's kind: looked up per operation, not per word.  Past
+    the positions it lists (an unknown operation, an argument too many), words are `to_term`."""
+    return _SPELLERS.get(operation, ())
 
 
 def _quoted(word: str) -> str:
@@ -78,3 +90,9 @@ def relation_symbol(name: str) -> clingo.Symbol:
 
 #: Words clingo reads as keywords in term position.
 _RESERVED = frozenset({"not"})
+
+_SPELLERS: dict[str, tuple[Speller, ...]] = {
+    name: tuple([_quoted if signature.kind(position) is Kind.TEXT else to_term
+                 for position in range(signature.arity)])
+    for name, signature in SIGNATURES.items()
+}

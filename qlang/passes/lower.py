@@ -3,18 +3,18 @@
 Steps are numbered in post-order, so equal subtrees become one step and every step comes after
 the steps it reads.  Unfolded (`unfold=True`), every occurrence of a node is a step of its own,
 as the seed thesis's nested-to-flat conversion wrote them: two equal ``unique`` steps then choose
-apart.  Every word goes through `to_literal`, which only ever yields a plain constant or a quoted
-string, so no program can inject ASP rules.
+apart.  Every word is spelled as `to_literal` spells it (`spellers`), which only ever yields a
+plain constant or a quoted string, so no program can inject ASP rules.
 """
 
 from __future__ import annotations
 
 from typing import NamedTuple
 
-from qlang.asp_names import to_literal
+from qlang.asp_names import spellers, to_term
 from qlang.errors import UnsupportedOperation, error
 from qlang.ir import Lit, Node, postorder
-from qlang.signatures import END, SIGNATURES
+from qlang.signatures import END
 
 #: The most steps an unfolded program may have (a DAG of shared steps doubles per level).
 MAX_UNFOLDED = 10_000
@@ -27,9 +27,9 @@ class Fact(NamedTuple):
     args: tuple[int | str, ...]
 
     def __str__(self) -> str:
-        signature = SIGNATURES.get(self.name)
-        args = ", ".join([str(a) if isinstance(a, int) else
-                          to_literal(a, signature.kind(i - 1) if signature else None)  # after the step
+        spell = spellers(self.name)
+        known = len(spell) + 1  # positions after the step's own number
+        args = ", ".join([str(a) if isinstance(a, int) else spell[i - 1](a) if i < known else to_term(a)
                           for i, a in enumerate(self.args)])
         return f"{self.name}({args})."
 

@@ -6,7 +6,7 @@ query(unique(select(scene(), dish)), name)
 
 from __future__ import annotations
 
-from qlang.asp_names import to_literal
+from qlang.asp_names import spellers, to_term
 from qlang.errors import Source, UnsupportedOperation, error
 from qlang.ir import Lit, Node
 from qlang.syntax.descent import CallShape
@@ -30,14 +30,12 @@ def parse(source: Source) -> Node:
 def print_expression(node: Node, names: dict[Node, str] | None = None) -> str:
     """`node` as a nested call; operands named in `names` print as those variables."""
 
-    signature = node.signature
-
-    def arg(position: int, a: Node | Lit) -> str:
-        if isinstance(a, Lit):
-            return to_literal(a.value, signature.kind(position) if signature else None)
-        return names[a] if names and a in names else print_expression(a, names)
-
-    return f"{node.op}({', '.join(arg(i, a) for i, a in enumerate(node.args))})"
+    spell = spellers(node.op)
+    known = len(spell)
+    args = [(spell[i](a.value) if i < known else to_term(a.value)) if isinstance(a, Lit)
+            else names[a] if names and a in names else print_expression(a, names)
+            for i, a in enumerate(node.args)]
+    return f"{node.op}({', '.join(args)})"
 
 
 #: The most operations a nested program is written out with: a DAG whose steps are each used
