@@ -81,23 +81,23 @@ class _TypeChecker:
                                  + [k.value for k in signature.literals]) or "nothing"
             self.report("arity", f"{node.op} takes {signature.arity} argument(s) ({expected}), "
                         f"got {len(args)}", node.span)
-        # positions past the arity, or missing, are the arity's error: zip stops at the shorter
-        types, operands = self.types, len(signature.operands)
-        for position, (arg, fitting) in enumerate(zip(args, _FITTING[node.op], strict=False)):
-            if isinstance(arg, Lit) or types.get(arg) not in fitting:
-                self.operand(node, position, arg, signature.operands[position])
-        category = None
-        for position, (arg, (kind, known)) in enumerate(zip(args[operands:], self.vocabularies[node.op],
-                                                            strict=False), operands):
-            if not isinstance(arg, Lit):
-                self.literal(node, position, arg, kind, category, signature)
-                continue
-            if kind is Kind.VALUE:  # narrowed to the node's attribute category
-                known = self.ontology.vocabulary(kind, category)
-            if arg.value not in known:
-                self.literal(node, position, arg, kind, category, signature)
-            if kind is Kind.ATTR:
-                category = arg.value
+        types, fitting, literals = self.types, _FITTING[node.op], self.vocabularies[node.op]
+        category, operands = None, len(fitting)
+        for position, arg in enumerate(args):  # past the arity: the arity's error alone
+            if position < operands:
+                if isinstance(arg, Lit) or types.get(arg) not in fitting[position]:
+                    self.operand(node, position, arg, signature.operands[position])
+            elif position < signature.arity:
+                kind, known = literals[position - operands]
+                if isinstance(arg, Lit):
+                    if kind is Kind.VALUE:  # narrowed to the node's attribute category
+                        known = self.ontology.vocabulary(kind, category)
+                    if arg.value not in known:
+                        self.literal(node, position, arg, kind, category, signature)
+                    if kind is Kind.ATTR:
+                        category = arg.value
+                else:
+                    self.literal(node, position, arg, kind, category, signature)
         if signature.alternatives:
             self.alternatives(node, signature)
         if signature.symmetric:
