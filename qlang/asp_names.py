@@ -39,15 +39,8 @@ def to_literal(word: str, kind: Kind | None) -> str:
     return _quoted(word) if kind is Kind.TEXT else to_term(word)
 
 
-#: How a word at one argument position is spelled (`spellers`).
+#: How a word at one argument position is spelled (`SPELLERS`).
 Speller = Callable[[str], str]
-
-
-def spellers(operation: str) -> tuple[Speller, ...]:
-    """How each argument position of `operation` (operands first) spells its word, as
-    `to_literal` would for the position's kind: looked up per operation, not per word.  Past
-    the positions it lists (an unknown operation, an argument too many), words are `to_term`."""
-    return _SPELLERS.get(operation, ())
 
 
 def _quoted(word: str) -> str:
@@ -91,8 +84,12 @@ def relation_symbol(name: str) -> clingo.Symbol:
 #: Words clingo reads as keywords in term position.
 _RESERVED = frozenset({"not"})
 
-_SPELLERS: dict[str, tuple[Speller, ...]] = {
+#: How each argument position (operands first) of an operation that takes free text spells
+#: its word, as `to_literal` would for the position's kind: looked up per operation rather
+#: than per word.  Every word of any other operation, or past the positions listed (an
+#: argument too many), is `to_term`'s.
+SPELLERS: dict[str, tuple[Speller, ...]] = {
     name: tuple([_quoted if signature.kind(position) is Kind.TEXT else to_term
                  for position in range(signature.arity)])
-    for name, signature in SIGNATURES.items()
+    for name, signature in SIGNATURES.items() if Kind.TEXT in signature.literals
 }

@@ -3,7 +3,7 @@
 Steps are numbered in post-order, so equal subtrees become one step and every step comes after
 the steps it reads.  Unfolded (`unfold=True`), every occurrence of a node is a step of its own,
 as the seed thesis's nested-to-flat conversion wrote them: two equal ``unique`` steps then choose
-apart.  Every word is spelled as `to_literal` spells it (`spellers`), which only ever yields a
+apart.  Every word is spelled as `to_literal` spells it (`SPELLERS`), which only ever yields a
 plain constant or a quoted string, so no program can inject ASP rules.
 """
 
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from qlang.asp_names import spellers, to_term
+from qlang.asp_names import SPELLERS, to_term
 from qlang.errors import UnsupportedOperation, error
 from qlang.ir import Lit, Node, postorder
 from qlang.signatures import END
@@ -27,11 +27,13 @@ class Fact(NamedTuple):
     args: tuple[int | str, ...]
 
     def __str__(self) -> str:
-        spell = spellers(self.name)
-        known = len(spell) + 1  # positions after the step's own number
-        args = ", ".join([str(a) if isinstance(a, int) else spell[i - 1](a) if i < known else to_term(a)
-                          for i, a in enumerate(self.args)])
-        return f"{self.name}({args})."
+        spell = SPELLERS.get(self.name)
+        if spell is None:  # no free text: every word a term (all but a few operations)
+            args = [str(a) if isinstance(a, int) else to_term(a) for a in self.args]
+        else:  # a word's position after the step's own number
+            args = [str(a) if isinstance(a, int) else spell[i - 1](a) if 0 < i <= len(spell) else to_term(a)
+                    for i, a in enumerate(self.args)]
+        return f"{self.name}({', '.join(args)})."
 
 
 def facts(root: Node, *, unfold: bool = False) -> list[Fact]:
@@ -42,11 +44,16 @@ def facts(root: Node, *, unfold: bool = False) -> list[Fact]:
     order = postorder(root)
     step = {node: index for index, node in enumerate(order)}
     result = [
-        Fact(node.op, (index, *[a.value if isinstance(a, Lit) else step[a] for a in node.args]))
+        _new(Fact, (node.op, (index, *[a.value if isinstance(a, Lit) else step[a] for a in node.args])))
         for index, node in enumerate(order)
     ]
     result.append(Fact(END, (step[root],)))
     return result
+
+
+#: A fact built as the tuple it is, without the named tuple's Python-level constructor: every
+#: compile and every question lowered builds one per step.
+_new = tuple.__new__
 
 
 def _unfolded(root: Node) -> list[Fact]:

@@ -6,7 +6,7 @@ query(unique(select(scene(), dish)), name)
 
 from __future__ import annotations
 
-from qlang.asp_names import spellers, to_term
+from qlang.asp_names import SPELLERS, to_term
 from qlang.errors import Source, UnsupportedOperation, error
 from qlang.ir import Lit, Node
 from qlang.syntax.descent import CallShape
@@ -30,7 +30,7 @@ def parse(source: Source) -> Node:
 def print_expression(node: Node, names: dict[Node, str] | None = None) -> str:
     """`node` as a nested call; operands named in `names` print as those variables."""
 
-    spell = spellers(node.op)
+    spell = SPELLERS.get(node.op, ())
     known = len(spell)
     args = [(spell[i](a.value) if i < known else to_term(a.value)) if isinstance(a, Lit)
             else names[a] if names and a in names else print_expression(a, names)
