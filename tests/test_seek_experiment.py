@@ -125,6 +125,24 @@ def test_experiment_seek_logs_resumes_and_reports(tmp_path: Path) -> None:
     assert (out / "before-after.png").stat().st_size > 0
 
 
+def test_the_experiments_ask_withholds_what_seek_would(tmp_path: Path) -> None:
+    """The experiment's `ask` takes the same last step as `qlangc ask` on a photo: the cup's
+    colour, orange at 0.41, is below the cut for a colour; the pipeline gives it."""
+    photos = tmp_path / "photos.json"
+    photos.write_text(json.dumps({"name": "cup", "photos": {"coffee": {
+        "source": "skimage", "file": "data/coffee.png", "provenance": "scikit-image"}},
+        "questions": [{"id": "cup-colour", "photo": "coffee", "question": "What color is the cup?",
+                       "answer": "red"}]}))
+    out = tmp_path / "out"
+    code, _, err = run("experiment", "seek", "--out", str(out), "--photos", str(photos), "--no-gqa",
+                       "--config", "pipeline", "--config", "ask", "--no-progress")
+    assert code == 0, err
+    results = {r["config"]: r for r in map(json.loads, (out / "results.jsonl").read_text().splitlines())}
+    assert results["pipeline"]["answer"] == "orange"
+    assert results["ask"]["cannot_tell"] and results["ask"]["reason"] == \
+        "'orange' is only 0.41 likely against the others"
+
+
 def test_a_malformed_photo_file_is_located(tmp_path: Path) -> None:
     path = tmp_path / "photos.json"
     path.write_text('{"name": "bad",\n "photos": {,}}')
