@@ -20,9 +20,10 @@ import contextlib
 import hashlib
 import json
 import os
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from functools import cache
+from typing import Any, TypeVar
 
 import clingo
 import clingo.ast as ast
@@ -85,24 +86,42 @@ CACHE = cache_dir("theory")
 @cache
 def parsed(semantics: str = "qlang") -> Theory:
     """The theory's statements, each with the operations it needs; analysed once per theory
-    text, then read from the cache (a missing or unwritable cache only costs the time)."""
+    text, then read from the cache (`_kept`)."""
     text = "\n".join(files(semantics))
-    path = CACHE / f"{hashlib.sha256(text.encode()).hexdigest()[:32]}.json"
+
+    def analyse() -> list[list[object]]:
+        return [[s.text, sorted(s.needs), sorted(s.reads), sorted(s.writes)]
+                for s in map(_statement, _parse(text))]
+
+    def build(rows: Any) -> Theory:
+        statements = [Statement(t, frozenset(n), frozenset(r), frozenset(w)) for t, n, r, w in rows]
+        return Theory(tuple(statements), domain() if semantics == "thesis" else "")
+
+    return _kept("statements", text, analyse, build)
+
+
+T = TypeVar("T")
+
+
+def _kept(kind: str, text: str, analyse: Callable[[], object], build: Callable[[Any], T]) -> T:
+    """What `build` makes of `analyse`'s JSON rows for a theory `text`, the rows kept in `CACHE`
+    between processes (reading clingo's AST costs tens of milliseconds a process): a copy that
+    is missing, damaged or unreadable is analysed again, and an unwritable cache only costs the
+    time."""
+    path = CACHE / f"{kind}-{hashlib.sha256(text.encode()).hexdigest()[:32]}.json"
     try:
         kept = jsontext.loads(path.read_text(encoding="utf-8"))
-        rows = kept["rows"]
-        if kept["digest"] != _digest(rows):
+        if kept["digest"] != _digest(kept["rows"]):
             raise ValueError("a damaged cache")  # analysed again below: its text is ASP run as is
-        statements = [Statement(t, frozenset(n), frozenset(r), frozenset(w)) for t, n, r, w in rows]
+        return build(kept["rows"])
     except (OSError, ValueError, TypeError, KeyError):
-        statements = [_statement(s) for s in _parse(text)]
-        rows = [[s.text, sorted(s.needs), sorted(s.reads), sorted(s.writes)] for s in statements]
+        rows = analyse()
         with contextlib.suppress(OSError):
             CACHE.mkdir(parents=True, exist_ok=True)
             partial = path.with_suffix(f".{os.getpid()}.partial")
             partial.write_text(json.dumps({"digest": _digest(rows), "rows": rows}), encoding="utf-8")
             partial.replace(path)
-    return Theory(tuple(statements), domain() if semantics == "thesis" else "")
+        return build(rows)
 
 
 def _digest(rows: object) -> str:
@@ -146,8 +165,30 @@ class Shared:
 @cache
 def shared(semantics: str = "qlang") -> Shared | None:
     """The theory split for multi-shot solving; None where questions write scene predicates (the
-    thesis's choice rules choose `has_attr`/`has_rel` atoms, so its questions cannot share them)."""
-    statements = _parse("\n".join(files(semantics)))
+    thesis's choice rules choose `has_attr`/`has_rel` atoms, so its questions cannot share them).
+    Split once per theory text, then read from the cache (`_kept`), as `parsed` is."""
+    text = "\n".join(files(semantics))
+
+    def analyse() -> dict[str, object] | None:
+        split = _split(text)
+        if split is None:
+            return None
+        return {"base": split.base, "parts": [[n, sorted(needs), t] for n, needs, t in split.parts],
+                "indexed": sorted(split.indexed), "facts": sorted(split.facts)}
+
+    def build(rows: Any) -> Shared | None:
+        if rows is None:
+            return None
+        parts = tuple((str(name), frozenset(needs), str(part)) for name, needs, part in rows["parts"])
+        return Shared(str(rows["base"]), parts, frozenset(rows["indexed"]),
+                      frozenset((str(name), int(arity)) for name, arity in rows["facts"]))
+
+    return _kept("shared", text, analyse, build)
+
+
+def _split(text: str) -> Shared | None:
+    """`shared`, analysed from the theory's text."""
+    statements = _parse(text)
     rules = [s for s in statements if s.ast_type in (ASTType.Rule, ASTType.Minimize)]
     indexed = {p for s in rules for p in _atoms(s)} - SCENE
     written = {p for s in rules if _atoms(s).keys() & indexed for p in _atoms(s, heads=True)}
