@@ -81,6 +81,9 @@ class Theory:
 
 #: where the analysed theory is kept between processes (reading clingo's AST costs ~35 ms)
 CACHE = cache_dir("theory")
+#: the analyses' version, in every kept file's name: raised when one keeps something else, so
+#: that no process reads what an older analysis kept for the same theory
+ANALYSIS = 2
 
 
 @cache
@@ -108,7 +111,7 @@ def _kept(kind: str, text: str, analyse: Callable[[], object], build: Callable[[
     between processes (reading clingo's AST costs tens of milliseconds a process): a copy that
     is missing, damaged or unreadable is analysed again, and an unwritable cache only costs the
     time."""
-    path = CACHE / f"{kind}-{hashlib.sha256(text.encode()).hexdigest()[:32]}.json"
+    path = CACHE / f"{kind}-{ANALYSIS}-{hashlib.sha256(text.encode()).hexdigest()[:32]}.json"
     try:
         kept = jsontext.loads(path.read_text(encoding="utf-8"))
         if kept["digest"] != _digest(kept["rows"]):
@@ -201,8 +204,9 @@ def _split(text: str) -> Shared | None:
     inputs: set[tuple[str, int]] = set()
     base: list[str] = ["#show."]  # the answer is shown per question, as ans(V)
     parts: dict[frozenset[str], list[str]] = {frozenset(): ["#external active(k)."]}
+    needs_of = _derived_needs(statements)
     for s in statements:
-        needs = _statement(s).needs
+        needs = needs_of(s)
         if s.ast_type in (ASTType.Rule, ASTType.Minimize) and _atoms(s).keys() & indexed:
             s = index(s)
             if s.ast_type == ASTType.Minimize:  # one question's costs never merge with another's
@@ -219,6 +223,35 @@ def _split(text: str) -> Shared | None:
     named = tuple((f"question_{'_'.join(sorted(needs))}", needs, "\n".join(texts))
                   for needs, texts in parts.items())
     return Shared("\n".join(base), named, frozenset(indexed), frozenset(inputs))
+
+
+def _derived_needs(statements: list[ast.AST]) -> Callable[[ast.AST], frozenset[str]]:
+    """A statement's needs, counting those of the predicates its positive body reads: a weak
+    constraint on ``know_best`` grounds to nothing without `know`'s facts, as `know`'s rules
+    do, so it goes with them rather than into every question's grounding."""
+    writers: dict[str, list[frozenset[str]]] = {}
+    for s in statements:
+        if s.ast_type == ASTType.Rule:
+            for name in _atoms(s, heads=True):
+                writers.setdefault(name, []).append(_statement(s).needs)
+
+    def needs(s: ast.AST) -> frozenset[str]:
+        own = _statement(s).needs
+        if s.ast_type not in (ASTType.Rule, ASTType.Minimize):
+            return own
+        for name in _positive(s):
+            if (found := writers.get(name)) and all(found):
+                own |= frozenset.intersection(*found)
+        return own
+
+    return needs
+
+
+def _positive(s: ast.AST) -> set[str]:
+    """The predicates a rule's body reads in plain positive literals."""
+    return {lit.atom.symbol.name for lit in s.body
+            if lit.ast_type == ASTType.Literal and lit.sign == ast.Sign.NoSign
+            and lit.atom.ast_type == ASTType.SymbolicAtom and lit.atom.symbol.ast_type == ASTType.Function}
 
 
 def _parse(text: str) -> list[ast.AST]:
