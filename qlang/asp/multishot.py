@@ -159,8 +159,8 @@ class _Asked(Session):
         self.k = k
         self.external = external
         self.ctl.assign_external(external, True)
-        self.ctl.configuration.solve.opt_mode = "opt"  # type: ignore[union-attr]
-        self.ctl.configuration.solve.models = shared.models  # type: ignore[union-attr]
+        self.solving.opt_mode = "opt"
+        self.solving.models = shared.models
         # Weak constraints of this query and of the scene: a level another query left
         # behind (all its atoms false now) must not show in this query's cost.
         levels: dict[int, list[tuple[int, int]]] = {}

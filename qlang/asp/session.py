@@ -60,6 +60,9 @@ class Session:
         self.deadline = deadline
         self.limits = limits
         self.active = active
+        solving = ctl.configuration.solve  # looked up once: each lookup builds clingo's wrappers
+        assert isinstance(solving, clingo.Configuration)
+        self.solving = solving
 
     def optimum(self, assumptions: list[tuple[clingo.Symbol, bool]], *, atoms: bool = False
                 ) -> Found | None:
@@ -79,8 +82,8 @@ class Session:
         """Up to k models, cheapest first: all optimal models (a tier), then, once they are
         excluded, the next tier, and so on; False when the deadline cut a later tier short.
         With `atoms`, the first (an optimal model) has all its atoms."""
-        self.ctl.configuration.solve.opt_mode = "optN"  # type: ignore[union-attr]
-        self.ctl.configuration.solve.models = 0  # type: ignore[union-attr]
+        self.solving.opt_mode = "optN"
+        self.solving.models = 0
         # what tells one model from another, needed only to exclude a tier before the next
         open_atoms = self.open_atoms() if k > 1 else []
         guard = [] if self.active is None else [self.active]
