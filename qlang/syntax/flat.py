@@ -41,16 +41,21 @@ class _Fact(NamedTuple):
     span: Span
 
 
+_new = tuple.__new__
+
+
 class _FlatBuilder(parsing.Builder):
+    # a step number and a fact are built as the tuples they are, without the named tuples'
+    # Python-level constructors: a program has a few of each, a batch hundreds of thousands
     def ref(self, children: list[Token]) -> _Ref:
-        return _Ref(parsing.step_number(children[0]), children[0])
+        return _new(_Ref, (parsing.step_number(children[0]), children[0]))
 
     def atom(self, children: list[Token]) -> Lit:
         return parsing.literal(children[0])
 
     def fact(self, children: list[Any]) -> _Fact:
         name, *args, close = children
-        return _Fact(name.value, args, parsing.span(name, close))
+        return _new(_Fact, (name.value, args, parsing.span(name, close)))
 
     def start(self, children: list[_Fact]) -> Node:
         return _Graph(children).build()
