@@ -93,6 +93,20 @@ def test_an_unsure_knowledge_program_stays_with_the_small_parser(small) -> None:
     assert not small.parser.programs(ODD)[0].beyond_gqa
 
 
+def test_a_knowledge_program_in_an_unsure_beam_answers_before_the_fallback(small) -> None:
+    """The small parser's best is a GQA program, but its beam also reads the question as
+    knowledge: that reading, which the fine-tuned model cannot judge, answers."""
+    question = "What fruit does this picture make you think of?"
+    candidates = small.parser.candidates([question])[0]
+    assert not candidates[0].beyond_gqa and small.parser.confidence(candidates) < 0.95
+    fallback = Fallback("fruit")
+    (result,) = Cascade(small, fallback, threshold=0.95).translate_many([question])
+    assert result.path == "small" and result.program == "infer(scene(), fruit)"
+    assert result.confidence == pytest.approx(small.parser.confidence(candidates), abs=1e-6)
+    assert fallback.scored == fallback.asked == []
+    assert small.parser.knowledge_reading(small.parser.candidates([ODD])[0]) is None
+
+
 def test_an_unsure_question_gets_the_candidate_the_fallback_likes(small) -> None:
     candidates = small.parser.programs(ODD)
     assert len(candidates) > 1
@@ -151,6 +165,10 @@ def test_calibration_keeps_a_program_beyond_gqa_with_the_small_parser() -> None:
     assert beyond.beyond_gqa and not other.beyond_gqa
     kept = outcome([beyond, other], Setting(0.9, 0.0, None))
     assert kept.paths == ("small", "rescored") and kept.right == (True, False)
+    behind = Scored((*other.candidates, known), (False, True), (-1.0, -40.0), False)
+    assert not behind.beyond_gqa
+    assert outcome([behind], Setting(0.9, 0.0, None)).paths == ("small",)
+    assert outcome([behind], Setting(0.9, 0.0, None)).right == (True,)
 
 
 def test_the_fine_tuned_model_scores_the_right_program_above_a_wrong_one_in_any_batch() -> None:

@@ -126,14 +126,19 @@ def _chosen(question: Scored, weight: float) -> tuple[int, float] | None:
 
 def outcome(questions: Sequence[Scored], setting: Setting) -> Calibrated:
     """The cascade of `setting` on each question: which path answers, and whether exactly.
-    Below the threshold (and within GQA) the best candidate answers if plausible; else the
+    Below the threshold (and within GQA) a knowledge candidate answers if there is one
+    (`SmallParser.knowledge_reading`), else the best candidate if plausible; else the
     fine-tuned model's own program competes with it, counted as the least probable candidate."""
     paths, right = [], []
     for question in questions:
         chosen = _chosen(question, setting.weight)
+        knowledge = SmallParser.knowledge_reading(question.candidates)
         if question.probability >= setting.threshold or question.beyond_gqa:
             paths.append("small")
             right.append(bool(question.exact) and question.exact[0])
+        elif knowledge is not None:  # the cascade's too: the fine-tuned model has no say on it
+            paths.append("small")
+            right.append(question.exact[question.candidates.index(knowledge)])
         elif chosen is not None and (setting.plausible is None or chosen[1] >= setting.plausible
                                      or _candidate_wins(question, chosen[0], setting.weight)):
             paths.append("rescored")

@@ -8,6 +8,9 @@ only its best): each candidate's log-likelihood under the fine-tuned model, plus
 `Rescoring.weight` times its log-probability under the small parser, and the best one answers
 if the fine-tuned model finds it plausible (a log-likelihood per token of at least
 `Rescoring.plausible`); only then, or with no candidate, does the fine-tuned model generate.
+A knowledge program in an unsure beam answers before the fine-tuned model is asked
+(`Decoded.asks_knowledge`): that model never learnt those operations, so its scores would pass
+over the one reading only the small parser can write.
 Scoring a few programs the two models already agree on is cheaper and more often right than
 generating one freely.  Each `Translation` says which `path` answered (`small`, `rescored`,
 `finetuned`) and the small parser's `confidence`, so a report can show how often each path
@@ -128,8 +131,16 @@ class Cascade:
     def translate_many(self, questions: Sequence[str]) -> list[Translation]:
         found = self.small.candidates(questions)
         results = [self.small.first(question, candidates, seconds) for question, candidates, seconds in found]
-        unsure = [i for i, (first, (_, candidates, _)) in enumerate(zip(results, found, strict=True))
-                  if self._defers(first, candidates)]
+        unsure = []
+        for i, (first, (question, candidates, seconds)) in enumerate(zip(results, found, strict=True)):
+            if not self._defers(first, candidates):
+                continue
+            knowledge = self.small.parser.knowledge_reading(candidates)
+            if knowledge is None:
+                unsure.append(i)
+            else:
+                results[i] = self.small.translation(question, knowledge, seconds)
+                results[i].confidence = first.confidence
         start = time.perf_counter()
         choices = self._choices([found[i] for i in unsure])
         share = (time.perf_counter() - start) / max(1, len(unsure))
