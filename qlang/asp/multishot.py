@@ -17,7 +17,7 @@ from qlang.asp.messages import Log
 from qlang.asp.options import DEFAULT_OPTIONS, Limits, SolveOptions
 from qlang.asp.outcome import Solution, SolveError
 from qlang.asp.query import Query
-from qlang.asp.session import Session, symbols, timeout
+from qlang.asp.session import Session, arguments, timeout
 from qlang.asp.solve import ranked, solve
 from qlang.rules.statements import add
 
@@ -126,19 +126,23 @@ class _Shared:
         a fact is of no operation the theory defines."""
         if any((f.name, len(f.args)) not in self.shared.facts for f in query):
             return None
-        facts = [*symbols(query), *known]
+        given = [(f.name, arguments(f)) for f in query]  # a number beyond clingo's raises here
         k = self.asked = self.asked + 1
         self.levels = {}
         number = clingo.Number(k)
+        indexed = self.shared.indexed
+        # built with the question's number straight away: reading a symbol's name and arguments
+        # back from clingo costs a call each
+        facts = [clingo.Function(name, [number, *args] if name in indexed else args) for name, args in given]
+        facts += [clingo.Function(f.name, [number, *f.arguments]) if f.name in indexed else f for f in known]
         operations = {f.name for f in query}
         for name, needs, text in self.shared.parts:  # added when first needed: clingo prepares
             if needs <= operations and name not in self.added:  # every part at each grounding
                 self.ctl.add(name, ["k"], text)
                 self.added.add(name)
         with self.ctl.backend() as backend:  # the facts go straight in: grounding them as
-            for f in facts:  # parameters of program parts costs a part each (~0.1 ms)
-                arguments = [number, *f.arguments] if f.name in self.shared.indexed else f.arguments
-                backend.add_rule([backend.add_atom(clingo.Function(f.name, arguments))])
+            for fact in facts:  # parameters of program parts costs a part each (~0.1 ms)
+                backend.add_rule([backend.add_atom(fact)])
         self.ctl.ground([(name, [number]) for name, needs, _ in self.shared.parts if needs <= operations])
         return _Asked(self, k, deadline, limits)
 

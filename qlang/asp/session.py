@@ -197,10 +197,11 @@ def timeout(limits: Limits) -> SolveError:
 def symbols(query: Query) -> list[clingo.Symbol]:
     """The query's facts as clingo symbols, built directly: step numbers as numbers (one
     beyond clingo's 32 bits is an error, never wrapped), words as `to_literal` spells them."""
-    return [clingo.Function(f.name, _arguments(f)) for f in query]
+    return [clingo.Function(f.name, arguments(f)) for f in query]
 
 
-def _arguments(fact: Fact) -> list[clingo.Symbol]:
+def arguments(fact: Fact) -> list[clingo.Symbol]:
+    """A fact's arguments as `symbols` builds them."""
     signature = SIGNATURES.get(fact.name)
     return [_argument(a, signature.kind(i - 1) if signature else None)  # after the step
             for i, a in enumerate(fact.args)]
