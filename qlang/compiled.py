@@ -65,6 +65,9 @@ LIBRARY = f"{GROUP_NAME}__mypyc"
 PURE = "QLANG_PURE"
 #: The file a finished build writes last: a folder without it is a build that did not finish.
 STAMP = "stamp.json"
+#: Set by the build to the digest it is trying: its folder loads before it is stamped, so that a
+#: build that compiles but fails to import is found (and removed) before any process takes it.
+TRIAL = "QLANG_COMPILED_TRIAL"
 
 
 def source(module: str) -> Path:
@@ -109,7 +112,8 @@ class _Finder(MetaPathFinder):
                 built = folder()
             except OSError:
                 return None
-            self._root = built if (built / STAMP).is_file() else None
+            trial = os.environ.get(TRIAL) == built.name
+            self._root = built if trial or (built / STAMP).is_file() else None
         return self._root
 
     def find_spec(self, fullname: str, path: Sequence[str] | None = None,

@@ -3,9 +3,11 @@
     .venv/bin/python scripts/compiled.py [--force]
 
 Run by `make install`.  Nothing is written beside the sources: the build goes to a temporary
-folder first and is renamed to the digest's folder once it is whole, its stamp written last, so
-an interrupted build is never loaded.  A build that fails leaves qlang pure Python (exit 1 with
-mypyc's or the C compiler's message; `make install` goes on).
+folder first and is renamed to the digest's folder once it is whole; a fresh process then
+imports qlang from it and converts a program, and only then is the stamp written, so neither an
+interrupted build nor one that compiles but does not import is ever loaded.  A build that fails
+leaves qlang pure Python (exit 1 with mypyc's, the C compiler's or the trial's message; `make
+install` goes on).
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ import argparse
 import json
 import os
 import shutil
+import subprocess
 import sys
 import tempfile
 import time
@@ -43,6 +46,26 @@ def build(target: Path) -> None:
     shutil.rmtree(work)
 
 
+#: What a new build must do before it is stamped: import the whole package with the group
+#: compiled and convert a program.
+TRY = ("import importlib, qlang\n"
+       "from qlang import compiled\n"
+       "for module in compiled.GROUP: importlib.import_module(module)\n"
+       "assert compiled.active(), 'the build did not load'\n"
+       "assert qlang.convert('exist(select(scene(), man))', 'flat') == "
+       "'scene(0).\\nselect(1, 0, man).\\nexist(2, 1).\\nend(2).'\n")
+
+
+def trial(final: Path) -> None:
+    """Run `TRY` in a fresh process on the unstamped build in `final`; raise if it fails."""
+    env = {**os.environ, compiled.TRIAL: final.name, "PYTHONPATH": str(PACKAGE.parent)}
+    env.pop(compiled.PURE, None)
+    done = subprocess.run([sys.executable, "-c", TRY], env=env, capture_output=True, text=True,
+                          check=False)
+    if done.returncode:
+        raise RuntimeError(f"the build does not import: {done.stderr.strip().splitlines()[-1]}")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -59,13 +82,15 @@ def main() -> int:
     staging.chmod(0o755)  # mkdtemp makes it private; the build is for whoever runs qlang
     try:
         build(staging)
-        stamp = {"digest": key, "modules": list(compiled.GROUP), "hashed": list(compiled.HASHED),
-                 "python": sys.version.split()[0], "seconds": round(time.perf_counter() - start, 1)}
-        (staging / compiled.STAMP).write_text(json.dumps(stamp, indent=1) + "\n")
         shutil.rmtree(final, ignore_errors=True)
         staging.rename(final)
+        trial(final)
+        stamp = {"digest": key, "modules": list(compiled.GROUP), "hashed": list(compiled.HASHED),
+                 "python": sys.version.split()[0], "seconds": round(time.perf_counter() - start, 1)}
+        (final / compiled.STAMP).write_text(json.dumps(stamp, indent=1) + "\n")
     except (Exception, SystemExit) as exc:  # mypyc reports type errors by SystemExit
         shutil.rmtree(staging, ignore_errors=True)
+        shutil.rmtree(final, ignore_errors=True)
         print(f"compiling qlang's modules failed ({exc}); qlang runs as pure Python", file=sys.stderr)
         return 1
     print(f"compiled {len(compiled.GROUP)} modules in {time.perf_counter() - start:.0f} s into {final}")

@@ -64,6 +64,20 @@ def test_the_finder_serves_the_group_from_its_build_only(tmp_path: Path) -> None
     assert not str(built).startswith(str(PACKAGE))
 
 
+def test_a_build_loads_once_stamped_or_while_the_build_tries_it(tmp_path: Path,
+                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    built = tmp_path / "0123abcd"
+    built.mkdir()
+    monkeypatch.setattr(compiled, "folder", lambda: built)
+    monkeypatch.delenv(compiled.TRIAL, raising=False)
+    assert compiled._Finder().root() is None  # not stamped: unfinished, or failed its trial
+    monkeypatch.setenv(compiled.TRIAL, "0123abcd")
+    assert compiled._Finder().root() == built
+    monkeypatch.delenv(compiled.TRIAL)
+    (built / compiled.STAMP).write_text("{}")
+    assert compiled._Finder().root() == built
+
+
 def _outputs(pure: bool) -> list[str]:
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     env.pop(compiled.PURE, None)
