@@ -36,8 +36,9 @@ _NEGATED = re.compile(r"not\((.*)\)$")
 WordsAt = tuple[tuple[int, int], tuple[int, int]]
 
 
-@dataclass(frozen=True, slots=True)
-class GqaStep:
+class GqaStep(NamedTuple):
+    """A step as written.  (A tuple: a batch reads one per step of every program.)"""
+
     operation: str
     argument: str
     dependencies: tuple[int, ...]
@@ -109,9 +110,12 @@ def steps_from_json(data: object, source: Source | None = None) -> list[GqaStep]
                 and all(type(d) is int for d in item.get("dependencies", []))):
             raise error(ParseError, "syntax", f"step {index} must be an object with a string "
                         "'operation', a string 'argument' and integer 'dependencies'", span, source)
-        steps.append(GqaStep(item["operation"].strip(), item.get("argument", "").strip(),
-                             tuple(item.get("dependencies", [])), span, words_at))
+        steps.append(_new(GqaStep, (item["operation"].strip(), item.get("argument", "").strip(),
+                                    tuple(item.get("dependencies", [])), span, words_at)))
     return steps
+
+
+_new = tuple.__new__
 
 
 def _json_words_at(span: Span, text: str, item: dict[str, Any]) -> WordsAt | None:
