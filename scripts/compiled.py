@@ -66,6 +66,19 @@ def trial(final: Path) -> None:
         raise RuntimeError(f"the build does not import: {done.stderr.strip().splitlines()[-1]}")
 
 
+#: How many builds to keep: an edit makes a new digest, and each build is about 2 MB; the newest
+#: few serve worktrees or branches that share the cache.
+KEEP = 4
+
+
+def prune(parent: Path, keep: int = KEEP) -> None:
+    """Remove all but the `keep` newest builds under `parent` (a staging folder is dotted)."""
+    builds = sorted((p for p in parent.iterdir() if p.is_dir() and not p.name.startswith(".")),
+                    key=lambda p: p.stat().st_mtime, reverse=True)
+    for old in builds[keep:]:
+        shutil.rmtree(old, ignore_errors=True)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -93,6 +106,7 @@ def main() -> int:
         shutil.rmtree(final, ignore_errors=True)
         print(f"compiling qlang's modules failed ({exc}); qlang runs as pure Python", file=sys.stderr)
         return 1
+    prune(final.parent)
     print(f"compiled {len(compiled.GROUP)} modules in {time.perf_counter() - start:.0f} s into {final}")
     return 0
 

@@ -99,3 +99,20 @@ def test_pure_and_compiled_give_the_same_on_every_real_program() -> None:
     assert len(pure) > 3_000
     for expected, got in zip(pure[1:], native[1:], strict=True):
         assert got == expected
+
+
+def test_a_build_keeps_only_the_newest_few(tmp_path: Path) -> None:
+    """Every edit makes a new digest; old builds go, a staging folder in progress stays."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("build_compiled", ROOT / "scripts" / "compiled.py")
+    assert spec is not None and spec.loader is not None
+    script = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(script)
+    names = [f"build{i}" for i in range(script.KEEP + 2)]
+    for age, name in enumerate(names):  # build0 is the newest
+        (tmp_path / name).mkdir()
+        os.utime(tmp_path / name, (1_000_000 - age, 1_000_000 - age))
+    (tmp_path / ".staging").mkdir()
+    script.prune(tmp_path)
+    assert sorted(p.name for p in tmp_path.iterdir()) == [".staging", *names[:script.KEEP]]
