@@ -48,6 +48,7 @@ GROUP = (
 #: list to the group's imports).
 READ = (
     "qlang.errors",
+    "qlang.frozen",
     "qlang.jsontext",
     "qlang.paths",
     "qlang.ontology",

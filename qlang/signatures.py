@@ -10,6 +10,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import Enum
+from typing import Any
+
+from qlang.frozen import by_fields
 
 
 class Type(Enum):
@@ -87,6 +90,9 @@ class Signature:
         or a position past the arity."""
         literal = position - len(self.operands)
         return self.literals[literal] if 0 <= literal < len(self.literals) else None
+
+    def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
+        return by_fields(self)  # compiled, a frozen dataclass cannot unpickle field by field
 
 
 _O, _1, _B, _V = Type.OBJECTS, Type.OBJECT, Type.BOOL, Type.VALUE

@@ -116,3 +116,31 @@ def test_a_build_keeps_only_the_newest_few(tmp_path: Path) -> None:
     (tmp_path / ".staging").mkdir()
     script.prune(tmp_path)
     assert sorted(p.name for p in tmp_path.iterdir()) == [".staging", *names[:script.KEEP]]
+
+
+def _frozen_classes() -> list[type]:
+    import dataclasses
+    import importlib
+
+    found = []
+    for name in compiled.GROUP:
+        for value in vars(importlib.import_module(name)).values():
+            if (isinstance(value, type) and value.__module__ == name and dataclasses.is_dataclass(value)
+                    and value.__dataclass_params__.frozen):  # type: ignore[attr-defined]
+                found.append(value)
+    return found
+
+
+@pytest.mark.parametrize("cls", _frozen_classes(), ids=lambda cls: cls.__qualname__)
+def test_every_frozen_dataclass_of_the_group_pickles(cls: type) -> None:
+    """Jobs carry signatures and syntaxes to worker processes and Ray actors; compiled, a frozen
+    dataclass unpickles only through its own `__reduce__` (qlang/frozen.py)."""
+    import gc
+    import pickle
+
+    import qlang.syntax  # noqa: F401  (every syntax's extents, forms and grammars exist then)
+
+    instances = [o for o in gc.get_objects() if type(o) is cls]
+    assert instances, f"no {cls.__qualname__} to pickle"
+    for instance in instances:
+        assert pickle.loads(pickle.dumps(instance)) == instance or not cls.__dataclass_params__.eq  # type: ignore[attr-defined]

@@ -27,6 +27,8 @@ from typing import Any, NamedTuple
 from lark import Lark
 from lark.lexer import PatternStr
 
+from qlang.frozen import by_fields
+
 
 class Tok(NamedTuple):
     """A token with the fields the transformers read (Lark's `Token` has them too)."""
@@ -56,6 +58,9 @@ class CallShape:
     #: a statement's first argument is its own step number (flat), which the IR's positions
     #: do not count
     numbered: bool = False
+
+    def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
+        return by_fields(self)  # compiled, a frozen dataclass cannot unpickle field by field
 
 
 class Refused(Exception):

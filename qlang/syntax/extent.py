@@ -15,7 +15,9 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
+from qlang.frozen import by_fields
 from qlang.signatures import SIGNATURES
 
 
@@ -27,6 +29,9 @@ class Extent:
     enclosing: re.Pattern[str] | None
     #: the text, which starts with the program, cut where the program ends
     cut: Callable[[str], str]
+
+    def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
+        return by_fields(self)  # compiled, a frozen dataclass cannot unpickle field by field
 
 
 _OPERATIONS = "|".join(sorted(SIGNATURES, key=len, reverse=True))

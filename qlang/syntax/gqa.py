@@ -22,6 +22,7 @@ from lark import Token
 
 from qlang import jsontext
 from qlang.errors import Diagnostic, ParseError, QlangError, Source, Span, UnsupportedOperation, error, shown
+from qlang.frozen import by_fields
 from qlang.ir import MAX_DEPTH, Lit, Locate, Node, op
 from qlang.ontology import ANY_CATEGORY
 from qlang.signatures import Type
@@ -469,6 +470,9 @@ class _Form:
     ends: tuple[str, ...] = ()
     #: how a category must be spelt (None: as any word)
     category: re.Pattern[str] | None = None
+
+    def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
+        return by_fields(self)  # compiled, a frozen dataclass cannot unpickle field by field
 
 
 _FORMS = {form.syntax: form for form in (

@@ -29,6 +29,7 @@ from lark.lexer import LexerThread, PatternStr
 
 from qlang.asp_names import from_term
 from qlang.errors import Diagnostic, ParseError, Source, Span, shown
+from qlang.frozen import by_fields
 from qlang.ir import MAX_DEPTH, Lit, Node
 from qlang.jsontext import MAX_DIGITS
 from qlang.paths import cache_dir, resource_dir
@@ -95,6 +96,9 @@ class Grammar:
     def tokens(self, text: str, strays: bool = False) -> list[Tok]:
         """The text's tokens as the grammar's terminals cut it (`descent.tokens`)."""
         return descent.tokens(fast_parser(self), text, strays)
+
+    def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
+        return by_fields(self)  # compiled, a frozen dataclass cannot unpickle field by field
 
 
 @cache
