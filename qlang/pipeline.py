@@ -147,18 +147,12 @@ def answer(root: Node, about: Subject, *, options: SolveOptions = ASKED,
         raise ValueError("answering needs a scene or an image")
     answered = solve_program(root, scene, replace(options, distinct=True), stages=stages)
     if perceived is not None and perceiver is not None and answered.answers:
-        from qlang.vision.margins import likeliest, unsure
-        from qlang.vision.recall import blind_no, why
-        from qlang.vision.repeats import repeats
+        from qlang.vision.margins import likeliest
         from qlang.vision.sight import SIGHTS
+        from qlang.vision.withhold import withheld
 
-        sight, threshold = SIGHTS[perceiver.name], about.vision.thresholds.detection
-        unseen = blind_no(sight, root, answered.answers[0].value, threshold)
-        if unseen:  # a "no" about what the perceiver cannot see is no answer
-            doubts = tuple(why(sight, word, threshold) for word in unseen)
+        unseen, doubts = withheld(SIGHTS[perceiver.name], root, answered.answers, likeliest(scene),
+                                  about.vision.thresholds.detection)
+        if doubts:
             return replace(answered, answers=(), perceived=perceived, unseen=unseen, doubts=doubts)
-        # nor is a name that only repeats the class asked, nor an answer seek finds too unlikely
-        refused = repeats(root, answered.answers[0].value) or unsure(root, answered.answers, likeliest(scene))
-        if refused is not None:
-            return replace(answered, answers=(), perceived=perceived, doubts=(refused,))
     return replace(answered, perceived=perceived)

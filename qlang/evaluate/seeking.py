@@ -60,9 +60,8 @@ from qlang.seek import GRAPHS, TOOLS, Bounds, Context, load_planner, seek
 from qlang.seek.memory import Memory, Programmed
 from qlang.signatures import END, SIGNATURES
 from qlang.syntax import gqa
-from qlang.vision.margins import unsure
-from qlang.vision.recall import blind_no, why
-from qlang.vision.repeats import repeats
+from qlang.vision.recall import blind_no
+from qlang.vision.withhold import withheld
 
 #: the first labelled photos (9 photos, 39 questions), reported whole
 PHOTOS = package_data("seek", "photos.json")
@@ -361,17 +360,13 @@ def _fixed(item: Item, root: Node | None, context: Context,
     program = memory.program.brief() if memory.program is not None else None
     if not memory.solved.answers:
         return None, memory.solved.error or "no answer", steps, program
-    answer = memory.solved.answers[0].value
-    sight, threshold = context.sight, context.vision.thresholds.detection
-    blind = () if not refuse or item.image is None else blind_no(sight, memory.root, answer, threshold)
-    if blind:
-        return None, "; ".join(why(sight, word, threshold) for word in blind), steps, program
     solved = memory.solved
-    refused = repeats(memory.root, answer) or unsure(memory.root, solved.answers, solved.base) \
-        if refuse and item.image is not None else None
-    if refused is not None:
-        return None, refused, steps, program
-    return answer, "the best answer", steps, program
+    if refuse and item.image is not None:
+        _, doubts = withheld(context.sight, memory.root, solved.answers, solved.base,
+                             context.vision.thresholds.detection)
+        if doubts:
+            return None, "; ".join(doubts), steps, program
+    return solved.answers[0].value, "the best answer", steps, program
 
 
 # ----- the report -------------------------------------------------------------------------------
