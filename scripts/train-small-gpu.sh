@@ -17,7 +17,7 @@ seeds=("${@:4}")
 [ ${#seeds[@]} -gt 0 ] || seeds=(0)
 wheels=/tmp/qlang-wheels
 # one install for all side-by-side calls: the first to take the lock installs
-( flock 9; [ -d "$wheels/lark" ] || python3 -m pip install --quiet --no-index --no-deps --target "$wheels" .whl/*.whl ) 9>/tmp/qlang-wheels.lock
+( flock 9 2>/dev/null || true; [ -d "$wheels/lark" ] || python3 -m pip install --quiet --no-index --no-deps --target "$wheels" .whl/*.whl ) 9>/tmp/qlang-wheels.lock
 export PYTHONPATH="$PWD:$wheels" OMP_NUM_THREADS=2
 nvidia-smi -L || true
 runs=/tmp/qlang-small/$(basename "$out")
