@@ -11,7 +11,7 @@ from qlang.errors import Source
 from qlang.ir import op
 from qlang.seek.reasoner import UNINFORMATIVE
 from qlang.translate.translator import Translation
-from qlang.translate.unknown import unknown_words
+from qlang.translate.unknown import spoken, unknown_words
 from tests.conftest import graphs, run
 
 WINDOW = parse("exist(select(scene(), window))", "nested")
@@ -76,14 +76,39 @@ def test_translate_warns_on_standard_error_and_still_succeeds() -> None:
     assert (status, out, err) == (0, "exist(select(scene(), cat))\n", "")
 
 
-def test_seek_cannot_tell_about_a_word_it_does_not_know() -> None:
-    """Over a real GQA scene graph: a rocket is not answered about as a window (or a rock)."""
+def test_the_program_speaks_the_unknown_word_it_read_as_one_class() -> None:
+    rock = parse("verify_rel(unique(select(scene(), tower)), rock, to_the_left_of, subject)", "nested")
+    assert str(spoken("Is the tower to the left of the rockets?", rock)) == \
+        "verify_rel(unique(select(scene(), tower)), rocket, to the left of, subject)"
+    assert str(spoken("Is there a rocket?", WINDOW)) == "exist(select(scene(), rocket))"
+    # nothing unknown, two unknown words, or a word read as two names: the program as it is
+    assert spoken("Is there a window?", WINDOW) is None
+    assert spoken("Is the gazebo near the rocket?", WINDOW) is None
+    two = parse("verify_rel(unique(select(scene(), tower)), window, to_the_left_of, subject)", "nested")
+    assert spoken("Is the rocket to the left of it?", two) is None
+    # a value read for it is not rewritten as a class
+    red = parse("exist(filter(select(scene(), car), color, red))", "nested")
+    assert spoken("Is there a vermilion car?", red) is None
+
+
+def test_a_translation_speaks_the_word_and_keeps_the_note() -> None:
+    translation = Translation("Is there a rocket?", "exist(select(scene(), window))", WINDOW).spoken("nested")
+    assert (translation.program, translation.unknown) == ("exist(select(scene(), rocket))", ())
+    assert translation.to_json()["kept"] == [
+        "'rocket' is not a word qlang knows; the program asks about it as the question says"]
+
+
+def test_seek_answers_about_the_word_itself_over_a_scene_graph() -> None:
+    """Over a real GQA scene graph: a rocket is not answered about as a window (or a rock), but
+    as a rocket, which the scene graph, as complete as its annotators made it, has none of."""
     from qlang.seek import Context, seek
 
     scene = graphs("emma")["2353884"]
     sought = seek("Is there a rocket?", Context(), scene=scene)
-    assert sought.answer is None
-    assert "'rocket' is not a word qlang knows; the program reads" in sought.reason
+    assert (sought.answer, str(sought.program)) == ("no", "exist(select(scene(), rocket))")
+    # two words it does not know: no program reads both, so none is answered
+    sought = seek("Is the gazebo near the rocket?", Context(), scene=scene)
+    assert sought.answer is None and "is not a word qlang knows; the program reads" in sought.reason
     assert {s.verdict.kind for s in sought.steps if s.tool == "translate"} == {UNINFORMATIVE}
     assert seek("Is there a man?", Context(), scene=scene).answer == "yes"
 
@@ -91,8 +116,9 @@ def test_seek_cannot_tell_about_a_word_it_does_not_know() -> None:
 def test_ask_notes_the_word_under_its_answer() -> None:
     scene = "examples/scene_2353884.json"
     status, out, _ = run("ask", "Is there a rocket?", "--scene", scene, "--translator", "small")
-    assert "note:    'rocket' is not a word qlang knows; the program reads" in out
+    assert "program: exist(select(scene(), rocket))" in out
+    assert "note:    'rocket' is not a word qlang knows; the program asks about it as the question" in out
     status, out, _ = run("ask", "Is there a man?", "--scene", scene, "--translator", "small")
     assert (status, "note:" in out) == (0, False)
     status, out, _ = run("ask", "Is there a rocket?", "--scene", scene, "--translator", "small", "--seek")
-    assert "cannot tell ('rocket' is not a word qlang knows" in out
+    assert "answer:  no" in out

@@ -11,6 +11,7 @@ from qlang.vision import regions
 from qlang.vision.concepts import Concepts
 from qlang.vision.labels import gqa_class, imagenet_classes
 from qlang.vision.perception import Detection, SeenBox, Thresholds
+from tests.conftest import run
 
 data = pytest.importorskip("skimage.data")
 
@@ -58,3 +59,31 @@ def test_the_astronauts_helmet_is_found_though_coco_has_no_helmet(tmp_path: Path
     helmets = [d for d in perception.objects if d.name == "helmet"]
     assert helmets and helmets[0].label.startswith("imagenet: ") and helmets[0].confidence >= regions.LEAST
     assert "classify regions" in perception.stages.seconds
+
+
+def test_a_word_gqa_lacks_is_seen_through_the_labels_wordnet_files_under_it() -> None:
+    """A rocket is no GQA class, but the classifier's missile is a kind of rocket: the SSD
+    glimpses it, never covers it, so a "no" about it is no evidence."""
+    from qlang.api import parse
+    from qlang.signatures import Kind
+    from qlang.vision.filed import filed
+    from qlang.vision.recall import blind_no, doubt
+    from qlang.vision.sight import SIGHTS
+
+    assert filed("rocket") == {"missile"} and filed("gravel") == frozenset()
+    asked = Concepts(classes=frozenset({"rocket", "gravel"}))
+    assert regions.wanted(asked, frozenset({"person"})) == {"rocket"}
+    ssd = SIGHTS["ssd"]
+    assert ssd.sees(Kind.CLASS, "rocket") and not ssd.sees(Kind.CLASS, "gravel") and not ssd.covers("rocket")
+    assert doubt(ssd, "rocket") == \
+        "the ssd detector finds rocket only through the ImageNet classifier on regions"
+    assert blind_no(ssd, parse("exist(select(scene(), rocket))"), "no") == ("rocket",)
+
+
+def test_the_rocket_is_found_and_not_denied_on_photos() -> None:
+    rocket = str(Path(data.__file__).parent / "rocket.jpg")
+    status, out, _ = run("ask", "Is there a rocket?", "--image", rocket, "--translator", "small")
+    assert (status, out.splitlines()[:2]) == (0, ["answer:  yes", "program: exist(select(scene(), rocket))"])
+    coffee = str(Path(data.__file__).parent / "coffee.png")
+    status, out, _ = run("ask", "Is there a rocket?", "--image", coffee, "--translator", "small")
+    assert status == 4 and out.startswith("answer:  cannot tell (the ssd detector finds rocket only through")

@@ -81,6 +81,8 @@ def ask(question: str, scene: str | None, image: str | None, image_id: str | Non
     click.echo(f"program: {answered.translation.program}")
     for word in answered.translation.unknown:  # the answer is about what the program reads
         click.echo(f"note:    {word.message}")
+    for word in answered.translation.kept:  # the program reads the question's word
+        click.echo(f"note:    {word.kept}")
     click.echo(f"time:    {stages.line()}")
     if not answered.answers:
         sys.exit(CANNOT_TELL_STATUS if answered.doubts else 1)

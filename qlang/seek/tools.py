@@ -46,7 +46,8 @@ from qlang.signatures import SIGNATURES, Kind
 from qlang.timing import Stages
 from qlang.translate.cascade import SmallTranslator
 from qlang.translate.factory import Loaded, Models, make
-from qlang.translate.translator import Settings, Translates
+from qlang.translate.translator import Settings, Translates, Translation
+from qlang.translate.unknown import spoken
 from qlang.vision.kinds import coarse, kind_of
 from qlang.vision.margins import Margins, likeliest, table
 from qlang.vision.perceiving import Options
@@ -148,9 +149,12 @@ class Tool:
 
 # ----- translating ------------------------------------------------------------------------------
 
-def _programmed(by: str, translation: Any) -> Programmed:
+def _programmed(by: str, translation: Translation) -> Programmed:
+    """A translator's program, about the question's unknown word where it read another class
+    for it (`Translation.spoken`)."""
     error = translation.error.diagnostics[0].message if translation.error is not None else "no program"
-    return Programmed(by, translation.root, None if translation.ok else error)
+    root = translation.root if translation.root is None else spoken(translation.question, translation.root)
+    return Programmed(by, root or translation.root, None if translation.ok else error)
 
 
 def _translate(memory: Memory, context: Context) -> Output:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cache
 from typing import Protocol
 
@@ -27,7 +27,7 @@ from qlang.translate.examples import Example, select
 from qlang.translate.grammar import GRAMMAR_SYNTAXES, generate
 from qlang.translate.postprocess import clean
 from qlang.translate.prompts import Prompt, build_prompt, with_repair
-from qlang.translate.unknown import UnknownWord, unknown_words
+from qlang.translate.unknown import UnknownWord, spoken, unknown_words
 
 ENGINES = ("gbnf", "lark")
 
@@ -74,6 +74,8 @@ class Translation:
     path: str | None = None
     #: the small parser's probability for its program, where it was asked
     confidence: float | None = None
+    #: the question's unknown words the program was made to speak of (`spoken`)
+    kept: tuple[UnknownWord, ...] = ()
 
     @property
     def ok(self) -> bool:
@@ -84,6 +86,14 @@ class Translation:
         """The question's words qlang does not know, which the program cannot have meant
         (`qlang.translate.unknown`); none without a program."""
         return () if self.root is None else unknown_words(self.question, self.root)
+
+    def spoken(self, syntax: str) -> Translation:
+        """This translation about the question's unknown word where the program read another
+        class for it (`qlang.translate.unknown.spoken`), printed in `syntax`; else itself."""
+        root = None if self.root is None else spoken(self.question, self.root)
+        if root is None or self.root is None:
+            return self
+        return replace(self, root=root, program=SYNTAXES[syntax].print(root), kept=self.unknown)
 
     def to_json(self) -> dict[str, object]:
         result: dict[str, object] = {"question": self.question, "program": self.program}
@@ -96,6 +106,8 @@ class Translation:
             result |= {"path": self.path, "confidence": self.confidence}
         if unknown := self.unknown:
             result["unknown"] = [word.to_json() for word in unknown]
+        if self.kept:
+            result["kept"] = [word.kept for word in self.kept]
         return result
 
 

@@ -20,6 +20,13 @@ when it is none of the words qlang has read and the program does not say it:
   snails usually have?" is `know(..., has_property)`).
 
 The vocabulary is data, GQA's own questions: no list of words is written here.
+
+`spoken` puts the question's word back: where the program reads one class for one unknown
+word ("Is there a rocket?" as `exist(select(scene(), window))`), the program about the word
+itself (`exist(select(scene(), rocket))`), a class outside GQA's vocabulary that only a
+perceiver matching it through WordNet can see (`qlang.vision.filed`); a scene graph without it
+answers as about any class it lacks.  The word is a WordNet noun of lowercase letters only,
+the spelling `unknown_words` checked, so it reaches ASP as a plain constant.
 """
 
 from __future__ import annotations
@@ -54,6 +61,11 @@ class UnknownWord:
         return (f"{shown(self.word)} is not a word qlang knows; the program reads "
                 f"{', '.join(map(repr, self.instead))}")
 
+    @property
+    def kept(self) -> str:
+        """What is said where the program speaks the word itself instead (`spoken`)."""
+        return f"{shown(self.word)} is not a word qlang knows; the program asks about it as the question says"
+
     def to_json(self) -> dict[str, object]:
         return {"word": self.word, "column": self.span.column, "instead": list(self.instead),
                 "message": self.message}
@@ -81,6 +93,45 @@ def unknown_words(question: str, program: Node) -> tuple[UnknownWord, ...]:
         return ()
     return tuple(UnknownWord(m.group(), Span(1, m.start() + 1, 1, m.end() + 1), instead)
                  for m in found)
+
+
+def spoken(question: str, root: Node) -> Node | None:
+    """The program speaking the question's one unknown word where it reads one class the
+    question does not say, in the word's WordNet form (``rockets`` -> ``rocket``); None where
+    there is no such word, or it was read as several names, or as a value."""
+    unknown = unknown_words(question, root)
+    if len(unknown) != 1 or len(unknown[0].instead) != 1:
+        return None
+    (instead,) = unknown[0].instead
+    if not any(kind is Kind.CLASS and value == instead for kind, value in _literals(root)) \
+            or any(kind is not Kind.CLASS and value == instead for kind, value in _literals(root)):
+        return None
+    return _renamed(root, instead, _lemma(unknown[0].word.lower()), {})
+
+
+def _renamed(node: Node, old: str, new: str, done: dict[Node, Node]) -> Node:
+    """`node` with each class literal `old` written `new` (a shared step rebuilt once)."""
+    if node in done:
+        return done[node]
+    signature = node.signature
+    args = tuple(_renamed(arg, old, new, done) if isinstance(arg, Node)
+                 else Lit(new, arg.span) if arg.value == old and signature is not None
+                 and signature.kind(position) is Kind.CLASS else arg
+                 for position, arg in enumerate(node.args))
+    done[node] = renamed = Node(node.op, args, node.span)
+    return renamed
+
+
+def _lemma(word: str) -> str:
+    """A noun's dictionary form as WordNet reads it (``rockets`` -> ``rocket``)."""
+    from qlang.wordnet import WordNetMissing, reader
+
+    try:
+        wn = reader()  # read already where the word was found unknown through WordNet
+    except WordNetMissing:
+        return word
+    lemma = wn.morphy(word, wn.NOUN)
+    return lemma if isinstance(lemma, str) and _LETTERS.fullmatch(lemma) else word
 
 
 def _joined(words: list[str], i: int) -> list[str]:

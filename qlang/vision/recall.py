@@ -93,8 +93,8 @@ def doubt(sight: Sight, cls: str, threshold: float | None = None) -> str | None:
         return None
     if not sight.sees(Kind.CLASS, cls):
         return f"no perceiver knows '{cls}'"
-    ways = [way for way, classes in ((_GLIMPSED, sight.glimpsed), (_CUED, sight.cued), (_READ, sight.read))
-            if cls in classes]
+    ways = [way for way, finds in ((_GLIMPSED, sight.glimpses(cls)), (_CUED, cls in sight.cued),
+                                   (_READ, cls in sight.read)) if finds]
     if ways and cls not in sight.classes:
         measured = recall(sight.name, threshold)
         if measured is not None and measured.enough(cls):

@@ -7,7 +7,8 @@ own boxes of every score (its low-score boxes are often an object it cannot name
 selective search being in the contrib package only), the whole image and the cells of a
 `GRID` × `GRID` grid over it (a close-up's flower, an outdoor photo's building, which no box
 holds); each region's top `TOP` ImageNet labels become GQA classes through WordNet
-(`labels.imagenet_classes`), and a class the question needs is kept at its probability (its
+(`labels.imagenet_classes`), or the question's word GQA lacks that WordNet files them under
+(`filed`: a missile is a rocket), and a class the question needs is kept at its probability (its
 labels' summed) where that reaches `LEAST`.  A scene's label also names what such scenes
 show (`labels.SHOWS`: a lakeside shows water).  A region that repeats a detection of the
 same class family (the class, a class above or below it) over the same pixels is dropped:
@@ -25,6 +26,7 @@ import numpy as np
 
 from qlang.ontology import load
 from qlang.vision.concepts import Concepts
+from qlang.vision.filed import filed, open_class
 from qlang.vision.kinds import kind_of
 from qlang.vision.labels import SHOWS, imagenet_classes
 from qlang.vision.perception import Detection, Image, SeenBox, crop
@@ -51,7 +53,8 @@ def wanted(concepts: Concepts | None, detector: frozenset[str], seen: Iterable[s
         return frozenset()
     named = frozenset(c for c in imagenet_classes().values() if c is not None).union(*SHOWS.values())
     seen = frozenset(seen)
-    return frozenset(c for c in concepts.classes - detector if any(_answers(n, c) for n in named)
+    return frozenset(c for c in concepts.classes - detector
+                     if (filed(c) if open_class(c) else any(_answers(n, c) for n in named))
                      and not any(_answers(s, c) for s in seen))
 
 
@@ -89,10 +92,11 @@ def name(image: Image, regions: list[SeenBox], classes: frozenset[str]) -> list[
     from qlang.vision.classifier import ranked
 
     found = []
+    opened = [cls for cls in classes if open_class(cls)]
     for box in regions:
         scores: dict[str, tuple[float, str]] = {}
         for label, p in ranked(crop(image, box), TOP):
-            for named in names(label):
+            for named in names(label) + [cls for cls in opened if label in filed(cls)]:
                 if any(_answers(named, cls) for cls in classes):
                     total, first = scores.get(named, (0.0, label))
                     scores[named] = (total + p, first)
@@ -103,7 +107,8 @@ def name(image: Image, regions: list[SeenBox], classes: frozenset[str]) -> list[
 
 
 def names(label: str) -> list[str]:
-    """The GQA classes an ImageNet label names: its own, and what its scene shows."""
+    """The GQA classes an ImageNet label names: its own, and what its scene shows (a question's
+    word outside GQA's classes, `filed`, is named apart)."""
     named = imagenet_classes().get(label)
     return ([] if named is None else [named]) + sorted(SHOWS.get(label, frozenset()))
 

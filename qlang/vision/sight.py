@@ -66,7 +66,8 @@ class Sight:
         if kind is Kind.CLASS:
             if self.classes is None:
                 return True
-            return word in _reached(self.classes | self.glimpsed | self.cued | self.read)
+            return word in _reached(self.classes | self.glimpsed | self.cued | self.read) \
+                or self.glimpses(word)
         if kind is Kind.REL:
             return self.relations is None or word in self.relations
         if kind is Kind.ATTR:
@@ -75,6 +76,18 @@ class Sight:
             return self.categories is None or any(category in self.categories
                                                   for category in load().category_of(word))
         return True
+
+    def glimpses(self, cls: str) -> bool:
+        """Whether it finds the class only now and then, by the classifier on regions: one of
+        `glimpsed`, or a word outside GQA's classes that WordNet files labels of it under
+        (`qlang.vision.filed`)."""
+        if cls in self.glimpsed:
+            return True
+        if not self.glimpsed:
+            return False
+        from qlang.vision.filed import filed, open_class  # WordNet: only for a word GQA lacks
+
+        return open_class(cls) and bool(filed(cls))
 
     def covers(self, cls: str) -> bool:
         """Whether the perceiver would find any object of the class: it names the class, by a

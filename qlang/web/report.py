@@ -60,7 +60,7 @@ def translation(done: Translation, translator: str | None) -> dict[str, Any]:
     program cannot have meant (`qlang.translate.unknown`)."""
     return {"question": done.question, "program": done.program, "by": done.path or translator,
             "translator": translator, "confidence": done.confidence, "seconds": done.seconds,
-            "unknown": [word.message for word in done.unknown]}
+            "unknown": [word.message for word in done.unknown] + [word.kept for word in done.kept]}
 
 
 def programs(root: Node) -> dict[str, str]:
