@@ -103,9 +103,10 @@ def load_perceiver(options: Options) -> Future[tuple[Perceiver, float]]:
 def ask(question: str, translator: Translates, about: Subject, *, loaded: Loaded | None = None,
         options: SolveOptions = ASKED, stages: Stages | None = None) -> Answered:
     """Translate `question` (about its own word where the program read another class for one
-    qlang does not know: `Translation.spoken`), then answer it (its k best distinct answers, as `answer`) `about`
-    a scene or a photo, perceived for what the program needs; every model `loaded` on the way
-    is a stage of its own, and the perceiver loads beside translating unless one is loaded.
+    qlang does not know: `Translation.spoken`), then answer it (its k best distinct answers,
+    as `answer`) `about` a scene or a photo, perceived for what the program needs; every model
+    `loaded` on the way is a stage of its own, and the perceiver loads beside translating unless
+    one is loaded.
     Raises `Untranslated` when no program came out, QlangError when no answer could be computed."""
     stages = stages or Stages()
     looking = load_perceiver(about.vision) if about.image is not None and about.perceiver is None else None

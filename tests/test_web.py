@@ -395,7 +395,7 @@ def test_the_page_notes_a_word_qlang_does_not_know(page: Page) -> None:
     page.select_option("#scene", "emma_sceneGraphs.json/2353884")
     page.fill("#question", "Is there a rocket?")
     assert _press(page, "#ask") == "done"
-    note = "note: 'rocket' is not a word qlang knows; the program reads"
+    note = "note: 'rocket' is not a word qlang knows; the program asks about it as the question says"
     assert page.inner_text("#unknown").startswith(note)
     page.fill("#question", "Is there a man?")
     assert _press(page, "#ask") == "done"
