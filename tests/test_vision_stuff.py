@@ -79,3 +79,13 @@ def test_a_plain_background_is_named_by_its_own_colour_and_a_busy_one_is_none() 
     cat = SeenBox(0, 0, 451, 300)
     assert background.find(_photo("chelsea.png"), frozenset({"ground"}), [cat]) == []  # type: ignore[arg-type]
     assert background.find(_photo("camera.png"), frozenset({"ground"})) == []  # type: ignore[arg-type]
+
+
+def test_a_background_all_round_a_subject_that_reaches_into_the_frame_is_found() -> None:
+    """The retina's disc reaches into the frame's band; the black all round it is a background."""
+    from qlang.vision import background
+    from qlang.vision.image import read
+
+    found = background.find(read(Path(data.__file__).parent / "retina.jpg"), frozenset({"ground"}))
+    assert [d.name for d in found] == ["ground"]
+    assert max(found[0].colours, key=found[0].colours.__getitem__) == "black"

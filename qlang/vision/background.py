@@ -6,8 +6,10 @@ microscope, the moon's grey surface.  Where a photo's background is plain it is 
 the photo's frame (its outer `FRAME` of each side) is mostly one colour, and the background is
 the pixels of about that colour connected to the frame, outside the boxes of the objects seen
 (a close-up's cat fills its frame, and is no background).  It must reach the photo's foot
-(ground is below, a sky above), and the frame must be plain (`PLAIN` of it that colour): a
-street's frame is sky, walls and road, and there is no one background to name.
+(ground is below, a sky above), and the frame must be plain (`PLAIN` of it that colour), or
+the photo's edge nearly all of it (`SURROUNDED` of its outermost pixels): a street's frame is
+sky, walls and road, and there is no one background to name, while a round subject on black
+(a retina, a colour wheel) reaches into the frame's band but leaves the edge black.
 
 Its colour is named by the colour namer (`qlang.vision.colour`) from its own pixels.  Like the
 other cues, a region is evidence that the background is there, never that it is not.
@@ -45,6 +47,9 @@ NEAR = 18.0
 #: photo: a background is behind something, and a photo of one colour throughout (a blank page,
 #: a picture wholly transparent) shows nothing to be behind.
 PLAIN, LEAST, MOST = 0.7, 0.2, 0.97
+#: The least share of the photo's outermost pixels a background all round its subject covers
+#: (the calibration half's retina 0.96, its street 0.73).
+SURROUNDED = 0.9
 #: The confidence of the background: `BASE`, and up to `GAIN` more by its share of the photo.
 BASE, GAIN = 0.5, 0.4
 
@@ -72,7 +77,8 @@ def find(image: Image, classes: frozenset[str], objects: Iterable[SeenBox] = ())
         near[int(box.y0 / scale[1]):int(np.ceil(box.y1 / scale[1])),
              int(box.x0 / scale[0]):int(np.ceil(box.x1 / scale[0]))] = False
     region = _reaching(near, frame)
-    if not region[-1].any() or region[frame].mean() < PLAIN or not LEAST <= region.mean() <= MOST:
+    plain = region[frame].mean() >= PLAIN or region[_edge(region)].mean() >= SURROUNDED
+    if not region[-1].any() or not plain or not LEAST <= region.mean() <= MOST:
         return []
     ys, xs = np.nonzero(region)
     box = SeenBox(xs.min() * scale[0], ys.min() * scale[1],
@@ -90,6 +96,15 @@ def _frame(height: int, width: int) -> Mask:
     frame = np.zeros((height, width), dtype=bool)
     frame[:band], frame[-band:], frame[:, :band], frame[:, -band:] = True, True, True, True
     return frame
+
+
+def _edge(mask: Mask) -> Mask:
+    """The photo's outermost pixels."""
+    import numpy as np
+
+    edge = np.zeros(mask.shape, dtype=bool)
+    edge[[0, -1]], edge[:, [0, -1]] = True, True
+    return edge
 
 
 def _reaching(mask: Mask, frame: Mask) -> Mask:
