@@ -9,7 +9,8 @@ half-written last line is dropped and redone).  The questions are solved on an e
 (`qlang.executors`): by default in worker processes of this machine that are replaced every
 `RECYCLE` questions, because clingo's symbol table only ever grows, or by the actors of a Ray
 cluster.  Each worker keeps the last `SCENES` scenes grounded (`qlang.asp.multishot.GroundedScene`), so the
-questions of one image share one grounding of its scene.  Every question is solved with the
+questions of one image share one grounding of its scene, and a task's questions of one image are
+grounded and solved together (`GroundedScene.solve_all`).  Every question is solved with the
 same background knowledge and rules, read and checked once by the parent (programs are checked
 against the rules' words too).
 """
@@ -24,6 +25,7 @@ from qlang.asp.background import NOTHING, Background
 from qlang.asp.explain import trace
 from qlang.asp.multishot import GroundedScene
 from qlang.asp.options import DEFAULT_OPTIONS, SolveOptions
+from qlang.asp.outcome import Solution
 from qlang.asp.query import Query
 from qlang.asp.scene import SceneLibrary
 from qlang.executors import Executor, Local
@@ -36,8 +38,9 @@ from qlang.records.program_lines import Record, read_records
 RECYCLE = 500
 #: Scenes a process keeps grounded, the least recently asked dropped first.
 SCENES = 16
-#: Questions a task of a local worker process answers (one: a stuck question holds up no other).
-LOCAL_BATCH = 1
+#: Questions a task of a local worker process answers: those of one image among them are solved
+#: in one search, so clingo's calls are shared (a slow question holds up the task's others).
+LOCAL_BATCH = 64
 #: Questions a batch of a Ray actor answers: enough that scheduling costs little next to solving.
 RAY_BATCH = 64
 
@@ -69,8 +72,9 @@ def run(lines: Iterable[bytes], settings: BatchSettings, output: Output, *, synt
     processes)."""
     tasks = _tasks(read_records(enumerate(lines, start=1), syntax), output.pending,
                    settings.options.background)
-    if executor is None:
-        executor = Local(workers, RECYCLE, settings.options.limits.timeout + 60)
+    if executor is None:  # a task's questions may each take the timeout, and their search one more
+        executor = Local(workers, max(1, RECYCLE // LOCAL_BATCH),
+                         (LOCAL_BATCH + 1) * settings.options.limits.timeout + 60)
     batch = LOCAL_BATCH if isinstance(executor, Local) else RAY_BATCH
     return run_batch(Solving(settings), tasks, output, executor, batch=batch)
 
@@ -83,7 +87,7 @@ class Solving:
 
     def setup(self) -> Callable[[list[Task]], list[dict[str, Any]]]:
         _init(self.settings)
-        return lambda tasks: [_answer(task) for task in tasks]
+        return _answer_all
 
 
 def _tasks(records: Iterable[Record], pending: Pending, background: Background | None) -> Iterator[Task]:
@@ -126,19 +130,38 @@ def _scene(image_id: str | None) -> GroundedScene:
     return scene
 
 
-def _answer(task: Task) -> dict[str, Any]:
+def _answer_all(tasks: list[Task]) -> list[dict[str, Any]]:
+    """The tasks' results, in order: those of one image solved together."""
+    results: list[dict[str, Any]] = [{} for _ in tasks]
+    images: dict[str | None, list[int]] = {}
+    for index, task in enumerate(tasks):
+        if task.failed is not None:
+            results[index] = task.failed
+        else:
+            images.setdefault(task.image_id, []).append(index)
+    for image, indices in images.items():
+        try:
+            solved: list[Solution | Exception] = _scene(image).solve_all([tasks[i].query for i in indices])
+        except Exception as exc:  # a scene that cannot be read fails its questions alone
+            solved = [exc] * len(indices)
+        for index, outcome in zip(indices, solved, strict=True):
+            results[index] = _result(tasks[index], outcome)
+    return results
+
+
+def _result(task: Task, outcome: Solution | Exception) -> dict[str, Any]:
+    """A question's line: its answers (and bindings), or its error."""
     assert _SETTINGS is not None
-    if task.failed is not None:
-        return task.failed
     result: dict[str, Any] = {"id": task.id}
     if task.id is None:
         result["input_line"] = task.line
     try:
-        answers = _scene(task.image_id).solve(task.query)
-        result["answers"] = [a.to_json() for a in answers.answers]
-        if _SETTINGS.options.atoms and answers.answers:
-            result["bindings"] = trace(answers.answers[0], answers.atoms).bindings()
-        if not answers.complete:
+        if isinstance(outcome, Exception):
+            raise outcome
+        result["answers"] = [a.to_json() for a in outcome.answers]
+        if _SETTINGS.options.atoms and outcome.answers:
+            result["bindings"] = trace(outcome.answers[0], outcome.atoms).bindings()
+        if not outcome.complete:
             result["complete"] = False
     except Exception as exc:  # one question's failure must not end the batch
         result["error"] = failure(exc).diagnostics[0].to_json()

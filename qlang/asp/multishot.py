@@ -8,6 +8,7 @@ the next."""
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 
 import clingo
 
@@ -15,11 +16,16 @@ from qlang.asp import guard, theory
 from qlang.asp.background import NOTHING, Background, Lazy, Words
 from qlang.asp.messages import Log
 from qlang.asp.options import DEFAULT_OPTIONS, Limits, SolveOptions
-from qlang.asp.outcome import Solution, SolveError
+from qlang.asp.outcome import Answer, Solution, SolveError
 from qlang.asp.query import Query
 from qlang.asp.session import Session, arguments, timeout
 from qlang.asp.solve import ranked, solve
+from qlang.asp.watchdog import WATCHDOG
+from qlang.asp_names import from_term
 from qlang.rules.statements import add
+
+#: A question as it is grounded: its facts (name, arguments), and the knowledge facts it reads.
+Given = tuple[list[tuple[str, list[clingo.Symbol]]], list[clingo.Symbol]]
 
 
 class GroundedScene:
@@ -59,17 +65,12 @@ class GroundedScene:
         background.ready(query, options.semantics)
         deadline = time.monotonic() + options.limits.timeout
         guard.check(self._sizes, query, options.limits, self._rules_size)
-        if not self._broken and (self._ctl is None or self._ctl.asked >= self.RENEW):
-            try:
-                assert self.shared is not None
-                self._ctl = _Shared(self.scene, self.shared, background, self.words)
-            except RuntimeError:  # let `solve` say what is wrong with the scene, every time
-                self._broken, self._ctl = True, None
+        ctl = self._control()
         asked = None
-        if self._ctl is not None:
+        if ctl is not None:
             known = background.query_facts(query, self.words, options.semantics, options.question)
             try:
-                asked = self._ctl.ask(query, known, deadline, options.limits)
+                asked = ctl.ask(query, known, deadline, options.limits)
             except RuntimeError:
                 self._ctl = None  # clingo refused the query: start afresh next time
         if asked is None:
@@ -84,6 +85,68 @@ class GroundedScene:
         if not result.complete:  # the same, where the deadline cut a later answer short
             self._ctl = None
         return result
+
+    def solve_all(self, queries: Sequence[Query]) -> list[Solution | Exception]:
+        """What `solve` gives each query (its solution, or what it raises), most of them from
+        one grounding and one search: clingo's calls, not its work, are most of a small
+        question's time.  Where they can be solved together (the best answer alone, over a
+        scene of facts: nothing one question chooses is another's), the questions are grounded
+        in one step and solved in one search, each read off the model by its number; the rest,
+        and all of them where the search fails or is cut short, one by one."""
+        results: list[Solution | Exception | None] = [None] * len(queries)
+        ctl = self._control() if self.options.top_k == 1 and len(queries) > 1 else None
+        if ctl is not None and not ctl.base_open and not ctl.base_levels:
+            given = {i: facts for i, query in enumerate(queries) if (facts := self._given(ctl, query))}
+            if len(given) > 1:
+                try:
+                    for i, solution in zip(given, self._together(ctl, list(given.values())), strict=True):
+                        results[i] = solution
+                except (RuntimeError, SolveError):
+                    self._ctl = None  # each is solved alone below, with its own deadline
+        return [self._attempt(query) if result is None else result
+                for query, result in zip(queries, results, strict=True)]
+
+    def _attempt(self, query: Query) -> Solution | Exception:
+        try:
+            return self.solve(query)
+        except Exception as exc:  # one question's failure is its own
+            return exc
+
+    def _given(self, ctl: _Shared, query: Query) -> Given | None:
+        """The query's facts, and the knowledge facts it reads, ready to be grounded with the
+        others; None where it is to be solved alone (so that `solve` says what is wrong)."""
+        options = self.options
+        try:
+            self.background.ready(query, options.semantics)
+            guard.check(self._sizes, query, options.limits, self._rules_size)
+            if any((f.name, len(f.args)) not in ctl.shared.facts for f in query):
+                return None
+            known = self.background.query_facts(query, self.words, options.semantics, options.question)
+            return [(f.name, arguments(f)) for f in query], known
+        except Exception:  # told by `solve`, question by question
+            return None
+
+    def _together(self, ctl: _Shared, given: list[Given]) -> list[Solution]:
+        """The questions' solutions from one grounding and one search on `ctl`."""
+        limits = self.options.limits
+        deadline = time.monotonic() + limits.timeout
+        ks = ctl.ground(given, tally=True)
+        together = _Together(ctl, ks, deadline, limits)
+        try:
+            return together.solutions(self.options.atoms)
+        finally:
+            together.close()
+
+    def _control(self) -> _Shared | None:
+        """The scene's shared Control, renewed every `RENEW` questions; None if clingo rejects
+        the scene."""
+        if not self._broken and (self._ctl is None or self._ctl.asked >= self.RENEW):
+            try:
+                assert self.shared is not None
+                self._ctl = _Shared(self.scene, self.shared, self.background, self.words)
+            except RuntimeError:  # let `solve` say what is wrong with the scene, every time
+                self._broken, self._ctl = True, None
+        return self._ctl
 
     def words(self) -> Words:
         """The scene's words (`Background.words`), read once, when first needed."""
@@ -126,25 +189,42 @@ class _Shared:
         a fact is of no operation the theory defines."""
         if any((f.name, len(f.args)) not in self.shared.facts for f in query):
             return None
-        given = [(f.name, arguments(f)) for f in query]  # a number beyond clingo's raises here
-        k = self.asked = self.asked + 1
-        self.levels = {}
-        number = clingo.Number(k)
-        indexed = self.shared.indexed
-        # built with the question's number straight away: reading a symbol's name and arguments
-        # back from clingo costs a call each
-        facts = [clingo.Function(name, [number, *args] if name in indexed else args) for name, args in given]
-        facts += [clingo.Function(f.name, [number, *f.arguments]) if f.name in indexed else f for f in known]
-        operations = {f.name for f in query}
-        for name, needs, text in self.shared.parts:  # added when first needed: clingo prepares
-            if needs <= operations and name not in self.added:  # every part at each grounding
-                self.ctl.add(name, ["k"], text)
-                self.added.add(name)
-        with self.ctl.backend() as backend:  # the facts go straight in: grounding them as
-            for fact in facts:  # parameters of program parts costs a part each (~0.1 ms)
-                backend.add_rule([backend.add_atom(fact)])
-        self.ctl.ground([(name, [number]) for name, needs, _ in self.shared.parts if needs <= operations])
+        # a number beyond clingo's raises here
+        k, = self.ground([([(f.name, arguments(f)) for f in query], known)])
         return _Asked(self, k, deadline, limits)
+
+    def ground(self, questions: list[Given], *, tally: bool = False) -> list[int]:
+        """Questions (their facts and knowledge facts) grounded on top of the scene in one step,
+        each under a number of its own; with `tally`, their weak constraints' atoms too
+        (`theory.Shared.tally`).  Their numbers, in order."""
+        self.levels = {}
+        indexed = self.shared.indexed
+        parts = self.shared.parts + self.shared.tally if tally else self.shared.parts
+        atoms: list[clingo.Symbol] = []
+        grounded: list[tuple[str, list[clingo.Symbol]]] = []
+        ks = []
+        for given, known in questions:
+            k = self.asked = self.asked + 1
+            ks.append(k)
+            number = clingo.Number(k)
+            # built with the question's number straight away: reading a symbol's name and
+            # arguments back from clingo costs a call each
+            atoms += [clingo.Function(name, [number, *args] if name in indexed else args)
+                      for name, args in given]
+            atoms += [clingo.Function(f.name, [number, *f.arguments]) if f.name in indexed else f
+                      for f in known]
+            operations = {name for name, _ in given}
+            for name, needs, text in parts:  # added when first needed: clingo prepares
+                if needs <= operations:  # every part at each grounding
+                    if name not in self.added:
+                        self.ctl.add(name, ["k"], text)
+                        self.added.add(name)
+                    grounded.append((name, [number]))
+        with self.ctl.backend() as backend:  # the facts go straight in: grounding them as
+            for atom in atoms:  # parameters of program parts costs a part each (~0.1 ms)
+                backend.add_rule([backend.add_atom(atom)])
+        self.ctl.ground(grounded)
+        return ks
 
     def minimize(self, priority: int, literals: list[tuple[int, int]]) -> None:
         """clingo's observer: the weak constraints grounded in this step."""
@@ -198,3 +278,100 @@ class _Asked(Session):
         return tuple(clingo.Function(a.name, a.arguments[1:])
                      if a.name in names and a.arguments and a.arguments[0] == k else a
                      for a in model.symbols(atoms=True))
+
+
+class _Together:
+    """Questions ks grounded together on a shared Control (with `theory.Shared.tally`), solved
+    in one search: with every one's ``active(k)`` true, an optimal model is optimal for each, as
+    no question reads another's atoms nor shares a cost with it.  A question with no answer
+    makes the whole unsatisfiable: the questions are then split in two, and each half solved
+    again, down to the questions without one."""
+
+    def __init__(self, shared: _Shared, ks: list[int], deadline: float, limits: Limits) -> None:
+        self.shared, self.ks, self.deadline, self.limits = shared, ks, deadline, limits
+        self.ctl = shared.ctl
+        self.externals = [clingo.Function("active", [clingo.Number(k)]) for k in ks]
+        asked = set(ks)
+        #: (k, value, literal) of every answer atom, (k, priority, weight, literal) of every tally
+        self.answers: list[tuple[int, clingo.Symbol, int]] = []
+        self.tallies: list[tuple[int, int, int, int]] = []
+        atoms = self.ctl.symbolic_atoms
+        for atom in atoms.by_signature("ans", 2):
+            k, value = atom.symbol.arguments
+            if k.number in asked:
+                self.answers.append((k.number, value, atom.literal))
+        for atom in atoms.by_signature(theory.TALLY, 4):
+            k, priority, weight, _ = atom.symbol.arguments
+            if k.number in asked:
+                self.tallies.append((k.number, priority.number, weight.number, atom.literal))
+        solving = self.ctl.configuration.solve
+        assert isinstance(solving, clingo.Configuration)
+        solving.opt_mode = "opt"  # the last model is optimal; without costs, the first
+        solving.models = shared.models
+
+    def solutions(self, atoms: bool) -> list[Solution]:
+        """Each question's best answer, as `ranked` gives it with top_k 1."""
+        truth: dict[int, bool] = {}
+        everything: dict[int, tuple[clingo.Symbol, ...]] = {}
+        found: dict[int, bool] = {}
+        self._settle(self.ks, truth, everything if atoms else None, found)
+        values: dict[int, list[str]] = {k: [] for k in self.ks}
+        for k, value, literal in self.answers:
+            if truth.get(literal):
+                values[k].append(from_term(str(value)))
+        levels: dict[int, dict[int, int]] = {k: {} for k in self.ks}
+        for k, priority, weight, literal in self.tallies:
+            level = levels[k]
+            level[priority] = level.get(priority, 0) + (weight if truth.get(literal) else 0)
+        return [Solution((Answer(", ".join(sorted(values[k])),
+                                 tuple(cost for _, cost in sorted(levels[k].items(), reverse=True))),),
+                         True, everything.get(k, ()))
+                if found[k] else Solution(()) for k in self.ks]
+
+    def _settle(self, ks: list[int], truth: dict[int, bool],
+                everything: dict[int, tuple[clingo.Symbol, ...]] | None, found: dict[int, bool]) -> None:
+        """Solve questions ks (the others of this step switched off); halve where unsatisfiable."""
+        on = set(ks)
+        for k, external in zip(self.ks, self.externals, strict=True):
+            self.ctl.assign_external(external, k in on)
+        literals = [literal for k, _, literal in self.answers if k in on]
+        literals += [literal for k, _, _, literal in self.tallies if k in on]
+        model: list[clingo.Symbol] = []
+
+        def keep(last: clingo.Model) -> None:  # the last model is the optimal one
+            truth.update((literal, last.is_true(literal)) for literal in literals)
+            if everything is not None:
+                model[:] = last.symbols(atoms=True)
+
+        with WATCHDOG.watching(self.ctl, self.deadline):
+            result = self.ctl.solve(on_model=keep)
+        if result.interrupted or time.monotonic() >= self.deadline:
+            raise timeout(self.limits)
+        if result.satisfiable:
+            found.update((k, True) for k in ks)
+            if everything is not None:
+                everything.update(self._atoms(model, ks))
+        elif len(ks) == 1:
+            found[ks[0]] = False
+        else:
+            half = len(ks) // 2
+            self._settle(ks[:half], truth, everything, found)
+            self._settle(ks[half:], truth, everything, found)
+
+    def _atoms(self, model: list[clingo.Symbol], ks: list[int]) -> dict[int, tuple[clingo.Symbol, ...]]:
+        """Each question's atoms of the model, as `solve` has them: the scene's, and its own
+        without its number (the others' facts are in the model too, and every ``active``)."""
+        indexed = self.shared.shared.indexed
+        scene: list[clingo.Symbol] = []
+        own: dict[int, list[clingo.Symbol]] = {k: [] for k in ks}
+        for atom in model:
+            if atom.name in indexed and atom.arguments:
+                if (mine := own.get(atom.arguments[0].number)) is not None:
+                    mine.append(clingo.Function(atom.name, atom.arguments[1:]))
+            elif atom.name not in (theory.TALLY, "active"):
+                scene.append(atom)
+        return {k: tuple(scene + atoms) for k, atoms in own.items()}
+
+    def close(self) -> None:
+        for external in self.externals:
+            self.ctl.release_external(external)

@@ -83,7 +83,7 @@ class Theory:
 CACHE = cache_dir("theory")
 #: the analyses' version, in every kept file's name: raised when one keeps something else, so
 #: that no process reads what an older analysis kept for the same theory
-ANALYSIS = 2
+ANALYSIS = 3
 
 
 @cache
@@ -163,6 +163,15 @@ class Shared:
     #: straight into clingo's backend (clingo prepares every statement it was ever given again
     #: at each grounding, so facts are not added as statements)
     facts: frozenset[tuple[str, int]]
+    #: beside `parts`, where several questions are solved in one search: each weak constraint as
+    #: a rule deriving ``TALLY(k, Priority, Weight, (k, Terms...))``, one atom per tuple clingo
+    #: counts, so that each question's cost can be read off the one model
+    tally: tuple[tuple[str, frozenset[str], str], ...] = ()
+
+
+#: The predicate of `Shared.tally`'s atoms: no theory rule writes it, and rules files derive
+#: only class, attr and rel.
+TALLY = "qlang_cost"
 
 
 @cache
@@ -176,17 +185,25 @@ def shared(semantics: str = "qlang") -> Shared | None:
         split = _split(text)
         if split is None:
             return None
-        return {"base": split.base, "parts": [[n, sorted(needs), t] for n, needs, t in split.parts],
+        return {"base": split.base, "parts": _rows(split.parts), "tally": _rows(split.tally),
                 "indexed": sorted(split.indexed), "facts": sorted(split.facts)}
 
     def build(rows: Any) -> Shared | None:
         if rows is None:
             return None
-        parts = tuple((str(name), frozenset(needs), str(part)) for name, needs, part in rows["parts"])
-        return Shared(str(rows["base"]), parts, frozenset(rows["indexed"]),
-                      frozenset((str(name), int(arity)) for name, arity in rows["facts"]))
+        return Shared(str(rows["base"]), _parts(rows["parts"]), frozenset(rows["indexed"]),
+                      frozenset((str(name), int(arity)) for name, arity in rows["facts"]),
+                      _parts(rows["tally"]))
 
     return _kept("shared", text, analyse, build)
+
+
+def _rows(parts: tuple[tuple[str, frozenset[str], str], ...]) -> list[list[object]]:
+    return [[name, sorted(needs), text] for name, needs, text in parts]
+
+
+def _parts(rows: Any) -> tuple[tuple[str, frozenset[str], str], ...]:
+    return tuple((str(name), frozenset(needs), str(text)) for name, needs, text in rows)
 
 
 def _split(text: str) -> Shared | None:
@@ -204,6 +221,7 @@ def _split(text: str) -> Shared | None:
     inputs: set[tuple[str, int]] = set()
     base: list[str] = ["#show."]  # the answer is shown per question, as ans(V)
     parts: dict[frozenset[str], list[str]] = {frozenset(): ["#external active(k)."]}
+    tally: dict[frozenset[str], list[str]] = {}
     needs_of = _derived_needs(statements)
     for s in statements:
         needs = needs_of(s)
@@ -211,6 +229,7 @@ def _split(text: str) -> Shared | None:
             s = index(s)
             if s.ast_type == ASTType.Minimize:  # one question's costs never merge with another's
                 s = s.update(terms=[k, *s.terms])
+                tally.setdefault(needs, []).append(str(_tally(s, k, active)))
             parts.setdefault(needs, []).append(str(s.update(body=[active, *s.body])))
         elif s.ast_type == ASTType.Defined and s.name in indexed:
             if s.name in INPUTS:
@@ -222,7 +241,20 @@ def _split(text: str) -> Shared | None:
             base.append(str(s))
     named = tuple((f"question_{'_'.join(sorted(needs))}", needs, "\n".join(texts))
                   for needs, texts in parts.items())
-    return Shared("\n".join(base), named, frozenset(indexed), frozenset(inputs))
+    tallied = tuple((f"tally_{'_'.join(sorted(needs))}", needs, "\n".join(texts))
+                    for needs, texts in tally.items())
+    return Shared("\n".join(base), named, frozenset(indexed), frozenset(inputs), tallied)
+
+
+def _tally(s: ast.AST, k: ast.AST, active: ast.AST) -> ast.AST:
+    """A weak constraint ``:~ Body. [W@P, k, Terms]`` as the rule
+    ``TALLY(k, P, W, (k, Terms)) :- active(k), Body.``: true exactly when the constraint's
+    tuple counts, one atom per tuple as clingo counts each tuple once."""
+    where = s.location
+    terms = ast.Function(where, "", list(s.terms), False)
+    head = ast.Literal(where, ast.Sign.NoSign, ast.SymbolicAtom(
+        ast.Function(where, TALLY, [k, s.priority, s.weight, terms], False)))
+    return ast.Rule(where, head, [active, *s.body])
 
 
 def _derived_needs(statements: list[ast.AST]) -> Callable[[ast.AST], frozenset[str]]:
