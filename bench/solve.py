@@ -7,7 +7,10 @@ graphs from scratch; GS-VQA ASP scenes are used as they are) and the question so
 fresh clingo Control (ground + optimise), over the real examples: the 50 GQA yes/no examples,
 the 10 GS-VQA encodings and the 4 emma questions with GQA scene graphs.  Batch mode runs
 `qlangc solve --jsonl`'s engine on the emma questions repeated `--copies` times, with one
-worker and with every core: each process grounds a scene once for all its questions.
+worker and with every core: each process grounds a scene once for all its questions.  Its peer
+answers the same lines in one process, each compiled and solved with a fresh Control (`solve`),
+as the batch did before it grouped questions by scene.  Each batch line gives wall and CPU
+time (the workers' included).
 """
 
 from __future__ import annotations
@@ -32,6 +35,7 @@ from qlang.asp.solve import solve
 from qlang.errors import Source
 from qlang.passes.lower import facts
 from qlang.records import output
+from qlang.records.program_lines import read_records
 from tests.test_asp_scene import SCENES, emma_questions
 from tests.test_asp_theory import ASP, encoded_question, yesno_examples
 
@@ -69,14 +73,43 @@ def per_question(repeat: int) -> list[float]:
     return samples
 
 
-def batch_rate(copies: int, workers: int) -> float:
-    lines = [json.dumps({**q, "id": f"{n}-{q['imageId']}"}).encode() for n in range(copies)
-             for q in emma_questions()]
-    settings = batch.BatchSettings(SceneLibrary(Source((SCENES / "emma_sceneGraphs.json").read_text())))
+def batch_lines(copies: int) -> list[bytes]:
+    return [json.dumps({**q, "id": f"{n}-{q['imageId']}"}).encode() for n in range(copies)
+            for q in emma_questions()]
+
+
+def emma_scenes() -> SceneLibrary:
+    return SceneLibrary(Source((SCENES / "emma_sceneGraphs.json").read_text()))
+
+
+def batch_rate(copies: int, workers: int) -> tuple[float, float]:
+    """Questions/s and CPU ms a question of the batch engine."""
+    lines = batch_lines(copies)
+    settings = batch.BatchSettings(emma_scenes())
     out = output.Output(io.StringIO())
-    start = time.perf_counter()
-    assert batch.run(lines, settings, out, workers=workers)
-    return len(lines) / (time.perf_counter() - start)
+    return _timed(len(lines), lambda: batch.run(lines, settings, out, workers=workers))
+
+
+def fresh_rate(copies: int) -> tuple[float, float]:
+    """The peer: the same lines one by one in one process, each with a fresh Control."""
+    lines = batch_lines(copies)
+    scenes = emma_scenes()
+
+    def run() -> bool:
+        for record in read_records(enumerate(lines, start=1)):
+            assert record.root is not None
+            solve(facts(record.root), scenes.facts(str(record.data["imageId"])))
+        return True
+
+    return _timed(len(lines), run)
+
+
+def _timed(questions: int, run: Callable[[], bool]) -> tuple[float, float]:
+    before, start = os.times(), time.perf_counter()
+    assert run()
+    wall, after = time.perf_counter() - start, os.times()
+    cpu = sum(after[:4]) - sum(before[:4])  # this process's and its ended workers'
+    return questions / wall, cpu / questions * 1000
 
 
 def main() -> None:
@@ -92,8 +125,12 @@ def main() -> None:
           f"clingo {__import__('clingo').__version__}, {cores} cores")
     print(f"per question: median {statistics.median(samples):.1f} ms, "
           f"p95 {samples[int(0.95 * (len(samples) - 1))]:.1f} ms, max {samples[-1]:.1f} ms")
+    rate, cpu = fresh_rate(args.copies)
+    print(f"fresh Control, 1 process: {rate:,.0f} questions/s, {cpu:.3f} ms CPU a question")
     for workers in sorted({1, cores}):
-        print(f"batch, {workers} worker(s): {batch_rate(args.copies, workers):,.0f} questions/s")
+        grouped, cpu = batch_rate(args.copies, workers)
+        print(f"batch, {workers} worker(s): {grouped:,.0f} questions/s ({grouped / rate:.2f}x the fresh "
+              f"Control), {cpu:.3f} ms CPU a question")
 
 
 if __name__ == "__main__":

@@ -23,6 +23,7 @@ from hypothesis import strategies as st
 
 import qlang
 from qlang.asp import theory
+from qlang.asp.explain import trace
 from qlang.asp.multishot import GroundedScene
 from qlang.asp.options import Limits, SolveOptions
 from qlang.asp.outcome import Solution, SolveError
@@ -71,16 +72,35 @@ def same(scene: str, questions: Sequence[Query], options: SolveOptions) -> None:
     grouped = GroundedScene(scene, options)
     for question in questions:
         alone = outcome(lambda: solve(question, scene, options))  # noqa: B023
-        together = outcome(lambda: grouped.solve(question))  # noqa: B023
-        if together == alone or not isinstance(alone, Solution) or not isinstance(together, Solution):
-            assert together == alone, question
-            continue
-        every = solve(question, scene, replace(options, top_k=100))  # the ties in full
-        assert [(a.rank, a.cost) for a in together.answers] == [(a.rank, a.cost) for a in alone.answers]
-        assert together.complete == alone.complete
-        for cost in {a.cost for a in alone.answers}:  # a tie: the answers of one cost
-            shown = Counter(a.value for a in together.answers if a.cost == cost)
-            assert shown <= Counter(a.value for a in every.answers if a.cost == cost), question
+        agree(scene, question, options, outcome(lambda: grouped.solve(question)), alone)  # noqa: B023
+
+
+def same_together(scene: str, questions: Sequence[Query], options: SolveOptions) -> None:
+    """`GroundedScene.solve_all` gives each question what `solve` gives it alone."""
+    solved = GroundedScene(scene, options).solve_all(questions)
+    for question, together in zip(questions, solved, strict=True):
+        alone = outcome(lambda: solve(question, scene, options))  # noqa: B023
+        agree(scene, question, options, outcome(lambda: _raised(together)), alone)  # noqa: B023
+
+
+def _raised(result: Solution | Exception) -> Solution:
+    if isinstance(result, Exception):
+        raise result
+    return result
+
+
+def agree(scene: str, question: Query, options: SolveOptions, together: Solution | str,
+          alone: Solution | str) -> None:
+    """The same outcome, but which of tied models (or answers) show where k cuts a tie."""
+    if together == alone or not isinstance(alone, Solution) or not isinstance(together, Solution):
+        assert together == alone, question
+        return
+    every = solve(question, scene, replace(options, top_k=100))  # the ties in full
+    assert [(a.rank, a.cost) for a in together.answers] == [(a.rank, a.cost) for a in alone.answers]
+    assert together.complete == alone.complete
+    for cost in {a.cost for a in alone.answers}:  # a tie: the answers of one cost
+        shown = Counter(a.value for a in together.answers if a.cost == cost)
+        assert shown <= Counter(a.value for a in every.answers if a.cost == cost), question
 
 
 @pytest.mark.parametrize("name", list(real_scenes()))
@@ -89,6 +109,63 @@ def same(scene: str, questions: Sequence[Query], options: SolveOptions) -> None:
                          ids=["top-1", "top-3 models", "top-3 distinct"])
 def test_every_real_question_over_a_shared_scene_answers_as_alone(name: str, options: SolveOptions) -> None:
     same(real_scenes()[name], real_questions(), options)
+
+
+@pytest.mark.parametrize("name", list(real_scenes()))
+@pytest.mark.parametrize("atoms", [False, True], ids=["answers", "atoms"])
+def test_every_real_question_solved_together_answers_as_alone(name: str, atoms: bool) -> None:
+    same_together(real_scenes()[name], real_questions(), SolveOptions(atoms=atoms))
+
+
+def test_the_benchmarks_questions_solved_together_answer_exactly_as_alone() -> None:
+    """bench/solve.py's questions over their own scenes, each several times in one search
+    (the emma questions of one image together), with the answers, costs and bindings alone
+    gives, tie or no tie; the emma questions' known answers too."""
+    library = SceneLibrary(Source((SCENES / "emma_sceneGraphs.json").read_text()))
+    asked: list[tuple[str, list[Query]]] = [(scene, [facts(qlang.compile(program, "flat"))] * 3)
+                                            for _, program, scene in yesno_examples()]
+    for path in sorted((ASP / "encoded_questions").glob("*.lp")):
+        scene, program, _ = encoded_question(path)
+        asked.append((scene, [facts(qlang.compile(program, "flat"))] * 3))
+    for image in sorted({q["imageId"] for q in emma_questions()}):
+        emma = [q for q in emma_questions() if q["imageId"] == image] * 5
+        programs = [facts(qlang.compile(q["semanticStr"], "gqa-str")) for q in emma]
+        asked.append((library.facts(image), programs))
+        solved = GroundedScene(library.facts(image)).solve_all(asked[-1][1])
+        assert [[a.value for a in _raised(s).answers] for s in solved] == [[q["answer"]] for q in emma]
+    options = SolveOptions(atoms=True)
+    for scene, questions in asked:
+        solved = GroundedScene(scene, options).solve_all(questions)
+        for question, together in zip(questions, solved, strict=True):
+            alone = solve(question, scene, options)
+            assert _raised(together).answers == alone.answers, question
+            if alone.answers:
+                assert (trace(_raised(together).answers[0], _raised(together).atoms).bindings()
+                        == trace(alone.answers[0], alone.atoms).bindings()), question
+
+
+def test_questions_solved_together_fail_alone_and_leave_the_others_answered() -> None:
+    """A question without an answer, one the guard refuses, one of no operation: each gets what
+    it gets alone, and the others their answers, from the same search."""
+    scene = "\n".join(f"object({i}). has_attr({i}, class, dog). has_obj_weight({i}, {i})."
+                      for i in range(1, 40))
+    dogs = read("scene(0). select(1, 0, dog). unique(2, 1). exist(3, 2). end(3).")
+    cats = read("scene(0). select(1, 0, cat). unique(2, 1). exist(3, 2). end(3).")  # no answer
+    colours = read("scene(0). all_different(1, 0, color). end(1).")  # refused by the guard below
+    odd = [*dogs, Fact("ans", ("banana",))]  # a fact of no operation
+    questions = [dogs, cats, dogs, colours, cats, odd, dogs, cats]
+    options = SolveOptions(limits=Limits(max_ground=1000))
+    same_together(scene, questions, options)
+    solved = GroundedScene(scene, options).solve_all(questions)
+    assert [a.cost for a in _raised(solved[0]).answers] == [(1,)]  # the lightest dog
+    assert isinstance(solved[3], SolveError) and _raised(solved[1]).answers == ()
+
+
+def test_questions_solved_together_past_their_deadline_each_time_out_alone() -> None:
+    question = read("scene(0). select(1, 0, dog). exist(2, 1). end(2).")
+    rushed = SolveOptions(limits=Limits(timeout=1e-9))
+    for result in GroundedScene("object(1). has_attr(1, class, dog).", rushed).solve_all([question] * 4):
+        assert isinstance(result, SolveError) and "timeout" in str(result.diagnostics[0].message)
 
 
 def test_the_emma_questions_repeated_answer_as_alone_across_a_fresh_control() -> None:
@@ -165,3 +242,5 @@ def test_random_questions_over_one_random_scene_answer_as_alone(
     questions = [facts(root) for _, root in cases]
     same(scene, questions, SolveOptions(top_k=3))
     same(scene, questions, SolveOptions(top_k=2, distinct=True))
+    same_together(scene, questions * 2, SolveOptions(atoms=True))
+    same_together(scene, questions, SolveOptions(distinct=True))
