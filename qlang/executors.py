@@ -89,6 +89,20 @@ def chunks(items: Iterable[T], size: int) -> Iterator[list[T]]:
         yield chunk
 
 
+def ramped(items: Iterable[T], size: int) -> Iterator[list[T]]:
+    """`items` in lists of 1, 2, 4, ... up to `size`: the first results come at once, however
+    large the later lists that share each call's cost.
+
+    >>> [len(chunk) for chunk in ramped(range(20), 8)]
+    [1, 2, 4, 8, 5]
+    """
+    iterator = iter(items)
+    length = 1
+    while chunk := list(islice(iterator, length)):
+        yield chunk
+        length = min(2 * length, size)
+
+
 # ----- local: this process, or forked worker processes ----------------------------------------
 
 #: Tasks handed out ahead of the first unanswered one, per worker: enough that a slow task does not
@@ -101,19 +115,22 @@ class Local:
     """This machine.  The job is set up once, here; with one worker it runs here too, with more
     in forked worker processes (`Pool`) that inherit it set up, each replaced by a fresh fork
     after `recycle` tasks.  A task that takes longer than `patience` seconds (a stuck worker)
-    or a worker that dies ends the batch with a `BatchError`."""
+    or a worker that dies ends the batch with a `BatchError`.  With `ramp`, the first tasks are
+    short (`ramped`), so the first results come at once however large the later tasks."""
 
     workers: int = 1
     recycle: int | None = None
     patience: float | None = None
+    ramp: bool = False
 
     def map(self, job: Job[T, R], items: Iterable[T], *, batch: int) -> Iterator[R]:
         answer = job.setup()
+        tasks = ramped(items, batch) if self.ramp else chunks(items, batch)
         if self.workers == 1:
-            for chunk in chunks(items, batch):
+            for chunk in tasks:
                 yield from answer(chunk)
             return
-        for results in Pool(answer, self.workers, self.recycle, self.patience).map(chunks(items, batch)):
+        for results in Pool(answer, self.workers, self.recycle, self.patience).map(tasks):
             yield from results
 
 

@@ -22,7 +22,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import qlang
-from qlang.asp import theory
+from qlang.asp import multishot, theory
 from qlang.asp.explain import trace
 from qlang.asp.multishot import GroundedScene
 from qlang.asp.options import Limits, SolveOptions
@@ -159,6 +159,16 @@ def test_questions_solved_together_fail_alone_and_leave_the_others_answered() ->
     solved = GroundedScene(scene, options).solve_all(questions)
     assert [a.cost for a in _raised(solved[0]).answers] == [(1,)]  # the lightest dog
     assert isinstance(solved[3], SolveError) and _raised(solved[1]).answers == ()
+
+
+def test_a_search_of_several_that_fails_answers_each_question_alone(monkeypatch: pytest.MonkeyPatch) -> None:
+    def refused(*_: object) -> list[Solution]:
+        raise RuntimeError("clingo refused the search")
+
+    monkeypatch.setattr(multishot._Together, "solutions", refused)
+    scene = real_scenes()["emma 2353884"]
+    questions = real_questions()[-4:]
+    assert GroundedScene(scene).solve_all(questions) == [solve(question, scene) for question in questions]
 
 
 def test_questions_solved_together_past_their_deadline_each_time_out_alone() -> None:

@@ -90,10 +90,24 @@ class Pids:
         return answer
 
 
+@dataclass(frozen=True, slots=True)
+class Sizes:
+    """A job answering each item with the size of its task."""
+
+    def setup(self) -> Callable[[list[int]], list[int]]:
+        return lambda items: [len(items)] * len(items)
+
+
 def test_local_workers_are_forks_replaced_after_recycle_tasks() -> None:
     pids = list(Local(workers=2, recycle=3).map(Pids(), range(30), batch=1))
     assert os.getpid() not in pids and max(Counter(pids).values()) == 3
     assert set(Local().map(Pids(), range(5), batch=2)) == {os.getpid()}  # one worker: this process
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_a_ramped_batch_answers_its_first_item_alone_then_in_growing_tasks(workers: int) -> None:
+    sizes = list(Local(workers=workers, ramp=True).map(Sizes(), range(40), batch=8))
+    assert sizes == [1] + [2] * 2 + [4] * 4 + [8] * 32 + [1]  # each item: its task's size, in order
 
 
 @pytest.mark.parametrize(("how", "patience", "message"), [

@@ -38,9 +38,10 @@ from qlang.records.program_lines import Record, read_records
 RECYCLE = 500
 #: Scenes a process keeps grounded, the least recently asked dropped first.
 SCENES = 16
-#: Questions a task of a local worker process answers: those of one image among them are solved
-#: in one search, so clingo's calls are shared (a slow question holds up the task's others).
-LOCAL_BATCH = 64
+#: Questions a task of a local worker process answers at most (the first tasks are shorter, so
+#: the first results come at once): those of one image among them are solved in one search, so
+#: clingo's calls are shared; a slow question holds up its task's others.
+LOCAL_BATCH = 128
 #: Questions a batch of a Ray actor answers: enough that scheduling costs little next to solving.
 RAY_BATCH = 64
 
@@ -74,7 +75,7 @@ def run(lines: Iterable[bytes], settings: BatchSettings, output: Output, *, synt
                    settings.options.background)
     if executor is None:  # a task's questions may each take the timeout, and their search one more
         executor = Local(workers, max(1, RECYCLE // LOCAL_BATCH),
-                         (LOCAL_BATCH + 1) * settings.options.limits.timeout + 60)
+                         (LOCAL_BATCH + 1) * settings.options.limits.timeout + 60, ramp=True)
     batch = LOCAL_BATCH if isinstance(executor, Local) else RAY_BATCH
     return run_batch(Solving(settings), tasks, output, executor, batch=batch)
 

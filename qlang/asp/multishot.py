@@ -46,6 +46,9 @@ class GroundedScene:
     #: every query grounds and solves a little slower than the last (on the emma questions,
     #: batches of 25-50 a Control answer 20 % more questions/s than batches of 200).
     RENEW = 50
+    #: Seconds a question of a search of several may take (the search's deadline is theirs
+    #: together, at most one question's timeout): the emma questions take about 0.03 ms each.
+    TOGETHER = 0.05
 
     def __init__(self, scene: str, options: SolveOptions = DEFAULT_OPTIONS) -> None:
         self.scene = scene
@@ -101,7 +104,7 @@ class GroundedScene:
                 try:
                     for i, solution in zip(given, self._together(ctl, list(given.values())), strict=True):
                         results[i] = solution
-                except (RuntimeError, SolveError):
+                except Exception:  # whatever it was (clingo's refusal, the search's deadline),
                     self._ctl = None  # each is solved alone below, with its own deadline
         return [self._attempt(query) if result is None else result
                 for query, result in zip(queries, results, strict=True)]
@@ -127,9 +130,11 @@ class GroundedScene:
             return None
 
     def _together(self, ctl: _Shared, given: list[Given]) -> list[Solution]:
-        """The questions' solutions from one grounding and one search on `ctl`."""
+        """The questions' solutions from one grounding and one search on `ctl`, within
+        `TOGETHER` seconds a question: a question that cannot be answered in time costs the
+        others little before each is solved alone."""
         limits = self.options.limits
-        deadline = time.monotonic() + limits.timeout
+        deadline = time.monotonic() + min(limits.timeout, self.TOGETHER * len(given))
         ks = ctl.ground(given, tally=True)
         together = _Together(ctl, ks, deadline, limits)
         try:
