@@ -22,7 +22,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
-from typing import Any, NamedTuple
+from typing import Any
 
 from lark import Lark
 from lark.lexer import PatternStr
@@ -30,15 +30,20 @@ from lark.lexer import PatternStr
 from qlang.frozen import by_fields
 
 
-class Tok(NamedTuple):
-    """A token with the fields the transformers read (Lark's `Token` has them too)."""
+class Tok:
+    """A token with the fields the transformers read (Lark's `Token` has them too); compiled, a
+    native class, built and read without a Python-level call."""
 
-    type: str
-    value: str
-    line: int
-    column: int
-    end_line: int
-    end_column: int
+    __slots__ = ("column", "end_column", "end_line", "line", "type", "value")
+
+    def __init__(self, type: str, value: str, line: int, column: int, end_line: int,
+                 end_column: int) -> None:
+        self.type = type
+        self.value = value
+        self.line = line
+        self.column = column
+        self.end_line = end_line
+        self.end_column = end_column
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,9 +70,6 @@ class CallShape:
 
 class Refused(Exception):
     """Not a well-formed program of the grammar (Lark's parser will say why)."""
-
-
-_new = tuple.__new__
 
 
 #: The name of any character no terminal matches: every character is in some token.
@@ -128,9 +130,9 @@ def tokens(lark: Lark, text: str, strays: bool = False) -> list[Tok]:
         else:
             if "\n" in value:
                 raise Refused  # no terminal of these grammars spans lines
-            append(_new(Tok, (kind, value, line, position - line_start + 1, line, end - line_start + 1)))
+            append(Tok(kind, value, line, position - line_start + 1, line, end - line_start + 1))
         position = end
-    append(_new(Tok, ("$END", "", line, 0, line, 0)))
+    append(Tok("$END", "", line, 0, line, 0))
     return result
 
 

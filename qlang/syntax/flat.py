@@ -12,7 +12,7 @@ end(2).
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from typing import Any
 
 from lark import Token
 
@@ -24,38 +24,42 @@ from qlang.syntax import parsing
 from qlang.syntax.descent import CallShape
 
 
-class _Ref(NamedTuple):
-    """A step number as read: a tuple, built cheaply for every one; located only for an error."""
+class _Ref:
+    """A step number as read, built for every one (compiled, a native class: built and read
+    without a Python-level call); located only for an error."""
 
-    step: int
-    token: Token
+    __slots__ = ("step", "token")
+
+    def __init__(self, step: int, token: Token) -> None:
+        self.step = step
+        self.token = token
 
     @property
     def span(self) -> Span:
         return parsing.span(self.token)
 
 
-class _Fact(NamedTuple):
-    name: str
-    args: list[_Ref | Lit]
-    span: Span
+class _Fact:
+    """A fact as read: its name, arguments (its step number first) and span."""
 
+    __slots__ = ("args", "name", "span")
 
-_new = tuple.__new__
+    def __init__(self, name: str, args: list[_Ref | Lit], span: Span) -> None:
+        self.name = name
+        self.args = args
+        self.span = span
 
 
 class _FlatBuilder(parsing.Builder):
-    # a step number and a fact are built as the tuples they are, without the named tuples'
-    # Python-level constructors: a program has a few of each, a batch hundreds of thousands
     def ref(self, children: list[Token]) -> _Ref:
-        return _new(_Ref, (parsing.step_number(children[0]), children[0]))
+        return _Ref(parsing.step_number(children[0]), children[0])
 
     def atom(self, children: list[Token]) -> Lit:
         return parsing.literal(children[0])
 
     def fact(self, children: list[Any]) -> _Fact:
         name, *args, close = children
-        return _new(_Fact, (name.value, args, parsing.span(name, close)))
+        return _Fact(name.value, args, parsing.span(name, close))
 
     def start(self, children: list[_Fact]) -> Node:
         return _Graph(children).build()
