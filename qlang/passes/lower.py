@@ -9,6 +9,7 @@ plain constant or a quoted string, so no program can inject ASP rules.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import NamedTuple
 
 from qlang.asp_names import SPELLERS, to_term
@@ -27,13 +28,24 @@ class Fact(NamedTuple):
     args: tuple[int | str, ...]
 
     def __str__(self) -> str:
-        spell = SPELLERS.get(self.name)
-        if spell is None:  # no free text: every word a term (all but a few operations)
-            args = [str(a) if isinstance(a, int) else to_term(a) for a in self.args]
-        else:  # a word's position after the step's own number
-            args = [str(a) if isinstance(a, int) else spell[i - 1](a) if 0 < i <= len(spell) else to_term(a)
-                    for i, a in enumerate(self.args)]
-        return f"{self.name}({', '.join(args)})."
+        return spelled(self.name, self.args)
+
+
+def spelled(name: str, args: Sequence[int | str]) -> str:
+    """A fact as ASP text: its step numbers as numbers, its words as `SPELLERS` spell them."""
+    spell = SPELLERS.get(name)
+    if spell is None:  # no free text: every word a term (all but a few operations)
+        words = [str(a) if isinstance(a, int) else to_term(a) for a in args]
+    else:  # a word's position after the step's own number
+        words = [str(a) if isinstance(a, int) else spell[i - 1](a) if 0 < i <= len(spell) else to_term(a)
+                 for i, a in enumerate(args)]
+    return f"{name}({', '.join(words)})."
+
+
+def text(root: Node) -> str:
+    """The flat facts of a program as ASP text, a fact a line: what `str` makes of each of
+    `facts`, without building them (every flat program printed goes through here)."""
+    return "\n".join([spelled(name, args) for name, args in _steps(root)])
 
 
 def facts(root: Node, *, unfold: bool = False) -> list[Fact]:
@@ -41,14 +53,19 @@ def facts(root: Node, *, unfold: bool = False) -> list[Fact]:
     `unfold`: a step per occurrence of a node (module docstring)."""
     if unfold:
         return _unfolded(root)
+    return [_new(Fact, (name, tuple(args))) for name, args in _steps(root)]
+
+
+def _steps(root: Node) -> list[tuple[str, list[int | str]]]:
+    """Each distinct node in post-order as its operation and arguments (its own step number
+    first, its operands' in their places), then ``end``."""
     order = postorder(root)
     step = {node: index for index, node in enumerate(order)}
-    result = [
-        _new(Fact, (node.op, (index, *[a.value if isinstance(a, Lit) else step[a] for a in node.args])))
-        for index, node in enumerate(order)
-    ]
-    result.append(Fact(END, (step[root],)))
-    return result
+    steps: list[tuple[str, list[int | str]]] = [
+        (node.op, [index, *[a.value if isinstance(a, Lit) else step[a] for a in node.args]])
+        for index, node in enumerate(order)]
+    steps.append((END, [step[root]]))
+    return steps
 
 
 #: A fact built as the tuple it is, without the named tuple's Python-level constructor: every

@@ -18,7 +18,7 @@ from lark import Token
 
 from qlang.errors import Diagnostic, ParseError, Source, Span
 from qlang.ir import MAX_DEPTH, Lit, Node
-from qlang.passes.lower import Fact, facts
+from qlang.passes.lower import Fact, text
 from qlang.signatures import END
 from qlang.syntax import parsing
 from qlang.syntax.descent import CallShape
@@ -167,4 +167,4 @@ def as_written(source: Source) -> list[Fact]:
 
 
 def print_program(root: Node) -> str:
-    return "\n".join(str(fact) for fact in facts(root))
+    return text(root)
