@@ -78,7 +78,7 @@ STRAY = "_STRAY"
 _KNOWN = 50_000
 
 
-class _Lexer:
+class Lexer:
     """A grammar's terminals as one pattern, in the order Lark's lexer tries them, then any other
     character.  `findall` cuts a text into tokens in C; each token's terminal is the first whose
     pattern matches all of it (so the one the alternation chose; none of these grammars' patterns
@@ -105,14 +105,15 @@ class _Lexer:
         return kind
 
 
-_lexer = cache(_Lexer)
+#: The lexer of a grammar, made once.
+lexer_of = cache(Lexer)
 
 
 def tokens(lark: Lark, text: str, strays: bool = False) -> list[Tok]:
     """The tokens of `text` with Lark's positions, ending in ``$END``; `Refused` where a
     character matches no terminal, or with `strays` that character as a token of its own
     (`STRAY`: an editor reads texts being written, which may hold anything)."""
-    lexer = _lexer(lark)
+    lexer = lexer_of(lark)
     kinds, kind_of, skipped = lexer.kinds, lexer.kind, lexer.skipped
     kept = STRAY if strays else ""
     result: list[Tok] = []
@@ -145,7 +146,7 @@ def reader(lark: Lark, shape: CallShape) -> Callable[[str], Any]:
     """The fast reader of a text of `lark`'s grammar, shaped `shape`, building with `lark`'s
     transformer."""
     builder: Any = lark.options.transformer
-    literals = _lexer(lark).literals
+    literals = lexer_of(lark).literals
     open_, comma, close = literals["("], literals[","], "CLOSE"
     nested, atom, ref = getattr(builder, "call", _refuse), builder.atom, getattr(builder, "ref", _refuse)
     statement_call = getattr(builder, shape.rule)

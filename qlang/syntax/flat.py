@@ -12,16 +12,19 @@ end(2).
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
+from typing import Any, Final
 
-from lark import Token
+from lark import Lark, Token
 
+from qlang.asp_names import from_term
 from qlang.errors import Diagnostic, ParseError, Source, Span
 from qlang.ir import MAX_DEPTH, Lit, Node
+from qlang.jsontext import MAX_DIGITS
 from qlang.passes.lower import Fact, text
 from qlang.signatures import END
-from qlang.syntax import parsing
-from qlang.syntax.descent import CallShape
+from qlang.syntax import descent, parsing
+from qlang.syntax.descent import CallShape, Refused, Tok
 
 
 class _Ref:
@@ -30,7 +33,7 @@ class _Ref:
 
     __slots__ = ("step", "token")
 
-    def __init__(self, step: int, token: Token) -> None:
+    def __init__(self, step: int, token: Token | Tok) -> None:
         self.step = step
         self.token = token
 
@@ -139,10 +142,82 @@ class _Graph:
         return node
 
 
+# What `_reader`'s loop expects next: a fact's name, its "(", its first argument or ")", an
+# argument, "," or ")", and the "." that ends it.
+_NAME: Final = 0
+_OPEN: Final = 1
+_FIRST: Final = 2
+_ARGUMENT: Final = 3
+_AFTER: Final = 4
+_DOT: Final = 5
+
+
+def _reader(lark: Lark) -> Callable[[str], Node]:
+    """The fast reader of flat programs: the descent's tokens (`descent.Lexer`), read by one loop
+    that builds each fact as `_FlatBuilder` builds it, without a token object or a builder call
+    per token (flat is the longest syntax: its reading was most of a flat compile).  Like the
+    descent, it reads well-formed programs only and refuses anything else for Lark's parser to
+    judge, and tests/test_fast_parse.py holds it to that parser."""
+    lexer = descent.lexer_of(lark)
+    kinds, kind_of, skipped, literals = lexer.kinds, lexer.kind, lexer.skipped, lexer.literals
+    open_, comma, close, dot = literals["("], literals[","], "CLOSE", literals["."]
+    stray, digits, span = descent.STRAY, MAX_DIGITS, tuple.__new__  # bound here: globals are looked up
+
+    def read(text: str) -> Node:
+        facts: list[_Fact] = []
+        args: list[_Ref | Lit] = []
+        expect, position, line, line_start = _NAME, 0, 1, 0
+        name, name_line, name_column = "", 0, 0
+        for value in lexer.findall(text):
+            kind = kinds.get(value) or kind_of(value)
+            start = position
+            position += len(value)
+            if kind in skipped:
+                if kind == stray:
+                    raise Refused
+                if "\n" in value:
+                    line += value.count("\n")
+                    line_start = start + value.rfind("\n") + 1
+                continue
+            if "\n" in value:
+                raise Refused  # no terminal of the grammar spans lines
+            column = start - line_start + 1
+            if kind == close and expect in (_FIRST, _AFTER):
+                facts.append(_Fact(name, args, span(Span, (name_line, name_column, line, column + 1))))
+                args, expect = [], _DOT
+            elif expect in (_FIRST, _ARGUMENT):
+                if kind == "INT":
+                    if len(value) > digits:
+                        raise Refused
+                    token = Tok(kind, value, line, column, line, column + len(value))
+                    args.append(_Ref(int(value), token))
+                elif kind == "NAME" or kind == "STRING":
+                    at = span(Span, (line, column, line, column + len(value)))
+                    args.append(Lit(from_term(value), at))
+                else:
+                    raise Refused
+                expect = _AFTER
+            elif expect == _AFTER and kind == comma:
+                expect = _ARGUMENT
+            elif expect == _NAME and kind == "NAME":
+                name, name_line, name_column, expect = value, line, column, _OPEN
+            elif expect == _OPEN and kind == open_:
+                expect = _FIRST
+            elif expect == _DOT and kind == dot:
+                expect = _NAME
+            else:
+                raise Refused
+        if expect != _NAME:
+            raise Refused
+        return _Graph(facts).build()
+
+    return read
+
+
 #: Facts, each ended by ``.`` and numbered by its first argument; words and step numbers are
 #: their only arguments.
 SHAPE = CallShape(statements=(0, None), rule="fact", end=".", numbered=True)
-GRAMMAR = parsing.Grammar("flat", _FlatBuilder, SHAPE)
+GRAMMAR = parsing.Grammar("flat", _FlatBuilder, SHAPE, _reader)
 
 
 def parse(source: Source) -> Node:

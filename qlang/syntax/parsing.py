@@ -63,6 +63,8 @@ class Grammar:
     #: how a call-shaped grammar strings calls into a program: the descent reads it (else None,
     #: and lark_cython does)
     shape: CallShape | None = None
+    #: a fast reader of the grammar's own, made from its fast parser, in place of the descent's
+    reader: Callable[[Lark], Callable[[str], Any]] | None = None
 
     def parse(self, source: Source) -> Any:
         """Parse `source`, turning every Lark or nesting failure into a located `ParseError`.
@@ -136,8 +138,10 @@ def fast_parser(grammar: Grammar) -> Lark:
 
 @cache
 def _fast_reader(grammar: Grammar) -> Callable[[str], Any]:
-    """The fast reader of a grammar: the recursive descent for the call-shaped ones, else
-    `cython_parse`."""
+    """The fast reader of a grammar: its own, or the recursive descent for the call-shaped ones,
+    else `cython_parse`."""
+    if grammar.reader is not None:
+        return grammar.reader(fast_parser(grammar))
     if grammar.shape is not None:
         return descent.reader(fast_parser(grammar), grammar.shape)
     return cython_parse(grammar)
@@ -154,7 +158,7 @@ def cython_parse(grammar: Grammar) -> Callable[[str], Any]:
     return lambda text: run(thread(lexer, text), start)
 
 
-def span(first: Token, last: Token | None = None) -> Span:
+def span(first: Token | Tok, last: Token | Tok | None = None) -> Span:
     """The span of a token, or from one token to another (parsers make one per node and word:
     built as the tuple it is, without the named tuple's Python-level constructor)."""
     last = last or first
