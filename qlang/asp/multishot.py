@@ -3,7 +3,8 @@
 A `GroundedScene` answers each query as `qlang.asp.solve.solve` answers it alone, from one
 Control that holds the scene and the theory's shared base (`qlang.asp.theory.Shared`); each
 query is grounded on top of it and switched off after, so nothing leaks from one query into
-the next."""
+the next.  Several queries at once (`GroundedScene.solve_all`) are grounded in one step and
+solved in one search where nothing one chooses is another's, each read off the one model."""
 
 from __future__ import annotations
 

@@ -11,7 +11,9 @@ are grounded once, and each question is grounded on top of them, clingo multi-sh
 atoms must not meet the next question's, so every predicate a question brings or derives takes
 the question's number first (``state(K, T, O)``), and every rule of a question holds only while
 its external ``active(K)`` does: assigned true while the question is solved, released (false for
-good) after.  The theory files stay as they are written; this module rewrites them.
+good) after.  Several questions solved in one search read their costs off the model: each weak
+constraint is also a rule deriving an atom per tuple it counts (`Shared.tally`).  The theory
+files stay as they are written; this module rewrites them.
 """
 
 from __future__ import annotations
