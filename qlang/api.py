@@ -24,8 +24,12 @@ if TYPE_CHECKING:
 
 def parse(text: str, syntax: str | None = None, *, name: str = "<input>") -> Node:
     """The IR of a program in any syntax (guessed when not given); raises `ParseError`."""
-    source = Source(text, name)
-    return SYNTAXES[syntax or detect(text)].parse(source)
+    return parse_source(Source(text, name), syntax)
+
+
+def parse_source(source: Source, syntax: str | None = None) -> Node:
+    """`parse` of a source at hand (a batch line's, which its errors render against)."""
+    return SYNTAXES[syntax or detect(source.text)].parse(source)
 
 
 def check(root: Node, *, open_vocabulary: bool = False, source: Source | None = None,

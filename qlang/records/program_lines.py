@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from qlang import limits
-from qlang.api import parse
+from qlang.api import parse_source
 from qlang.errors import Diagnostic, QlangError, Source
 from qlang.executors import Executor, Local, chunks
 from qlang.ir import Node
@@ -75,10 +75,9 @@ def _record(line: JsonLine, syntax: str | None) -> Record:
 
 
 def _program(data: dict[str, Any], syntax: str | None, number: int) -> tuple[Node, Source | None]:
-    name = f"<line {number}>"
     if isinstance(data.get("program"), str):
-        source = Source(data["program"], name)
-        return parse(source.text, syntax, name=name), source
+        source = Source(data["program"], f"<line {number}>")
+        return parse_source(source, syntax), source
     if "semantic" in data:
         return gqa.to_ir(gqa.steps_from_json(data["semantic"])), None
     raise _bad_line(f"line {number} has neither a 'program' string nor a 'semantic' list")
