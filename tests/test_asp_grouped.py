@@ -171,6 +171,17 @@ def test_a_search_of_several_that_fails_answers_each_question_alone(monkeypatch:
     assert GroundedScene(scene).solve_all(questions) == [solve(question, scene) for question in questions]
 
 
+def test_questions_over_a_scene_of_choices_are_solved_one_by_one(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two questions could choose the uncertain colour differently: no search holds both."""
+    def searched(*_: object) -> list[Solution]:
+        raise AssertionError("searched together")
+
+    monkeypatch.setattr(multishot._Together, "solutions", searched)
+    scene = "object(1). has_attr(1, class, dog). { has_attr(1, color, red) }."
+    red = read("scene(0). select(1, 0, dog). filter(2, 1, color, red). exist(3, 2). end(3).")
+    same_together(scene, [red, red], SolveOptions())
+
+
 def test_questions_solved_together_past_their_deadline_each_time_out_alone() -> None:
     question = read("scene(0). select(1, 0, dog). exist(2, 1). end(2).")
     rushed = SolveOptions(limits=Limits(timeout=1e-9))

@@ -12,10 +12,11 @@ from pathlib import Path
 import pytest
 
 from qlang import api
+from qlang.asp import multishot
 from qlang.asp.background import Background
 from qlang.asp.multishot import GroundedScene
 from qlang.asp.options import Limits, SolveOptions
-from qlang.asp.outcome import Answer, SolveError
+from qlang.asp.outcome import Answer, Solution, SolveError
 from qlang.asp.query import Query
 from qlang.asp.scene import SceneLibrary, encode
 from qlang.asp.solve import solve
@@ -80,6 +81,30 @@ def test_one_question_and_a_shared_scene_answer_alike(program: str, background: 
     assert [i.path for i in again.knowledge.indexes] == [i.path for i in background.knowledge.indexes]
     shared_again = GroundedScene(scene_facts(), replace(options, background=again))
     assert answers(shared_again.solve(question).answers) == answers(alone.answers)
+
+
+def test_the_questions_solved_together_answer_as_each_alone(
+        background: Background, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Over rules and the knowledge base, twice over: the same cost, and an answer of that cost
+    (the knowledge operations' answers tie: what the base says of athletes costs the same)."""
+    questions = [lowered(program, background) for program in QUESTIONS] * 2
+    options = SolveOptions(background=background)
+    searched: list[int] = []
+    solutions = multishot._Together.solutions
+
+    def counted(self: multishot._Together, atoms: bool) -> list[Solution]:
+        searched.append(len(self.ks))
+        return solutions(self, atoms)
+
+    monkeypatch.setattr(multishot._Together, "solutions", counted)
+    together = GroundedScene(scene_facts(), options).solve_all(questions)
+    assert searched == [len(questions)]  # the rules' negation leaves one model: one search
+    for question, solved in zip(questions, together, strict=True):
+        assert not isinstance(solved, Exception)
+        alone = solve(question, scene_facts(), options).answers
+        assert [a.cost for a in solved.answers] == [a.cost for a in alone], question
+        tied = solve(question, scene_facts(), replace(options, top_k=100, distinct=True)).answers
+        assert {a.value for a in solved.answers} <= {a.value for a in tied if a.rank == 1}, question
 
 
 def test_knowledge_operations_read_the_classes_rules_derive(background: Background) -> None:

@@ -99,7 +99,7 @@ class GroundedScene:
         and all of them where the search fails or is cut short, one by one."""
         results: list[Solution | Exception | None] = [None] * len(queries)
         ctl = self._control() if self.options.top_k == 1 and len(queries) > 1 else None
-        if ctl is not None and not ctl.base_open and not ctl.base_levels:
+        if ctl is not None and ctl.settled():
             given = {i: facts for i, query in enumerate(queries) if (facts := self._given(ctl, query))}
             if len(given) > 1:
                 try:
@@ -161,6 +161,10 @@ class GroundedScene:
         return self._words
 
 
+#: Seconds the search for a scene's second model may take (`_Shared.settled`).
+SETTLE = 1.0
+
+
 class _Shared:
     """One Control with the scene grounded, and the theory's query parts added, once."""
 
@@ -188,6 +192,31 @@ class _Shared:
         self.base_levels, self.levels = self.levels, {}
         self.base_open = {a.literal for a in self.ctl.symbolic_atoms if not a.is_fact}
         self.asked = 0
+        self._settled: bool | None = None
+
+    def settled(self) -> bool:
+        """Whether the scene, with the rules beside it, has exactly one model and no costs: then
+        every scene atom is the same in every question's model, and questions cannot share a
+        choice.  Rules with negation leave atoms open that one model settles; an uncertain
+        scene's choices leave more than one.  Found once, by a search for two models within
+        `SETTLE` seconds."""
+        if self._settled is None:
+            self._settled = not self.base_levels and (not self.base_open or self._one_model())
+        return self._settled
+
+    def _one_model(self) -> bool:
+        solving = self.ctl.configuration.solve
+        assert isinstance(solving, clingo.Configuration)
+        solving.models = 2
+        found = [0]
+
+        def count(_: clingo.Model) -> None:
+            found[0] += 1
+
+        with WATCHDOG.watching(self.ctl, time.monotonic() + SETTLE):
+            result = self.ctl.solve(on_model=count)
+        solving.models = self.models
+        return not result.interrupted and found[0] == 1
 
     def ask(self, query: Query, known: list[clingo.Symbol], deadline: float, limits: Limits
             ) -> _Asked | None:
@@ -306,9 +335,11 @@ class _Together:
             k, value = atom.symbol.arguments
             if k.number in asked:
                 self.answers.append((k.number, value, atom.literal))
+        number = clingo.SymbolType.Number
         for atom in atoms.by_signature(theory.TALLY, 4):
             k, priority, weight, _ = atom.symbol.arguments
-            if k.number in asked:
+            # clingo drops a tuple whose weight or priority is no number (a #min of nothing)
+            if k.number in asked and weight.type == number and priority.type == number:
                 self.tallies.append((k.number, priority.number, weight.number, atom.literal))
         solving = self.ctl.configuration.solve
         assert isinstance(solving, clingo.Configuration)
