@@ -61,6 +61,8 @@ class GroundedScene:
         self._ctl: _Shared | None = None
         self._broken = self.shared is None
         self._words: Words | None = None
+        #: whether the scene has one model (`_Shared.settled`), once found
+        self._settled: bool | None = None
 
     def solve(self, query: Query) -> Solution:
         """The answers `solve(query, scene, options)` gives, from the shared grounding."""
@@ -94,12 +96,14 @@ class GroundedScene:
         """What `solve` gives each query (its solution, or what it raises), most of them from
         one grounding and one search: clingo's calls, not its work, are most of a small
         question's time.  Where they can be solved together (the best answer alone, over a
-        scene of facts: nothing one question chooses is another's), the questions are grounded
+        scene of one model: nothing one question chooses is another's), the questions are grounded
         in one step and solved in one search, each read off the model by its number; the rest,
         and all of them where the search fails or is cut short, one by one."""
         results: list[Solution | Exception | None] = [None] * len(queries)
         ctl = self._control() if self.options.top_k == 1 and len(queries) > 1 else None
-        if ctl is not None and ctl.settled():
+        if ctl is not None and self._settled is None:  # the same for every Control of the scene
+            self._settled = ctl.settled()
+        if ctl is not None and self._settled and not ctl.spent:
             given = {i: facts for i, query in enumerate(queries) if (facts := self._given(ctl, query))}
             if len(given) > 1:
                 try:
@@ -146,7 +150,7 @@ class GroundedScene:
     def _control(self) -> _Shared | None:
         """The scene's shared Control, renewed every `RENEW` questions; None if clingo rejects
         the scene."""
-        if not self._broken and (self._ctl is None or self._ctl.asked >= self.RENEW):
+        if not self._broken and (self._ctl is None or self._ctl.asked >= self.RENEW or self._ctl.spent):
             try:
                 assert self.shared is not None
                 self._ctl = _Shared(self.scene, self.shared, self.background, self.words)
@@ -192,7 +196,8 @@ class _Shared:
         self.base_levels, self.levels = self.levels, {}
         self.base_open = {a.literal for a in self.ctl.symbolic_atoms if not a.is_fact}
         self.asked = 0
-        self._settled: bool | None = None
+        #: whether an interrupt may wait on it for its next search: it answers no more questions
+        self.spent = False
 
     def settled(self) -> bool:
         """Whether the scene, with the rules beside it, has exactly one model and no costs: then
@@ -200,9 +205,7 @@ class _Shared:
         choice.  Rules with negation leave atoms open that one model settles; an uncertain
         scene's choices leave more than one.  Found once, by a search for two models within
         `SETTLE` seconds."""
-        if self._settled is None:
-            self._settled = not self.base_levels and (not self.base_open or self._one_model())
-        return self._settled
+        return not self.base_levels and (not self.base_open or self._one_model())
 
     def _one_model(self) -> bool:
         solving = self.ctl.configuration.solve
@@ -213,10 +216,13 @@ class _Shared:
         def count(_: clingo.Model) -> None:
             found[0] += 1
 
-        with WATCHDOG.watching(self.ctl, time.monotonic() + SETTLE):
+        deadline = time.monotonic() + SETTLE
+        with WATCHDOG.watching(self.ctl, deadline):
             result = self.ctl.solve(on_model=count)
         solving.models = self.models
-        return not result.interrupted and found[0] == 1
+        # an interrupt at the deadline may wait for the next search (`Session.search`)
+        self.spent = result.interrupted or time.monotonic() >= deadline
+        return not self.spent and found[0] == 1
 
     def ask(self, query: Query, known: list[clingo.Symbol], deadline: float, limits: Limits
             ) -> _Asked | None:
