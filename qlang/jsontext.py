@@ -74,7 +74,7 @@ def loads(text: str) -> Any:
 def _decode(text: str) -> Any:
     if text.startswith("\ufeff"):
         return json.loads(text)  # raises, as Python's reader does: a byte-order mark is no JSON
-    return (_DECODER if _LONG_DIGITS.search(text) else _PLAIN).decode(text)
+    return _DECODER.decode(text)
 
 
 def _integer(digits: str) -> int:
@@ -86,10 +86,6 @@ def _integer(digits: str) -> int:
 #: Built once: `json.loads` given a `parse_int` builds a decoder per call, which cost a short
 #: line (a batch's) as much as reading it.
 _DECODER = json.JSONDecoder(parse_int=_integer)
-#: A text without a run of more than `MAX_DIGITS` digits holds no integer that long: it is read
-#: by the decoder that converts integers in C, not through `_integer` one by one.
-_PLAIN = json.JSONDecoder()
-_LONG_DIGITS = re.compile(f"[0-9]{{{MAX_DIGITS + 1}}}")
 
 
 def _too_deep(text: str) -> int | None:
