@@ -1,6 +1,6 @@
 """The three-step batch conversion, every program checked: GQA JSON -> flat -> nested -> flat.
 
-    .venv/bin/python bench/pipeline.py [--jobs N ...] [--repeat N] [--checkout DIR]
+    .venv/bin/python bench/pipeline.py [--jobs N ...] [--repeat N] [--copies N] [--checkout DIR]
 
 Each step is one ``qlangc compile --jsonl`` process reading the previous step's output (the
 first reads one ``{"id", "semantic"}`` line per real GQA question).  A step's time is its wall
@@ -153,9 +153,12 @@ def main(argv: Sequence[str] | None = None) -> None:
                         help="--jobs values to run (0: leave it out, i.e. all cores)")
     parser.add_argument("--repeat", type=int, default=3, help="runs per step; the best counts")
     parser.add_argument("--checkout", help="the qlang work tree to run (default: this one)")
+    parser.add_argument("--copies", type=int, default=1,
+                        help="the programs this many times over, so that start-up, subtracted, "
+                        "is a small part of a step (a busy machine's start-up swings)")
     parser.add_argument("--in-process", action="store_true", help="also time qlang.program_lines.run itself")
     args = parser.parse_args(argv)
-    data = gqa_lines()
+    data = gqa_lines() * args.copies
     programs = data.count(b"\n")
     print(f"{programs} real GQA programs, GQA JSON -> flat -> nested -> flat, {os.cpu_count()} cores, "
           f"Python {sys.version.split()[0]}; regex converters (not run here): {PEER:,} programs/s")
