@@ -73,8 +73,9 @@ def run(lines: Iterable[bytes], settings: BatchSettings, output: Output, *, synt
     processes)."""
     tasks = _tasks(read_records(enumerate(lines, start=1), syntax), output.pending,
                    settings.options.background)
-    if executor is None:  # a task's questions may each take the timeout, and their search one more
-        executor = Local(workers, max(1, RECYCLE // LOCAL_BATCH),
+    if executor is None:  # a task's questions may each take the timeout, and their search one more;
+        # a worker is recycled after tasks of about RECYCLE questions, the ramp's short ones not counted
+        executor = Local(workers, RECYCLE // LOCAL_BATCH + LOCAL_BATCH.bit_length(),
                          (LOCAL_BATCH + 1) * settings.options.limits.timeout + 60, ramp=True)
     batch = LOCAL_BATCH if isinstance(executor, Local) else RAY_BATCH
     return run_batch(Solving(settings), tasks, output, executor, batch=batch)
