@@ -91,7 +91,8 @@ class Lexer:
         assert not any(look in r for r in regexps for look in ("(?=", "(?!", "(?<")), regexps
         pattern = re.compile("|".join([*(f"(?:{r})" for r in regexps), "(?s:.)"]))
         assert pattern.groups == 0, "findall gives whole tokens only without groups"
-        self.findall = pattern.findall
+        #: the tokens of a text, as strings (the pattern has no groups)
+        self.findall: Callable[[str], list[str]] = pattern.findall
         self.terminals = [(t.name, re.compile(r).fullmatch) for t, r in zip(terminals, regexps, strict=True)]
         self.skipped = frozenset([*lark.lexer_conf.ignore, STRAY])
         self.literals = {t.pattern.value: t.name for t in terminals if isinstance(t.pattern, PatternStr)}
