@@ -5,8 +5,9 @@ into a `Node` the moment it is reduced.  The grammars in `grammars/` are the onl
 each syntax; a `Grammar` (a grammar file and the builder its parsers run) reads every text with
 two parsers built from the same grammar:
 
-* the fast one: for the call-shaped grammars the recursive descent of `qlang.syntax.descent`,
-  for the others Lark's LALR tables run by the compiled `lark_cython` loop and lexer; neither
+* the fast one: for flat and nested a loop of their own over the descent's tokens, for code
+  the recursive descent of `qlang.syntax.descent`, for the others Lark's LALR tables run by the
+  compiled `lark_cython` loop and lexer; none
   propagates positions (spans come from the tokens' own positions, which the lexer keeps
   anyway; no node ever reads Lark's `meta`);
 * the reference, Lark's pure-Python parser as it always was.  It reads only texts the fast one
