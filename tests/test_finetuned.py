@@ -4,6 +4,8 @@ model card says how it was made."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from click.testing import CliRunner
 
@@ -36,3 +38,18 @@ def test_few_shot_stays_when_a_model_or_examples_are_asked_for() -> None:
     assert resolve("auto", "gemma3", None) == "fewshot"
     assert resolve("auto", None, 3) == "fewshot"
     assert resolve("fewshot", None, None) == "fewshot"
+
+
+def test_a_batch_decoded_together_writes_the_documented_programs(tmp_path) -> None:
+    """`--together`: the batch's generations share each llama.cpp step, and every record
+    keeps its question's program, in order."""
+    source, output = tmp_path / "questions.jsonl", tmp_path / "out.jsonl"
+    source.write_text("".join(json.dumps({"id": str(i), "question": q}) + "\n" for i, q in enumerate(SHOWN)))
+    result = CliRunner().invoke(cli, ["translate", "--jsonl", str(source), "--output", str(output),
+                                      "--translator", "finetuned", "--together"])
+    assert result.exit_code == 0, result.output
+    records = [json.loads(line) for line in output.read_text().splitlines()]
+    assert [r["id"] for r in records] == [str(i) for i in range(len(SHOWN))]
+    for record, program in zip(records, SHOWN.values(), strict=True):
+        assert equivalent(qlang.parse(record["program"]), qlang.parse(program)), record
+        assert record["completion_tokens"] > 0

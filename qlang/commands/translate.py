@@ -62,6 +62,9 @@ _translation_options = (
     click.option("--base-url", help="openai: the endpoint (default: $OPENAI_BASE_URL)."),
     click.option("--n-gpu-layers", type=int, default=0, show_default=True,
                  help="llama-cpp: layers to offload to the GPU (-1: all; needs a CUDA build)."),
+    click.option("--together", is_flag=True,
+                 help="llama-cpp: decode a batch's generations together, a step of all of them in "
+                 "one batch (faster; a near tie may then fall another way than alone)."),
     click.option("--pool", type=click.Path(exists=True, dir_okay=False),
                  help="GQA question file to draw examples from (default: the shared val pool)."),
     click.option("--examples", "n_examples", type=click.IntRange(min=0),
@@ -110,7 +113,8 @@ def translator_from(options: dict[str, Any]) -> tuple[Settings, Models]:
         max_tokens=values["max_tokens"])
     models = Models(
         backend=values["backend"], model=values["model"], adapter=values["adapter"],
-        base_url=values["base_url"], n_gpu_layers=values["n_gpu_layers"], pool=values["pool"],
+        base_url=values["base_url"], n_gpu_layers=values["n_gpu_layers"],
+        together=values["together"], pool=values["pool"],
         small_model=values["small_model"], beam=values["beam"],
         cascade_threshold=values["cascade_threshold"])
     return settings, models

@@ -35,6 +35,8 @@ class Models:
     n_gpu_layers: int = 0
     #: llama-cpp: threads (None: the cores free before each request, `backends.cores`)
     threads: int | None = None
+    #: llama-cpp: a batch's generations decoded together (`backends.greedy`)
+    together: bool = False
     #: fewshot: the GQA question file examples are drawn from (None: the shared pool)
     pool: str | None = None
     #: small, cascade: the small parser's folder (None: the bundled one) and beam width
@@ -82,7 +84,8 @@ def _backend(models: Models, kind: str) -> Backend:
     bundled adapter unless `models.adapter` names another."""
     extra: dict[str, Any] = {}
     if models.backend == "llama-cpp":
-        extra |= {"n_gpu_layers": models.n_gpu_layers, "threads": models.threads}
+        extra |= {"n_gpu_layers": models.n_gpu_layers, "threads": models.threads,
+                  "together": models.together}
     if models.backend in ("llama-cpp", "vllm"):
         adapter = models.adapter
         if adapter is None and kind == "finetuned":

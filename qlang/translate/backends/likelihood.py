@@ -8,8 +8,8 @@ several questions go into the same batch until it holds `sequences` sequences or
 tokens.  The model's log-probability of a continuation is the sum, over its tokens, of the
 log-softmax of the logits at the entry before each.
 
-It runs in a context of its own on the backend's model (and LoRA adapter), so scoring never
-disturbs the generating context's cache.
+It runs in a context of its own on the backend's model (and LoRA adapter), `SideContext`, so
+scoring never disturbs the generating context's cache.
 """
 
 from __future__ import annotations
@@ -52,25 +52,42 @@ class _Trie:
             self.entries[self.index[key]][1].append(number)
 
 
-class Likelihoods:
-    """Log-likelihoods of continuations under `llm` (a llama_cpp.Llama) with its adapter."""
+@dataclass(frozen=True)
+class SideContext:
+    """A llama.cpp context of its own on a model and its LoRA adapter, for `sequences`
+    sequences in `tokens` cells, with a batch as large: scoring and batched generation run
+    there, so neither disturbs the generating context's cache (each clears it before use)."""
 
-    def __init__(self, llm: Any, llama_cpp: Any, sequences: int = 64, tokens: int = 4096) -> None:
+    context: Any
+    batch: Any
+    sequences: int
+    tokens: int
+
+    @classmethod
+    def open(cls, llm: Any, llama_cpp: Any, sequences: int = 64, tokens: int = 4096) -> SideContext:
         from llama_cpp import _internals
 
-        self._llama_cpp, self.sequences, self.tokens = llama_cpp, sequences, tokens
         params = llama_cpp.llama_context_default_params()
         params.n_ctx = params.n_batch = tokens
         params.n_ubatch = min(tokens, 512)
         params.n_seq_max = sequences
         params.kv_unified = True  # the sequences of one question share its prompt's cells
-        self._context: Any = _internals.LlamaContext(model=llm._model, params=params, verbose=False)
+        context = _internals.LlamaContext(model=llm._model, params=params, verbose=False)
         adapter = getattr(llm, "_lora_adapter", None)
         if adapter is not None:
             adapters = (llama_cpp.llama_adapter_lora_p_ctypes * 1)(adapter)
-            if llama_cpp.llama_set_adapters_lora(self._context.ctx, adapters, 1, (ctypes.c_float * 1)(1.0)):
-                raise backend_error("cannot apply the LoRA adapter to the scoring context")
-        self._batch: Any = _internals.LlamaBatch(n_tokens=tokens, embd=0, n_seq_max=sequences, verbose=False)
+            if llama_cpp.llama_set_adapters_lora(context.ctx, adapters, 1, (ctypes.c_float * 1)(1.0)):
+                raise backend_error("cannot apply the LoRA adapter to a context of its own")
+        batch = _internals.LlamaBatch(n_tokens=tokens, embd=0, n_seq_max=sequences, verbose=False)
+        return cls(context, batch, sequences, tokens)
+
+
+class Likelihoods:
+    """Log-likelihoods of continuations under `llm` (a llama_cpp.Llama) with its adapter."""
+
+    def __init__(self, llm: Any, llama_cpp: Any, side: SideContext) -> None:
+        self._llama_cpp, self.sequences, self.tokens = llama_cpp, side.sequences, side.tokens
+        self._context, self._batch = side.context, side.batch
         self._vocabulary = llm.n_vocab()
 
     def score(self, items: Sequence[tuple[Tokens, Sequence[Tokens]]], threads: int) -> list[list[float]]:

@@ -25,8 +25,9 @@ from typing import Any
 from qlang.translate import gguf_file
 from qlang.translate.backends import Generation, Request, backend_error
 from qlang.translate.backends.cores import free_cores
-from qlang.translate.backends.guidance import Grammars
-from qlang.translate.backends.likelihood import Likelihoods
+from qlang.translate.backends.greedy import Greedy, Running
+from qlang.translate.backends.guidance import GrammarMask, Grammars
+from qlang.translate.backends.likelihood import Likelihoods, SideContext
 from qlang.translate.models import gguf_model
 from qlang.translate.prompts import CHAT_TEMPLATES
 
@@ -83,7 +84,7 @@ class LlamaCppBackend:
 
     def __init__(self, model: str | None = None, *, n_gpu_layers: int = 0, n_ctx: int = 4096,
                  seed: int = 0, threads: int | None = None, lora: str | None = None,
-                 repetition: Repetition = Repetition()) -> None:
+                 repetition: Repetition = Repetition(), together: bool = False) -> None:
         # ggml's OpenMP threads wait for each other after every operation, hundreds of times a
         # token.  Spinning forever (ACTIVE) steals the cores of a busy machine (CI, a second
         # model) and slows decoding several-fold; sleeping at once (PASSIVE) pays a wake-up per
@@ -115,10 +116,14 @@ class LlamaCppBackend:
         except (ValueError, RuntimeError) as exc:  # llama.cpp's word for a file that is no model
             raise backend_error(f"cannot load the model {self.model}: {exc}") from None
         self.repetition = repetition
+        #: `generate_many` decodes its requests together (else one after another: batched
+        #: arithmetic rounds otherwise, so a near tie may fall another way; the shipped
+        #: calibration was made one by one)
+        self.together = together
         self._chat = self._chat_formatter()
         self._grammars: dict[str, Any] = {}
         self._guidance: Grammars | None = None
-        self._likelihoods: Likelihoods | None = None
+        self._side: SideContext | None = None
 
     def _chat_formatter(self) -> Callable[[Messages], str] | None:
         metadata = self.llm.metadata
@@ -147,6 +152,10 @@ class LlamaCppBackend:
 
     def _processors(self, lark: str | None) -> Any:
         """llguidance's mask for the Lark grammar, if the request asks for that engine."""
+        mask = self._mask(lark)
+        return None if mask is None else self._llama_cpp.LogitsProcessorList([mask])
+
+    def _mask(self, lark: str | None) -> GrammarMask | None:
         if lark is None:
             return None
         if self._guidance is None:
@@ -156,7 +165,7 @@ class LlamaCppBackend:
                 warnings.simplefilter("ignore", DeprecationWarning)
                 self._guidance = Grammars(llguidance.llamacpp.lltokenizer_from_vocab(
                     self._llama_cpp.llama_model_get_vocab(self.llm.model)))
-        return self._llama_cpp.LogitsProcessorList([self._guidance.mask(lark)])
+        return self._guidance.mask(lark)
 
     def _stop(self, prompt_length: int) -> Any:
         """Stops on `repetition` in the generated tokens (llama.cpp passes the prompt's too)."""
@@ -172,15 +181,18 @@ class LlamaCppBackend:
                     continuations: Sequence[Sequence[str]]) -> list[list[float]]:
         """Per request, the log-probability the model gives each continuation (its tokens, then
         the end of the text) after the request's prompt: every request scored in one batch."""
-        if self._likelihoods is None:
-            self._likelihoods = Likelihoods(self.llm, self._llama_cpp)
-
         def ended(text: str) -> list[int]:
             return [*self.llm.tokenize(text.encode(), add_bos=False, special=False), self.llm.token_eos()]
 
         items = [(self.tokens(request), [ended(text) for text in texts])
                  for request, texts in zip(requests, continuations, strict=True)]
-        return self._likelihoods.score(items, self._threads())
+        return Likelihoods(self.llm, self._llama_cpp, self._side_context()).score(items, self._threads())
+
+    def _side_context(self) -> SideContext:
+        """The context scoring and batched generation share (opened when first needed)."""
+        if self._side is None:
+            self._side = SideContext.open(self.llm, self._llama_cpp)
+        return self._side
 
     def generate(self, request: Request) -> Generation:
         prompt = self.tokens(request)
@@ -197,3 +209,19 @@ class LlamaCppBackend:
         usage = result["usage"]
         return Generation(result["choices"][0]["text"], usage["prompt_tokens"],
                           usage["completion_tokens"], time.perf_counter() - start)
+
+    def generate_many(self, requests: Sequence[Request]) -> list[Generation]:
+        """`generate` of each request; with `together`, those under a Lark grammar (or none)
+        decoded together, a step of all of them in one batch (`greedy`), and one under GBNF,
+        whose engine llama.cpp runs inside its own sampler, on its own."""
+        together = [i for i, request in enumerate(requests) if request.gbnf is None and self.together]
+        running = [Running(self.tokens(requests[i]), self._mask(requests[i].lark), requests[i].max_tokens)
+                   for i in together]
+        seconds = Greedy(self.llm, self._llama_cpp, self._side_context()).generate(
+            running, self._threads(), self.repetition) if running else []
+        generations: dict[int, Generation] = {}
+        for i, run, taken in zip(together, running, seconds, strict=True):
+            text = self.llm.detokenize(run.tokens, prev_tokens=run.prompt).decode("utf-8", errors="ignore")
+            generations[i] = Generation(text, len(run.prompt), len(run.tokens), taken)
+        return [generations[i] if i in generations else self.generate(request)
+                for i, request in enumerate(requests)]
