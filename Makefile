@@ -64,7 +64,7 @@ demo: $(STAMP) $(KB) $(KINDS) compiled hooks
 	$(VENV)/bin/qlangc compile --to flat examples/truck_tire.json
 
 test: $(STAMP) $(KB) $(KINDS) compiled browser neovim hooks
-	$(VENV)/bin/ruff check qlang tests bench
+	$(VENV)/bin/ruff check qlang tests bench scripts
 	$(VENV)/bin/mypy qlang
 	$(VENV)/bin/lint-imports
 	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict
