@@ -10,6 +10,7 @@ import io
 import json
 import os
 import pickle
+import shutil
 import sqlite3
 import tempfile
 from collections import Counter
@@ -364,6 +365,25 @@ def cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A cache of its own for the indexes of the files a test gives --kb (not the checkout's)."""
     monkeypatch.setattr(sources, "CACHE", tmp_path / "cache")
     return sources.CACHE
+
+
+def test_indexing_a_file_drops_the_cached_indexes_of_files_that_are_gone(tmp_path: Path, cache: Path) -> None:
+    """A file given to --kb once (a temporary one) leaves its index in the cache; the next file
+    indexed removes it, but neither an index of a file still there nor one not named as the cache
+    names them (the bundled base's)."""
+    gone, kept, new = (write(tmp_path / f"{name}.tsv", "wheel\tpart_of\tcar\n")
+                       for name in ("gone", "kept", "new"))
+    for kb in (gone, kept):
+        assert run("kb", "stats", "--kb", kb)[0] == 0
+    (base,) = cache.glob("kept.tsv-*.sqlite")
+    shutil.copy(base, cache / "default.sqlite")  # its source (kept.tsv) will be gone too
+    Path(gone).unlink()
+    assert run("kb", "stats", "--kb", new)[0] == 0
+    names = sorted(index.name.split("-")[0] for index in cache.iterdir())
+    assert names == ["default.sqlite", "kept.tsv", "new.tsv"]
+    Path(kept).unlink()
+    assert run("kb", "stats", "--kb", gone.replace("gone", "again"))[0] == 1  # no such file: nothing built
+    assert (cache / "default.sqlite").exists() and len(list(cache.glob("kept.tsv-*"))) == 1
 
 
 def test_kb_build_then_paths_on_the_sample(tmp_path: Path) -> None:

@@ -5,7 +5,8 @@ A file's kind is read from its first bytes: SQLite's header is an index (`qlangc
 output), a first line ``/a/[...`` is ConceptNet's CSV, anything else TSV; gzip is read through.
 A text file given to `--kb` is indexed once into the cache, under a name kept by its path,
 size and modification time, so an edited file is indexed again and an unchanged one never is
-(and a cached index found damaged is built again).
+(and a cached index found damaged is built again); building one removes the cached indexes of
+files that are gone.
 (``./default`` names a file called ``default``.)
 """
 
@@ -13,8 +14,11 @@ from __future__ import annotations
 
 import hashlib
 import io
+import re
+import sqlite3
 from collections import Counter
 from collections.abc import Iterator, Sequence
+from contextlib import closing
 from itertools import chain
 from pathlib import Path
 from typing import BinaryIO, cast
@@ -30,6 +34,8 @@ DEFAULT, NONE = "default", "none"
 #: where the indexes of files of triples given to `--kb` are kept
 CACHE = cache_dir("knowledge")
 _SQLITE = b"SQLite format 3\x00"
+#: the names `_cached` gives: a file's name, the digests of its path and of its state
+_CACHED = re.compile(r".{1,40}-[0-9a-f]{12}-[0-9a-f]{12}\.sqlite")
 _CONCEPTNET = "/a/["
 
 
@@ -80,9 +86,9 @@ def index(spec: str) -> Index:
             pass
     built = build(triples(spec, Counter()), target, {"source": str(path.resolve())}, force=True)
     same_file = target.name.rsplit("-", 1)[0] + "-"
-    for stale in target.parent.iterdir():
-        if stale.name.startswith(same_file) and stale.suffix == ".sqlite" and stale != target:
-            stale.unlink(missing_ok=True)  # an index of an earlier state of the file: never read again
+    for stale in target.parent.glob("*.sqlite"):
+        if stale != target and (stale.name.startswith(same_file) or _orphaned(stale)):
+            stale.unlink(missing_ok=True)  # never read again
     return built
 
 
@@ -111,6 +117,19 @@ def _cached(path: Path) -> Path:
     status = path.stat()
     state = f"{status.st_size}\0{status.st_mtime_ns}\0{VERSION}"
     return CACHE / f"{path.name[:40]}-{_digest(str(path.resolve()))}-{_digest(state)}.sqlite"
+
+
+def _orphaned(cached: Path) -> bool:
+    """Whether a cached index is of a file of triples that is gone (a temporary file, one
+    deleted or moved): it is never read again, and a cache of them would only grow."""
+    if _CACHED.fullmatch(cached.name) is None:
+        return False
+    try:
+        with closing(sqlite3.connect(f"{cached.resolve().as_uri()}?mode=ro", uri=True)) as db:
+            row = db.execute("SELECT value FROM meta WHERE key = 'source'").fetchone()
+    except sqlite3.Error:  # not an index (left alone; a damaged one of ours is rebuilt when asked)
+        return False
+    return row is not None and not Path(row[0]).exists()
 
 
 def _digest(text: str) -> str:
