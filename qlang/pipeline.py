@@ -24,6 +24,7 @@ from qlang.asp.solve import solve
 from qlang.errors import QlangError, error
 from qlang.ir import Node
 from qlang.passes.lower import facts
+from qlang.signatures import Kind
 from qlang.timing import Stages
 from qlang.translate.factory import Loaded
 from qlang.translate.translator import Translates, Translation
@@ -127,6 +128,24 @@ def ask(question: str, translator: Translates, about: Subject, *, loaded: Loaded
     return replace(answered, translation=translation)
 
 
+def _perceive(root: Node, image: str, perceiver: Perceiver, vision: Options, stages: Stages) -> Perceived:
+    """The photo perceived for what `root` needs, each class it names widened as seek's `widen`
+    widens it (GQA files no motorcycle under vehicle): the perceiver also looks for the class's
+    WordNet kinds among its names, and the facts make an object of such a kind one of the class."""
+    from qlang.vision import perceiving
+    from qlang.vision.concepts import expand
+    from qlang.vision.kinds import rules, widen
+    from qlang.vision.sight import SIGHTS, words
+
+    with stages.time("extract"):
+        concepts = perceiving.from_program(root)
+    with stages.time("widen"):
+        kinds = widen(SIGHTS[perceiver.name], [word for kind, word in words(root) if kind is Kind.CLASS])
+        concepts = expand(replace(concepts, classes=concepts.classes.union(*kinds.values())))
+    perceived = perceiving.perceive(image, concepts, perceiver, vision.thresholds, stages)
+    return replace(perceived, facts="\n".join([perceived.facts, *rules(kinds)]))
+
+
 def answer(root: Node, about: Subject, *, options: SolveOptions = ASKED,
            stages: Stages | None = None) -> Answered:
     """A checked program's k best distinct answers (a person asking wants no answer twice; each
@@ -139,11 +158,7 @@ def answer(root: Node, about: Subject, *, options: SolveOptions = ASKED,
     if image is not None:
         if perceiver is None:
             raise ValueError("answering about a photo needs a perceiver")
-        from qlang.vision import perceiving
-
-        with stages.time("extract"):
-            concepts = perceiving.from_program(root)
-        perceived = perceiving.perceive(image, concepts, perceiver, about.vision.thresholds, stages)
+        perceived = _perceive(root, image, perceiver, about.vision, stages)
         scene = perceived.facts
     if scene is None:
         raise ValueError("answering needs a scene or an image")

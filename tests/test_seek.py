@@ -312,6 +312,15 @@ def test_plain_ask_never_says_no_about_what_its_perceiver_cannot_see() -> None:
     assert code == 0 and "answer:  no" in out
 
 
+def test_plain_ask_widens_a_class_by_its_wordnet_kinds_as_seek_does() -> None:
+    """GQA's ontology files motorcycle under no `vehicle`: plain ask, too, looks for the class's
+    WordNet kinds among the detector's names and counts the motorcycle it finds as a vehicle."""
+    code, out, _ = run("ask", "Is there a vehicle?", "--image", photo("motorcycle_left.png"))
+    assert code == 0 and "answer:  yes" in out and "widen" in out
+    code, out, _ = run("ask", "What vehicle is this?", "--image", photo("motorcycle_left.png"))
+    assert code == 0 and "answer:  motorcycle" in out
+
+
 def test_plain_ask_withholds_an_answer_below_seeks_cut_on_a_photo_only() -> None:
     """The same step as seek's (`qlang.vision.margins.unsure`): the cup's colour is 0.41
     likely, below the cut for a colour; a scene graph's answers are given as they are."""

@@ -57,9 +57,10 @@ from qlang.passes.lower import facts
 from qlang.paths import SHARED_DATA, package_data
 from qlang.records.batch import Progress
 from qlang.seek import GRAPHS, TOOLS, Bounds, Context, load_planner, seek
-from qlang.seek.memory import Memory, Programmed
+from qlang.seek.memory import Memory, Programmed, Widened
 from qlang.signatures import END, SIGNATURES
 from qlang.syntax import gqa
+from qlang.vision.kinds import widen
 from qlang.vision.recall import blind_no
 from qlang.vision.withhold import withheld
 
@@ -341,7 +342,8 @@ def _result(label: str, config: tuple[str, str] | bool, item: Item, context: Con
 
 def _fixed(item: Item, root: Node | None, context: Context,
            refuse: bool) -> tuple[str | None, str, int, str | None]:
-    """The fixed pipeline, the same tools in a row: translate, look, solve; the best answer."""
+    """The fixed pipeline, the same tools in a row: translate, (on a photo) widen as `ask` does,
+    look, solve; the best answer."""
     memory = Memory(item.question, item.image, item.scene)
     steps = 0
     if root is not None:
@@ -353,6 +355,8 @@ def _fixed(item: Item, root: Node | None, context: Context,
         if translated.root is None:
             return None, translated.error or "no program", steps, None
         memory.add(translated)
+    if item.image is not None:  # as plain `ask` on a photo: each class with its WordNet kinds
+        memory.add(Widened("WordNet", widen(context.sight, memory.classes())))
     for name in ("look", "solve"):
         memory.add(TOOLS[name].run(memory, context))
         steps += 1

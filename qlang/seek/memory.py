@@ -12,12 +12,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from qlang.asp.outcome import Answer
-from qlang.asp_names import to_term
 from qlang.ir import Node, postorder
 from qlang.ontology import load
 from qlang.signatures import Kind, Type
 from qlang.syntax import SYNTAXES
 from qlang.vision.concepts import Concepts, expand, extract
+from qlang.vision.kinds import rules
 from qlang.vision.sight import Sight, unseen
 
 
@@ -197,9 +197,7 @@ class Memory:
     def facts(self) -> str:
         """The scene's facts, and a rule for each kind: an object of that name is of the class."""
         assert self.looked is not None
-        rules = [f"has_attr(O, class, {to_term(cls)}) :- has_attr(O, name, {to_term(name)})."
-                 for cls, names in self.kinds.items() for name in sorted(names)]
-        return "\n".join([self.looked.facts, *rules])
+        return "\n".join([self.looked.facts, *rules(self.kinds)])
 
     def seen(self, cls: str) -> list[Seen]:
         """The objects of the look that are of a class: by name, the ontology or a kind."""

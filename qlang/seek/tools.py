@@ -48,7 +48,7 @@ from qlang.translate.cascade import SmallTranslator
 from qlang.translate.factory import Loaded, Models, make
 from qlang.translate.translator import Settings, Translates, Translation
 from qlang.translate.unknown import spoken
-from qlang.vision.kinds import coarse, kind_of
+from qlang.vision.kinds import coarse, kinds
 from qlang.vision.margins import Margins, likeliest, table
 from qlang.vision.perceiving import Options
 from qlang.vision.perception import Perceiver
@@ -270,21 +270,20 @@ def _widen(memory: Memory, context: Context) -> Output:
     """WordNet's kinds of each class among the names the perceiver uses (a scene: those seen),
     which the ontology does not file under it; and the nearest seen class above an unseen one
     (both from `qlang.vision.kinds`' table: no WordNet to load for the words it holds)."""
-    ontology, sight = load(), context.sight
+    sight = context.sight
     names = _vocabulary(memory, context)
-    kinds: dict[str, frozenset[str]] = {}
+    widened: dict[str, frozenset[str]] = {}
     above_unseen: dict[str, str] = {}
     with context.stages.time("widen"), _wordnet():
         for cls in memory.classes():
-            below = frozenset(n for n in names if n != cls and cls not in ontology.ancestors(n)
-                              and kind_of(n, cls))
+            below = kinds(cls, names)
             if below - memory.kinds.get(cls, frozenset()):
-                kinds[cls] = below
+                widened[cls] = below
             if memory.image is not None and not sight.sees(Kind.CLASS, cls) and cls not in memory.coarse:
                 found = coarse(sight, cls)
                 if found is not None:
                     above_unseen[cls] = found
-    return Widened("WordNet", kinds, above_unseen)
+    return Widened("WordNet", widened, above_unseen)
 
 
 @contextmanager

@@ -1,6 +1,7 @@
-"""WordNet's answers for widening (`ask --seek`'s `widen`), precomputed: which names are kinds
-of a class (`kind_of`), and which class a perceiver names nearest above one it does not
-(`coarse`).
+"""WordNet's answers for widening (`ask --seek`'s `widen`, and plain `ask` on a photo),
+precomputed: which names are kinds of a class (`kind_of`, and `kinds` among a perceiver's
+names, with the `rules` that make an object so named one of the class), and which class a
+perceiver names nearest above one it does not (`coarse`).
 
 Loading WordNet takes seconds (nltk, then its index), while the words widening asks about are
 few: GQA's classes and the perceivers' class names.  So what each of them needs from WordNet,
@@ -17,6 +18,7 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Iterable, Mapping
 from contextlib import suppress
 from dataclasses import dataclass
 from functools import cache
@@ -25,6 +27,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from qlang import jsontext, limits, wordnet
+from qlang.asp_names import to_term
 from qlang.ontology import load
 from qlang.paths import cache_dir
 from qlang.vision.sight import SIGHTS, Sight
@@ -137,6 +140,33 @@ def kind_of(name: str, cls: str) -> bool:
     """
     general = known(cls).sense
     return general is not None and general in known(name).thing
+
+
+def kinds(cls: str, names: Iterable[str]) -> frozenset[str]:
+    """The `names` WordNet files under `cls` but GQA's ontology does not: GQA leaves motorcycle,
+    bicycle and boat out of `vehicle`, which a perceiver's motorcycle must answer to.
+
+    >>> sorted(kinds("vehicle", ["motorcycle", "car", "cat"]))
+    ['motorcycle']
+    """
+    ontology = load()
+    return frozenset(n for n in names if n != cls and cls not in ontology.ancestors(n) and kind_of(n, cls))
+
+
+def widen(sight: Sight, classes: Iterable[str]) -> dict[str, frozenset[str]]:
+    """Each of `classes` with its `kinds` among the classes `sight` names (those with none left
+    out; none where the perceiver names every class, as an open-vocabulary one does)."""
+    if sight.classes is None:
+        return {}
+    found = {cls: kinds(cls, sight.classes) for cls in sorted(classes)}
+    return {cls: names for cls, names in found.items() if names}
+
+
+def rules(widened: Mapping[str, Iterable[str]]) -> list[str]:
+    """A rule for each kind: an object of that name is of the class (solving matches classes by
+    the scene's `class` attribute, which the perceiver's name alone would not give)."""
+    return [f"has_attr(O, class, {to_term(cls)}) :- has_attr(O, name, {to_term(name)})."
+            for cls, names in widened.items() for name in sorted(names)]
 
 
 def coarse(sight: Sight, cls: str) -> str | None:
