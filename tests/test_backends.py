@@ -21,7 +21,8 @@ from qlang.translate.backends import BackendError, Request, load_backend
 from qlang.translate.backends.greedy import Greedy, Running
 from qlang.translate.backends.llama import Repetition
 from qlang.translate.grammar import generate
-from qlang.translate.models import gguf_model
+from qlang.translate.models import ADAPTER, gguf_model
+from qlang.translate.translator import Settings, Translator
 from tests import tiny_model
 
 SYSTEM = "You translate questions about images into programs."
@@ -81,6 +82,18 @@ def test_llama_cpp_generates_many_requests_as_it_generates_each(llama) -> None:
     for generation in together:
         _assert_program(generation.text)
         assert generation.completion_tokens > 0 and generation.seconds > 0
+
+
+def test_a_batch_with_a_prompt_too_long_keeps_every_other_translation() -> None:
+    """One question whose prompt exceeds the context spoils `generate_many`; the translator then
+    translates each alone, so only that question records the error."""
+    finetuned = load_backend("llama-cpp", lora=str(ADAPTER), n_ctx=512)
+    translator = Translator(finetuned, [], Settings(translator="finetuned"))
+    questions = ["Is the cup red?", "Is the " + "very " * 600 + "red cup there?", "What is the man holding?"]
+    batched = translator.translate_many(questions)
+    assert [t.ok for t in batched] == [True, False, True]
+    assert batched[1].error is not None and batched[1].error.diagnostics[0].kind == "backend"
+    assert [t.program for t in batched] == [translator.translate(q).program for q in questions]
 
 
 def test_llama_cpp_generates_many_within_its_context(llama) -> None:

@@ -185,8 +185,9 @@ class Translator:
         return result
 
     def translate_many(self, questions: Sequence[str]) -> list[Translation]:
-        """The questions in one batch where the backend generates batches (vLLM) and no
-        repair is asked for; else one by one."""
+        """The questions in one batch where the backend generates batches (vLLM, llama.cpp)
+        and no repair is asked for; else, and where the batch fails (one prompt too long
+        spoils it), one by one, so that each question keeps its own program or error."""
         generate_many = getattr(self.backend, "generate_many", None)
         if generate_many is None or self.settings.repair:
             return [self.translate(q) for q in questions]
@@ -199,11 +200,9 @@ class Translator:
             requests.append(self.request(prompt))
         try:
             generations = generate_many(requests)
-        except QlangError as exc:  # the backend failed: every question of the batch records it
-            generations = []
-            for result in results:
-                result.error = exc
-        for result, generation in zip(results, generations, strict=False):
+        except QlangError:
+            return [self.translate(q) for q in questions]
+        for result, generation in zip(results, generations, strict=True):
             self._accept(result, generation)
         share = (time.perf_counter() - start) / max(1, len(results))
         for result in results:
