@@ -153,8 +153,10 @@ def _programmed(by: str, translation: Translation) -> Programmed:
     """A translator's program, about the question's unknown word where it read another class
     for it (`Translation.spoken`)."""
     error = translation.error.diagnostics[0].message if translation.error is not None else "no program"
-    root = translation.root if translation.root is None else spoken(translation.question, translation.root)
-    return Programmed(by, root or translation.root, None if translation.ok else error)
+    root = translation.root
+    if root is not None:
+        root = spoken(translation.question, root) or root
+    return Programmed(by, root, None if translation.ok else error)
 
 
 def _translate(memory: Memory, context: Context) -> Output:
