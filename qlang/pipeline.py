@@ -55,6 +55,9 @@ class Answered:
     #: evidence (`qlang.vision.recall.why`), or the best answer names only the class asked
     #: (`qlang.vision.repeats`), or is less likely than its kind's cut (`qlang.vision.margins`)
     doubts: tuple[str, ...] = ()
+    #: what the answer takes for granted: "the man is taken to be the person seen"
+    #: (`qlang.vision.presume`)
+    notes: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -162,14 +165,34 @@ def answer(root: Node, about: Subject, *, options: SolveOptions = ASKED,
         scene = perceived.facts
     if scene is None:
         raise ValueError("answering needs a scene or an image")
-    answered = solve_program(root, scene, replace(options, distinct=True), stages=stages)
-    if perceived is not None and perceiver is not None and answered.answers:
-        from qlang.vision.margins import likeliest
-        from qlang.vision.sight import SIGHTS
-        from qlang.vision.withhold import withheld
+    solving = replace(options, distinct=True)
+    if perceived is None or perceiver is None:
+        return solve_program(root, scene, solving, stages=stages)
+    return _answer_photo(root, scene, perceived, perceiver, about.vision, solving, stages)
 
-        unseen, doubts = withheld(SIGHTS[perceiver.name], root, answered.answers, likeliest(scene),
-                                  about.vision.thresholds.detection)
+
+def _answer_photo(root: Node, scene: str, perceived: Perceived, perceiver: Perceiver, vision: Options,
+                  options: SolveOptions, stages: Stages) -> Answered:
+    """A photo's answers: "the man" taken to be each person seen in turn, where the question
+    presupposes one (`qlang.vision.presume`), and withheld where they are no evidence
+    (`qlang.vision.withhold`)."""
+    from qlang.vision.kinds import coarse
+    from qlang.vision.margins import likeliest
+    from qlang.vision.presume import presume, whichever
+    from qlang.vision.sight import SIGHTS
+    from qlang.vision.withhold import withheld
+
+    sight, base = SIGHTS[perceiver.name], likeliest(scene)
+    presumed = presume(sight, root, perceived.graph, lambda cls: coarse(sight, cls))
+    notes = tuple(map(str, presumed))
+    answered = whichever(presumed,
+                         lambda extra: solve_program(root, f"{scene}\n{extra}", options, stages=stages),
+                         lambda a: a.answers, base)
+    if isinstance(answered, str):
+        return Answered((), True, root, perceived=perceived, stages=stages, doubts=(answered,))
+    if answered.answers:
+        unseen, doubts = withheld(sight, root, answered.answers, base, vision.thresholds.detection,
+                                  {p.cls for p in presumed})
         if doubts:
             return replace(answered, answers=(), perceived=perceived, unseen=unseen, doubts=doubts)
-    return replace(answered, perceived=perceived)
+    return replace(answered, perceived=perceived, notes=notes)

@@ -161,6 +161,19 @@ def test_a_class_the_perceiver_sees_only_above_is_no_answer_where_that_is_seen(c
     assert cat.answer == "no" and cat.reason == "no person is seen, so no man"
 
 
+def test_the_man_a_question_presupposes_is_taken_to_be_the_person_seen(context: Context) -> None:
+    """"What is to the right of the man?" does not ask whether there is a man: camera.png's
+    one person is the man meant, for seek and plain ask alike; "Is there a man?" stays
+    "cannot tell" (a person may be a woman)."""
+    question = "What is to the right of the man?"
+    sought = ask(context, question, "camera.png")
+    assert sought.answer == "building" and sought.reason.endswith("; the man is taken to be the person seen")
+    code, out, _ = run("ask", question, "--image", photo("camera.png"))
+    assert code == 0 and "answer:  building" in out
+    assert "note:    the man is taken to be the person seen" in out
+    assert ask(context, "Is there a man?", "camera.png").answer is None
+
+
 def test_looking_closer_and_refining_stay_within_the_budget(monkeypatch: pytest.MonkeyPatch) -> None:
     """camera.png's "Is there a man?" spent 12 s refining, reading WordNet to name ImageNet's
     labels: the tools read tables instead, the whole search ends within its budget, and each

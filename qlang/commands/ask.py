@@ -83,6 +83,8 @@ def ask(question: str, scene: str | None, image: str | None, image_id: str | Non
         click.echo(f"note:    {word.message}")
     for word in answered.translation.kept:  # the program reads the question's word
         click.echo(f"note:    {word.kept}")
+    for note in answered.notes:  # what the answer takes for granted
+        click.echo(f"note:    {note}")
     click.echo(f"time:    {stages.line()}")
     if not answered.answers:
         sys.exit(CANNOT_TELL_STATUS if answered.doubts else 1)

@@ -18,6 +18,7 @@ from qlang.signatures import Kind, Type
 from qlang.syntax import SYNTAXES
 from qlang.vision.concepts import Concepts, expand, extract
 from qlang.vision.kinds import rules
+from qlang.vision.presume import Presumption, presume
 from qlang.vision.sight import Sight, unseen
 
 
@@ -112,6 +113,9 @@ class Solved:
     error: str | None = None
     #: the cost of the likeliest scene, answer or not: each uncertain fact as it is likelier
     base: int = 0
+    #: the facts the answers were solved with besides the scene's: "the man" taken to be one
+    #: person seen (`qlang.vision.presume.readings`)
+    reading: str = ""
 
     def brief(self) -> str:
         if self.error is not None:
@@ -210,11 +214,20 @@ class Memory:
 
     def unseen(self, sight: Sight) -> list[str]:
         """The program's words the perceiver cannot see (a scene file sees them all), but for a
-        class whose kinds it sees."""
+        class whose kinds it sees, and a class the question presupposes that is taken to be an
+        object seen (`presumed`)."""
         if self.root is None or self.image is None:
             return []
+        presumed = {p.cls for p in self.presumed(sight)}
         return [word for kind, word in unseen(sight, self.root)
-                if not (kind is Kind.CLASS and self.kinds.get(word))]
+                if not (kind is Kind.CLASS and (self.kinds.get(word) or word in presumed))]
+
+    def presumed(self, sight: Sight) -> list[Presumption]:
+        """The classes the question presupposes ("the man") that are taken to be objects of the
+        look, of the nearest class above them the perceiver sees (`coarse`, from widening)."""
+        if self.root is None or self.image is None or self.looked is None:
+            return []
+        return presume(sight, self.root, self.looked.graph, self.coarse.get)
 
     def yes_no(self) -> bool:
         """Whether the program asks yes or no."""

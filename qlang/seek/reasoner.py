@@ -91,7 +91,7 @@ def judge(tool: str, output: Output, memory: Memory, context: Context) -> Verdic
             if output.confidence < least:
                 return Verdict(UNINFORMATIVE, f"{output.brief()}: less sure than the detector's {least:g}")
             confidence = min(likelihood(memory.solved.answers, memory.solved.base), output.confidence)
-            return Verdict(FINAL, output.brief(), output.answer, confidence)
+            return Verdict(FINAL, output.brief() + _granted(memory, context), output.answer, confidence)
 
 
 def _strange(program: Programmed, memory: Memory) -> list[str]:
@@ -142,7 +142,9 @@ def _best(solved: Solved, p: float, memory: Memory, context: Context) -> Verdict
         return Verdict(UNINFORMATIVE, refused)
     looked = memory.looked
     assert looked is not None
-    missing = [cls for cls in memory.classes() if not memory.seen(cls)] if no and memory.image else []
+    taken = {p.cls for p in memory.presumed(context.sight)}
+    missing = [cls for cls in memory.classes() if not memory.seen(cls) and cls not in taken] \
+        if no and memory.image else []
     uncovered = [why for cls in missing if (why := _uncovered(cls, memory, context))]
     if uncovered:  # no closer look finds what the perceiver has no label for
         return Verdict(UNINFORMATIVE, uncovered[0])
@@ -155,11 +157,17 @@ def _best(solved: Solved, p: float, memory: Memory, context: Context) -> Verdict
     doubted = [why for cls in missing if (why := doubt(context.sight, cls, looked.threshold))]
     if doubted:
         return Verdict(UNINFORMATIVE, doubted[0])
+    granted = _granted(memory, context)
     if no and memory.image is not None:
-        return Verdict(FINAL, f"nothing of it is seen at >= {looked.threshold:g}", "no",
+        return Verdict(FINAL, f"nothing of it is seen at >= {looked.threshold:g}{granted}", "no",
                        min(p, 1.0 - looked.threshold,
                            *(sureness(context.sight, cls, looked.threshold) for cls in missing)))
-    return Verdict(FINAL, "a clear answer", best.value, p)
+    return Verdict(FINAL, f"a clear answer{granted}", best.value, p)
+
+
+def _granted(memory: Memory, context: Context) -> str:
+    """What a final answer takes for granted: "; the man is taken to be the person seen"."""
+    return "".join(f"; {p}" for p in memory.presumed(context.sight))
 
 
 def _uncovered(cls: str, memory: Memory, context: Context) -> str | None:
@@ -209,8 +217,9 @@ def _no_answer(memory: Memory, context: Context) -> Verdict:
         return Verdict(UNINFORMATIVE, "no answer")
     unseen = memory.unseen(context.sight)
     at = f" at >= {memory.looked.threshold:g}" if memory.looked.threshold else ""
+    taken = {p.cls for p in memory.presumed(context.sight)}
     for cls in memory.classes():
-        if not memory.seen(cls):
+        if not memory.seen(cls) and cls not in taken:
             why = (f"no perceiver knows '{cls}'" if cls in unseen
                    else f"nothing the question calls '{cls}' is seen{at}" if cls in PRONOUNS
                    else f"no {cls} is seen{at}")

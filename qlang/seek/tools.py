@@ -52,6 +52,7 @@ from qlang.vision.kinds import coarse, kinds
 from qlang.vision.margins import Margins, likeliest, table
 from qlang.vision.perceiving import Options
 from qlang.vision.perception import Perceiver
+from qlang.vision.presume import whichever
 from qlang.vision.sight import SIGHTS, Sight
 from qlang.wordnet import WordNetMissing
 
@@ -337,15 +338,23 @@ def _knowledge_key(memory: Memory, context: Context) -> Hashable | None:
 # ----- answering --------------------------------------------------------------------------------
 
 def _solve(memory: Memory, context: Context) -> Output:
+    """The distinct answers, with "the man" taken to be each person seen in turn where the
+    question presupposes one (`qlang.vision.presume`): no answer where they differ."""
     assert memory.root is not None
-    scene = memory.facts()
+    root, scene = memory.root, memory.facts()
+    base = likeliest(scene)
+    options = replace(context.solving(), top_k=ANSWERS, distinct=True)
+
+    def solved(extra: str) -> Solved:
+        result = solve(facts(root), f"{scene}\n{extra}", options)
+        return Solved(result.answers, result.complete, base=base, reading=extra)
+
     try:
         with context.stages.time("solve"):
-            options = replace(context.solving(), top_k=ANSWERS, distinct=True)
-            result = solve(facts(memory.root), scene, options)
+            found = whichever(memory.presumed(context.sight), solved, lambda s: s.answers, base)
     except QlangError as exc:
         return Solved((), error=exc.diagnostics[0].message)
-    return Solved(result.answers, result.complete, base=likeliest(scene))
+    return Solved((), error=found) if isinstance(found, str) else found
 
 
 def _solve_key(memory: Memory, context: Context) -> Hashable | None:
@@ -357,10 +366,9 @@ def _explain(memory: Memory, context: Context) -> Output:
     yes/no and value inputs down to theirs.  `exist` and `or` need the surest of theirs, every
     other step the least sure."""
     assert memory.root is not None and memory.solved is not None and memory.looked is not None
-    answer = memory.solved.answers[0].value
+    answer, scene = memory.solved.answers[0].value, f"{memory.facts()}\n{memory.solved.reading}"
     with context.stages.time("explain"):
-        explanation = explain_answer(facts(memory.root), memory.facts(), answer=answer,
-                                     options=context.solving())
+        explanation = explain_answer(facts(memory.root), scene, answer=answer, options=context.solving())
     if explanation is None:
         return Explained(answer, (), 0.0)
     steps = {step.step: step for step in explanation.steps}

@@ -6,7 +6,7 @@ an answer less likely than seek's cut for its kind (`qlang.vision.margins`) are 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 
 from qlang.asp.outcome import Answer
 from qlang.ir import Node
@@ -17,12 +17,14 @@ from qlang.vision.sight import Sight
 
 
 def withheld(sight: Sight, root: Node, answers: Sequence[Answer], base: int,
-             threshold: float | None) -> tuple[tuple[str, ...], tuple[str, ...]]:
+             threshold: float | None,
+             presumed: Collection[str] = ()) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """Why the best of a photo's `answers` to `root` is no answer: the words a "no" rests on
     that `sight` cannot deny at `threshold`, and the doubts to show (both empty: it stands);
-    `base` is the likeliest scene's cost (`qlang.vision.margins.likeliest`)."""
+    `base` is the likeliest scene's cost (`qlang.vision.margins.likeliest`).  A `presumed`
+    class is taken to be an object seen (`qlang.vision.presume`): no "no" rests on it."""
     best = answers[0].value
-    unseen = blind_no(sight, root, best, threshold)
+    unseen = tuple(word for word in blind_no(sight, root, best, threshold) if word not in presumed)
     if unseen:
         return unseen, tuple(why(sight, word, threshold) for word in unseen)
     refused = repeats(root, best) or unsure(root, answers, base)
