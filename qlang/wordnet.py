@@ -42,6 +42,10 @@ EXCEPTIONS = {
 }
 
 
+#: WordNet's lexicographer files of things a perceiver can see
+PHYSICAL = frozenset({"noun.Tops", "noun.artifact", "noun.animal", "noun.food", "noun.plant", "noun.object"})
+
+
 class WordNetMissing(RuntimeError):
     """WordNet is not installed where the interpreter looks for it."""
 

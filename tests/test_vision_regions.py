@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from qlang.ontology import load
 from qlang.vision import regions
 from qlang.vision.concepts import Concepts
 from qlang.vision.labels import gqa_class, imagenet_classes
@@ -19,7 +20,8 @@ data = pytest.importorskip("skimage.data")
 LABELS = {"crash helmet": "helmet", "football helmet": "helmet", "park bench": "bench",
           "reflex camera": "camera", "cowboy hat, ten-gallon hat": "hat", "wooden spoon": "spoon",
           "tabby, tabby cat": "cat", "moped": "motorcycle",
-          "mountain bike, all-terrain bike, off-roader": "bike"}
+          "mountain bike, all-terrain bike, off-roader": "bike", "boxer": "dog", "Loafer": "shoe",
+          "trolleybus, trolley coach, trackless trolley": "bus", "passenger car, coach, carriage": "carriage"}
 
 
 @pytest.mark.parametrize(("label", "cls"), LABELS.items())
@@ -33,6 +35,16 @@ def test_the_table_is_what_wordnet_says() -> None:
     assert len(table) == 999
     sample = list(table)[::10]
     assert {label: table[label] for label in sample} == {label: gqa_class(label) for label in sample}
+
+
+def test_only_a_label_for_a_person_names_a_class_of_people() -> None:
+    """A ruler, a weasel, a cassette player or a scorpion seen on a region is no person."""
+    ontology = load()
+    people = {label for label, cls in imagenet_classes().items()
+              if cls is not None and (cls == "person" or "person" in ontology.ancestors(cls))}
+    assert people == {"scuba diver", "ballplayer, baseball player"}
+    assert {gqa_class(label) for label in ("rule, ruler", "weasel", "cassette player", "scorpion")} \
+        .isdisjoint({"person", "player"})
 
 
 def test_regions_are_named_only_for_classes_the_detector_lacks() -> None:

@@ -15,9 +15,8 @@ from __future__ import annotations
 from functools import cache
 
 from qlang.ontology import load
-from qlang.vision.kinds import PHYSICAL
 from qlang.vision.labels import imagenet_classes
-from qlang.wordnet import WordNetMissing, related, sense, senses
+from qlang.wordnet import PHYSICAL, WordNetMissing, related, sense, senses
 
 
 def open_class(word: str) -> bool:

@@ -31,7 +31,7 @@ from qlang.asp_names import to_term
 from qlang.ontology import load
 from qlang.paths import cache_dir
 from qlang.vision.sight import SIGHTS, Sight
-from qlang.wordnet import hypernyms, levels_above, names, sense, senses
+from qlang.wordnet import PHYSICAL, hypernyms, levels_above, names, sense, senses
 
 if TYPE_CHECKING:
     from nltk.corpus.reader.wordnet import Synset  # type: ignore[import-untyped]
@@ -39,8 +39,6 @@ if TYPE_CHECKING:
 #: The version of how an entry is made: a cached table of another recipe is built again.
 RECIPE = "1"
 TABLE = cache_dir("kinds") / "wordnet.json"
-#: WordNet's lexicographer files of things a perceiver can see
-PHYSICAL = frozenset({"noun.Tops", "noun.artifact", "noun.animal", "noun.food", "noun.plant", "noun.object"})
 #: WordNet levels `coarse` climbs (person is 2 above man, 4 above scuba diver)
 DEPTH = 6
 

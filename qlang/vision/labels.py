@@ -6,6 +6,14 @@ racket, `sports ball` → ball.  A compound that GQA also lists is kept, unless 
 parent is its own head noun, the word GQA's annotators use (`dining table` → table).  The
 scene encoder then adds the ontology's categories (table → furniture, cat → animal).
 
+A label's words are synonyms of one WordNet sense, read once for all of them: the sense its
+words share (ImageNet's `rule, ruler` is the measuring stick, not a principle), else its first
+word's first sense that is a thing one can see (ImageNet's `boxer` is the dog, its `screw` no
+prison guard).  A class of people names a label only where that sense is a person: a cassette
+player is no player, a passenger car (a coach) no coach.  Before this, eleven ImageNet labels
+(a scorpion, a weasel, a ruler, a plunger, a loafer, ...) were persons, so any of them seen on
+a region was an answer to "Is there a person?".
+
 >>> gqa_class("dining table"), gqa_class("Egyptian cat"), gqa_class("tabby, tabby cat")
 ('table', 'cat', 'cat')
 """
@@ -18,7 +26,7 @@ from typing import TYPE_CHECKING
 
 from qlang.ontology import load
 from qlang.paths import package_data
-from qlang.wordnet import levels_above, names, senses
+from qlang.wordnet import PHYSICAL, hypernyms, levels_above, names, senses
 
 if TYPE_CHECKING:
     from nltk.corpus.reader.wordnet import Synset  # type: ignore[import-untyped]
@@ -82,36 +90,38 @@ def gqa_class(label: str) -> str | None:
     """The GQA class a detector label names (None when none fits)."""
     classes = load().classes
     synonyms = [s.strip().lower() for s in label.split(",") if s.strip()]
+    sense = _sense(synonyms)
+    person = sense is not None and any(s.name() == "person.n.01" for s in hypernyms(sense))
     for name in synonyms:
-        if name in classes:
+        if name in classes and (person or not _people(name)):
             head = name.split()[-1]
-            general = head != name and name not in _KEEP and head in classes and head in _parents(name)
+            general = head != name and name not in _KEEP and head in classes and head in _above(sense, 1)
             return head if general else name
-    for name in synonyms:
-        for word in (*_lemmas(name), name.split()[-1]):
-            if word in classes and word not in _TOO_GENERAL:
-                return word
-    for name in synonyms:
-        for word in _hypernyms(name):
-            if word in classes and word not in _TOO_GENERAL:
-                return word
+    own = names(sense) if sense is not None else []
+    for word in (*own, *(name.split()[-1] for name in synonyms), *_above(sense, _DEPTH)):
+        if word in classes and word not in _TOO_GENERAL and (person or not _people(word)):
+            return word
     return None
 
 
-def _senses(name: str) -> tuple[Synset, ...]:
-    return senses(name)[:1]
+def _sense(synonyms: list[str]) -> Synset | None:
+    """The one synset a label names, all its words being synonyms: of its first word's senses,
+    the first that another of its words names too (`rule, ruler` is the measuring stick), else
+    the first that is a thing one can see (a detector's `boxer` is the dog), else the first."""
+    found = senses(synonyms[0]) if synonyms else ()
+    others = {name.replace(" ", "_") for name in synonyms[1:]}
+    shared = next((s for s in found if others & {n.lower() for n in s.lemma_names()}), None)
+    return shared or next((s for s in found if s.lexname() in PHYSICAL), found[0] if found else None)
 
 
-def _lemmas(name: str) -> list[str]:
-    return [w for s in _senses(name) for w in names(s)]
+def _people(cls: str) -> bool:
+    """Whether a class is of people: a label names one only where its sense is a person (a
+    cassette player is no player)."""
+    return cls == "person" or "person" in load().ancestors(cls)
 
 
-def _parents(name: str) -> list[str]:
-    return _hypernyms(name, 1)
-
-
-def _hypernyms(name: str, depth: int = _DEPTH) -> list[str]:
-    """The words above a name's main sense, nearest first; a label names a kind, so no step
-    from an instance to its class (the dog `Lhasa` is no city)."""
-    levels = levels_above(_senses(name), instances=False)
+def _above(sense: Synset | None, depth: int) -> list[str]:
+    """The words above a label's sense, nearest first; a label names a kind, so no step from
+    an instance to its class (the dog `Lhasa` is no city)."""
+    levels = levels_above((sense,) if sense is not None else (), instances=False)
     return [w for level in islice(levels, depth) for s in level for w in names(s)]
