@@ -1,5 +1,6 @@
 """Attributes and relations without CLIP: colour from the object's pixels (cut from its box's
-background, `segment`), size and relations from boxes.
+background, `segment`), shape from the same cut's outline (`shape`), size and relations from
+boxes.
 
 What is scored follows the concepts: colour when the question needs a colour, the relations
 it names (every relation the boxes can tell when there is no question).
@@ -8,10 +9,10 @@ it names (every relation the boxes can tell when there is no question).
 from __future__ import annotations
 
 from qlang.ontology import load
-from qlang.vision import colour, geometry
+from qlang.vision import colour, geometry, shape
 from qlang.vision.concepts import Concepts
 from qlang.vision.perception import Detection, Image, Perception, SeenRelation, Thresholds
-from qlang.vision.segment import segment
+from qlang.vision.segment import Segment, segment
 
 
 def wanted(category: str, concepts: Concepts | None) -> bool:
@@ -24,17 +25,22 @@ def wanted(category: str, concepts: Concepts | None) -> bool:
 
 def describe(image: Image, perception: Perception, concepts: Concepts | None,
              thresholds: Thresholds, new: int = 0) -> None:
-    """Score the detections' colour and size and the relations between them, in place: those
-    from number `new` on (those added since the others were described)."""
+    """Score the detections' colour, shape and size and the relations between them, in place:
+    those from number `new` on (those added since the others were described).  Stuff and the
+    background, which name their own colours, have no outline to name."""
     height, width = image.shape[:2]
     for detection in perception.objects[new:]:
         scores: dict[str, dict[str, float]] = {}
+        cut: Segment | None = None
         if wanted("color", concepts) and detection.colours is not None:
             scores["color"] = detection.colours
         elif wanted("color", concepts):
             with perception.stages.time("segment"):
-                pixels = segment(image, detection.box).pixels
-            scores["color"] = colour.colours(pixels)
+                cut = segment(image, detection.box)
+            scores["color"] = colour.colours(cut.pixels)
+        if wanted("shape", concepts) and detection.colours is None:
+            with perception.stages.time("segment"):
+                scores["shape"] = shape.shapes(image, detection.box, cut)
         if wanted("size", concepts):
             scores["size"] = geometry.size(detection.box, width, height)
         for values in scores.values():

@@ -10,7 +10,9 @@ border of the image around it for the background's colours: the cut's cost grows
 pixels, and colour needs no more.  A box that leaves too little of the image around it
 (`LEAST_CONTEXT`: a table under everything) is no object on a background, and is taken whole;
 a cut that keeps too little of the box (a uniform object the background's colours explain)
-falls back to the box's central ellipse.
+falls back to the box's central ellipse.  Neither fallback is the object's outline (`cut`):
+an outline is wanted (`rim`) even of a box that fills the photo (a colour wheel on black), and
+is then cut against the photo's own rim.
 
 >>> image = np.full((60, 60, 3), (230, 230, 230), dtype=np.uint8)
 >>> image[20:40, 20:40] = (200, 30, 30)
@@ -46,6 +48,8 @@ class Segment:
 
     crop: Image
     mask: npt.NDArray[np.bool_]
+    #: whether GrabCut drew the mask (not the whole box, nor its central ellipse)
+    cut: bool = True
 
     @property
     def pixels(self) -> Image:
@@ -58,8 +62,9 @@ class Segment:
         return float(self.mask.mean()) if self.mask.size else 0.0
 
 
-def segment(image: Image, box: SeenBox) -> Segment:
-    """The object in `box` cut from its background."""
+def segment(image: Image, box: SeenBox, rim: bool = False) -> Segment:
+    """The object in `box` cut from its background; with `rim`, even where the box leaves too
+    little of the photo around it for the background's colours (its outline, not its colour)."""
     import cv2
 
     height, width = image.shape[:2]
@@ -78,11 +83,11 @@ def segment(image: Image, box: SeenBox) -> Segment:
     right, bottom = round((x1 - cx0) * scale), round((y1 - cy0) * scale)
     inner = (max(left, 1), max(top, 1), min(right, size[0] - 1), min(bottom, size[1] - 1))
     crop = small[top:bottom, left:right]
-    if around.shape[0] * around.shape[1] < (1 + LEAST_CONTEXT) * (x1 - x0) * (y1 - y0):
-        return Segment(crop, np.ones(crop.shape[:2], dtype=bool))
+    if not rim and around.shape[0] * around.shape[1] < (1 + LEAST_CONTEXT) * (x1 - x0) * (y1 - y0):
+        return Segment(crop, np.ones(crop.shape[:2], dtype=bool), cut=False)
     mask = _grabcut(small, inner)[top:bottom, left:right]
     if not mask.size or mask.mean() < LEAST:
-        mask = _ellipse(crop.shape[0], crop.shape[1])
+        return Segment(crop, _ellipse(crop.shape[0], crop.shape[1]), cut=False)
     return Segment(crop, mask)
 
 

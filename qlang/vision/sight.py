@@ -102,15 +102,15 @@ class Sight:
 def _ssd() -> Sight:
     """The embedded SSD: COCO's classes in GQA's words, ImageNet's glimpsed on regions (and the
     photo's subject, `this`, on the whole photo), stuff cued by colour and texture (and a
-    plain background by the frame's colour), colour and size (`describe`), and the relations
+    plain background by the frame's colour), colour, shape and size (`describe`), and the relations
     boxes tell (`geometry`); and the photo's text, where its reader reads (`reading`)."""
     classes = frozenset(COCO_RENAMED.get(label, label) for label in COCO.values() if label)
     narrower = tuple((COCO_RENAMED[label], label) for label in NARROWER)
     imagenet = frozenset(c for c in imagenet_classes().values() if c is not None).union(*SHOWS.values())
     glimpsed = (imagenet | {SUBJECT}) - classes
     read = frozenset(READ).union(*READ_ALSO.values())
-    return Sight("ssd", classes, EVERY_PERCEIVER | {"color", "size"}, frozenset({*RELATIONS, *KINDED}),
-                 narrower, glimpsed, (STUFF | BACKGROUND) - classes, read)
+    return Sight("ssd", classes, EVERY_PERCEIVER | {"color", "shape", "size"},
+                 frozenset({*RELATIONS, *KINDED}), narrower, glimpsed, (STUFF | BACKGROUND) - classes, read)
 
 
 #: COCO's labels for a kind of the GQA class they are renamed to: a plant is not only potted,
