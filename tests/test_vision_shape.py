@@ -107,3 +107,18 @@ def test_a_rectangle_on_a_photo_s_texture_is_rectangular() -> None:
     image[100:160, 60:200] = (40, 70, 200)
     scores = shapes(image, SeenBox(55, 95, 205, 165))
     assert _best(scores) == "rectangular" and scores["rectangular"] > 0.5
+
+
+def test_a_shape_question_about_a_photo_is_answered_from_the_cup_s_outline() -> None:
+    from qlang import parse
+    from qlang.vision.concepts import Concepts
+    from qlang.vision.perception import Thresholds
+    from qlang.vision.sight import SIGHTS, unseen
+    from qlang.vision.ssd import SSD
+
+    assert unseen(SIGHTS["ssd"], parse("query(unique(select(scene(), cup)), shape)")) == ()
+    concepts = Concepts(classes=frozenset({"cup"}), attributes=frozenset({"shape"}))
+    perception = SSD().perceive(_photo(SKIMAGE / "coffee.png"), concepts, Thresholds())
+    cup = next(d for d in perception.objects if d.name == "cup")
+    assert max(cup.attributes, key=cup.attributes.__getitem__) == "round"
+    assert "segment" in perception.stages.seconds
