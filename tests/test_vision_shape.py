@@ -122,3 +122,15 @@ def test_a_shape_question_about_a_photo_is_answered_from_the_cup_s_outline() -> 
     cup = next(d for d in perception.objects if d.name == "cup")
     assert max(cup.attributes, key=cup.attributes.__getitem__) == "round"
     assert "segment" in perception.stages.seconds
+
+
+@pytest.mark.parametrize("name", ["logo.png", "color.png"])
+def test_what_shape_this_is_asks_the_photo_s_subject_for_its_outline(name: str) -> None:
+    from qlang.vision.concepts import Concepts
+    from qlang.vision.perception import Thresholds
+    from qlang.vision.ssd import SSD
+
+    concepts = Concepts(classes=frozenset({"this"}), attributes=frozenset({"shape"}))
+    perception = SSD().perceive(_photo(SKIMAGE / name), concepts, Thresholds())
+    shaped = [d.attributes for d in perception.objects if "this" in d.classes and d.attributes]
+    assert shaped and all(max(a, key=a.__getitem__) == "round" for a in shaped)
