@@ -134,3 +134,12 @@ def test_what_shape_this_is_asks_the_photo_s_subject_for_its_outline(name: str) 
     perception = SSD().perceive(_photo(SKIMAGE / name), concepts, Thresholds())
     shaped = [d.attributes for d in perception.objects if "this" in d.classes and d.attributes]
     assert shaped and all(max(a, key=a.__getitem__) == "round" for a in shaped)
+
+
+def test_a_rectangle_nearly_square_is_left_to_neither_square_nor_rectangular() -> None:
+    import cv2
+
+    canvas = np.zeros((52, 66), dtype=np.uint8)
+    cv2.rectangle(canvas, (1, 1), (64, 50), 1, cv2.FILLED)  # 4:5, a picture GQA may call square
+    scores = likelihoods(canvas.astype(bool))
+    assert scores["square"] == pytest.approx(scores["rectangular"], abs=0.1) and max(scores.values()) < 0.5

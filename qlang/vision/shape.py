@@ -6,15 +6,17 @@ of its own second moments it fills (intersection over union: 1 for any ellipse),
 rotated rectangle (1 for a rectangle, 0.79 for a circle), of its least enclosing triangle (1 for
 a triangle), and that rectangle's short side over its long one (a square's 1).  Each GQA value
 has prototype outlines drawn at the mask's size (`PROTOTYPES`: round is a circle or an ellipse
-seen at a slant, rectangular a long or short rectangle), and a value's likelihood is a
-Gaussian of the distance (`SPREAD`) to its nearest prototype, against `OTHER`: an outline far
-from every prototype (a person, a cat, a motorcycle) is none of them, and scores low on all.
-`octagonal` is left out: at the mask's 64 pixels a regular octagon is within a pixel of a
-circle.
+seen at a slant, square and rectangular sharing the rectangles between, `SQUARE`), and a
+value's likelihood is a Gaussian of the distance (`SPREAD`) to its nearest prototype, against
+`OTHER`: an outline far from every prototype (a person, a cat, a motorcycle) is none of them,
+and scores low on all.  `octagonal` is left out: at the mask's 64 pixels a regular octagon is
+within a pixel of a circle, and it is rare (of the shared GQA questions' 11 about an object's
+shape, one, about a plate), so an octagonal stop sign is called round.
 
 An outline is no evidence where the object may go on beyond the photo's edge (more than
-`CUT_OFF` of it lies along an edge the box touches: a table whose far end is out of frame), or
-where GrabCut drew none (`Segment.cut`).  The constants are measured on the photo set's
+`CUT_OFF` of it lies along an edge the box touches: a table whose far end is out of frame),
+where it does not span its box (`SPAN`: the cut kept something else in it, the saucer on a
+table), or where GrabCut drew none (`Segment.cut`).  The constants are measured on the photo set's
 calibration half and on real crops (`tests/test_vision_shape.py`).
 
 >>> disc = np.zeros((40, 40), dtype=bool)
@@ -77,12 +79,18 @@ def _rectangle(aspect: float, turn: float = 0.0) -> Mask:
     return _polygon((-1, -aspect), (1, -aspect), (1, aspect), (-1, aspect), turn=turn)
 
 
+#: The aspects of a rectangle both square and rectangular prototypes have: GQA's annotators call
+#: pictures, pillows and tables square that are not quite (of the shared GQA questions' 11 about
+#: an object's shape, 9 answer square, one rectangular), and a photo's slant changes
+#: an outline's aspect, so an outline between them is left to neither.
+SQUARE = (0.85, 0.75)
+
 #: GQA shape value -> its prototype outlines
 PROTOTYPES: dict[str, Callable[[], list[Mask]]] = {
     "round": lambda: [_ellipse(aspect) for aspect in (1.0, 0.85, 0.7, 0.55, 0.4)],
-    "square": lambda: [_rectangle(1.0), _rectangle(1.0, turn=30), _rectangle(0.9)],
-    "rectangular": lambda: [_rectangle(0.75), _rectangle(0.6), _rectangle(0.45, turn=20), _rectangle(0.3),
-                            _rectangle(0.2)],
+    "square": lambda: [_rectangle(1.0), _rectangle(1.0, turn=30), *map(_rectangle, SQUARE)],
+    "rectangular": lambda: [*map(_rectangle, SQUARE), _rectangle(0.62), _rectangle(0.5, turn=20),
+                            *map(_rectangle, (0.4, 0.3, 0.2))],
     "triangular": lambda: [_polygon((-1, 0.87), (1, 0.87), (0, -0.87)), _polygon((-1, 1), (1, 1), (-1, -1))],
 }
 
