@@ -92,6 +92,21 @@ def test_wearing_and_holding_need_a_person_and_the_right_kind_of_thing(
     assert (None if relation not in scores else scores[relation] > 0.7) == holds
 
 
+@pytest.mark.parametrize(("a", "b", "classes", "holds"), [
+    (STANDING, SeenBox(0, 250, 640, 480), ("man", "grass"), True),
+    (STANDING, SeenBox(0, 300, 640, 480), ("dog", "road"), True),
+    (SeenBox(120, 300, 220, 400), SeenBox(0, 250, 640, 480), ("man", "grass"), False),  # lying in it
+    (STANDING, SeenBox(150, 250, 400, 400), ("man", "table"), False),  # in front of the table
+    (SeenBox(200, 0, 260, 260), SeenBox(150, 250, 400, 400), ("man", "table"), True),
+    (STANDING, SeenBox(0, 250, 640, 480), ("car", "grass"), None)])
+def test_standing_on_needs_the_feet_on_it_and_a_person_or_an_animal(
+        a: SeenBox, b: SeenBox, classes: tuple[str, str], holds: bool | None) -> None:
+    """Feet anywhere in the ground's box (GQA's places reach down the picture), on a thing only
+    in its upper part, and the one standing rising above it."""
+    scores = geometry.relations(a, b, frozenset({"standing on"}), classes)
+    assert (None if "standing on" not in scores else scores["standing on"] > 0.7) == holds
+
+
 def test_far_apart_boxes_are_not_near_and_side_by_side_ones_are_neither_above_nor_below() -> None:
     scores = geometry.relations(LEFT, RIGHT)
     assert scores["near"] < 0.3 and scores["above"] < 0.3 and scores["below"] < 0.3 and scores["on"] == 0

@@ -7,6 +7,13 @@ Image coordinates: y grows downwards.
 >>> cup, table = SeenBox(40, 10, 60, 32), SeenBox(0, 30, 100, 80)
 >>> round(relations(cup, table)["on"], 2), round(relations(table, cup)["on"], 2)
 (0.94, 0.0)
+
+A person stands on grass with their feet anywhere in it, on a table only on its top:
+
+>>> grass, man = SeenBox(0, 250, 640, 480), SeenBox(100, 50, 200, 400)
+>>> stands = lambda a, b, classes: round(relations(a, b, {"standing on"}, classes)["standing on"], 2)
+>>> stands(man, grass, ("person", "grass")), stands(man, SeenBox(150, 250, 400, 400), ("person", "table"))
+(0.99, 0.0)
 """
 
 from __future__ import annotations
@@ -101,6 +108,22 @@ def _holding(a: SeenBox, b: SeenBox) -> float:
     return reach * small * hands
 
 
+def _stands(deepest: float) -> Score:
+    """a stands on b: a's foot (its box's bottom centre) is over b, at most `deepest` of b's
+    height down into b's box, and a rises above b's top (out of the surface, not lying on it
+    or in front of it)."""
+
+    def score(a: SeenBox, b: SeenBox) -> float:
+        depth = (a.y1 - b.y0) / max(b.height, 1.0)
+        rests = max(0.0, 1.0 - max(-0.1 - depth, depth - deepest, 0.0) / 0.3)
+        beyond = max(b.x0 - a.centre[0], a.centre[0] - b.x1, 0.0) / max(a.width, 1.0)
+        over = max(0.0, 1.0 - beyond / 0.25)
+        rises = _sigmoid(8.0 * (b.y0 - a.y0) / max(a.height, 1.0))
+        return rests * over * rises
+
+    return score
+
+
 def _apart(a: SeenBox, b: SeenBox) -> float:
     """Whether neither box lies within the other: a thing inside another (coffee in its cup) is
     on no side of it."""
@@ -153,14 +176,31 @@ def _held(cls: str) -> bool:
     return not _worn(cls) and not _person(cls)
 
 
+def _standing(cls: str) -> bool:
+    return _person(cls) or "animal" in load().ancestors(cls)
+
+
+def _ground(cls: str) -> bool:
+    """Ground one stands on anywhere in its box (grass, a road, a floor: GQA's places), which
+    reaches down the picture as it nears the camera."""
+    return "place" in load().ancestors(cls)
+
+
+def _anything(cls: str) -> bool:
+    return True
+
+
 Fits = Callable[[str], bool]
-#: Relations boxes tell only between kinds of things (the subject's, the object's): a person
-#: wears clothes, helmets and glasses, and holds what is neither worn nor a person (what is in a
-#: person's box at the height of the hands is as likely worn as held, and a hat within a
-#: table's box is on it).
-KINDED: dict[str, tuple[Score, Fits, Fits]] = {
-    "wearing": (_wearing, _person, _worn),
-    "holding": (_holding, _person, _held),
+#: Relations boxes tell only between kinds of things (the subject's, the object's), each by the
+#: first way whose kinds fit: a person wears clothes, helmets and glasses, and holds what is
+#: neither worn nor a person (what is in a person's box at the height of the hands is as likely
+#: worn as held, and a hat within a table's box is on it); a person or an animal stands on
+#: ground with its feet anywhere in the ground's box, on a thing with its feet in the thing's
+#: upper part (a person before a table has feet as low as the table's).
+KINDED: dict[str, tuple[tuple[Score, Fits, Fits], ...]] = {
+    "wearing": ((_wearing, _person, _worn),),
+    "holding": ((_holding, _person, _held),),
+    "standing on": ((_stands(1.05), _standing, _ground), (_stands(0.6), _standing, _anything)),
 }
 
 
@@ -170,6 +210,10 @@ def relations(a: SeenBox, b: SeenBox, names: frozenset[str] | None = None,
     classes of a and b, also those that hold only between kinds of things."""
     found = {name: score(a, b) for name, score in RELATIONS.items() if names is None or name in names}
     if classes is not None:
-        found |= {name: score(a, b) for name, (score, subject, object_) in KINDED.items()
-                  if (names is None or name in names) and subject(classes[0]) and object_(classes[1])}
+        for name, ways in KINDED.items():
+            fitting = (score for score, subject, object_ in ways
+                       if subject(classes[0]) and object_(classes[1]))
+            score = next(fitting, None) if names is None or name in names else None
+            if score is not None:
+                found[name] = score(a, b)
     return found
