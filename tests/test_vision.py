@@ -92,6 +92,19 @@ def test_wearing_and_holding_need_a_person_and_the_right_kind_of_thing(
     assert (None if relation not in scores else scores[relation] > 0.7) == holds
 
 
+def test_a_thing_within_a_persons_box_is_on_the_side_its_centre_lies() -> None:
+    """A thing held out within a person's box is beside the person (GQA's "the helmet to the
+    right of the woman"), either way round; within a table's box it is on no side."""
+    held = SeenBox(165, 150, 200, 185)  # within the person's box
+    assert geometry.relations(held, STANDING)["to the right of"] < 0.3  # of what, unknown
+    for thing in ("helmet", "cup"):
+        assert geometry.relations(held, STANDING, None, (thing, "woman"))["to the right of"] > 0.7
+        assert geometry.relations(STANDING, held, None, ("woman", thing))["to the left of"] > 0.7
+        assert geometry.relations(held, STANDING, None, (thing, "woman"))["to the left of"] < 0.3
+    assert geometry.relations(HEAD, STANDING, None, ("hat", "woman"))["to the right of"] < 0.3
+    assert geometry.relations(SeenBox(60, 40, 90, 60), TABLE, None, ("cup", "table"))["to the right of"] < 0.3
+
+
 @pytest.mark.parametrize(("a", "b", "classes", "holds"), [
     (STANDING, SeenBox(0, 250, 640, 480), ("man", "grass"), True),
     (STANDING, SeenBox(0, 300, 640, 480), ("dog", "road"), True),

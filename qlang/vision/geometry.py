@@ -8,6 +8,13 @@ Image coordinates: y grows downwards.
 >>> round(relations(cup, table)["on"], 2), round(relations(table, cup)["on"], 2)
 (0.94, 0.0)
 
+A helmet held out within a woman's box is to the right of her; a cup within a table's is not:
+
+>>> woman, helmet = SeenBox(0, 0, 300, 500), SeenBox(230, 200, 300, 270)
+>>> right = lambda a, b, classes: round(relations(a, b, {"to the right of"}, classes)["to the right of"], 2)
+>>> right(helmet, woman, ("helmet", "person")), right(SeenBox(60, 40, 90, 60), table, ("cup", "table"))
+(0.9, 0.08)
+
 A person stands on grass with their feet anywhere in it, on a table only on its top:
 
 >>> grass, man = SeenBox(0, 250, 640, 480), SeenBox(100, 50, 200, 400)
@@ -130,10 +137,24 @@ def _apart(a: SeenBox, b: SeenBox) -> float:
     return (1.0 - _inside(a, b)) * (1.0 - _inside(b, a))
 
 
-def _side(away: Callable[[SeenBox, SeenBox], float]) -> Score:
+def _outside(a: SeenBox, b: SeenBox) -> float:
+    """Whether a's box does not lie within b's (b's may lie within a's)."""
+    return 1.0 - _inside(a, b)
+
+
+def _around(a: SeenBox, b: SeenBox) -> float:
+    """Whether b's box does not lie within a's (a's may lie within b's)."""
+    return 1.0 - _inside(b, a)
+
+
+def _side(away: Callable[[SeenBox, SeenBox], float], apart: Score = _apart) -> Score:
     """A side relation from how far a lies from b that way, in their half-sizes, where the
-    boxes are apart."""
-    return lambda a, b: _sigmoid(3.0 * (away(a, b) - 0.5)) * _apart(a, b)
+    boxes are `apart`."""
+    return lambda a, b: _sigmoid(3.0 * (away(a, b) - 0.5)) * apart(a, b)
+
+
+def _right(a: SeenBox, b: SeenBox) -> float:
+    return _horizontal(b, a)
 
 
 def _next_to(a: SeenBox, b: SeenBox) -> float:
@@ -143,7 +164,7 @@ def _next_to(a: SeenBox, b: SeenBox) -> float:
 #: Each relation GQA has that boxes can tell, scored for (subject, object).
 RELATIONS: dict[str, Callable[[SeenBox, SeenBox], float]] = {
     "to the left of": _side(_horizontal),
-    "to the right of": _side(lambda a, b: _horizontal(b, a)),
+    "to the right of": _side(_right),
     "above": _side(_vertical),
     "below": _side(lambda a, b: _vertical(b, a)),
     "on": _on,
@@ -196,11 +217,17 @@ Fits = Callable[[str], bool]
 #: neither worn nor a person (what is in a person's box at the height of the hands is as likely
 #: worn as held, and a hat within a table's box is on it); a person or an animal stands on
 #: ground with its feet anywhere in the ground's box, on a thing with its feet in the thing's
-#: upper part (a person before a table has feet as low as the table's).
+#: upper part (a person before a table has feet as low as the table's); and a thing within a
+#: person's box (held out, worn) is on the side of the person its centre lies, as a person sees
+#: it, where a thing within a table's box (a cup) or coffee within its cup is on no side.
 KINDED: dict[str, tuple[tuple[Score, Fits, Fits], ...]] = {
     "wearing": ((_wearing, _person, _worn),),
     "holding": ((_holding, _person, _held),),
     "standing on": ((_stands(1.05), _standing, _ground), (_stands(0.6), _standing, _anything)),
+    "to the left of": ((_side(_horizontal, _around), _anything, _person),
+                       (_side(_horizontal, _outside), _person, _anything)),
+    "to the right of": ((_side(_right, _around), _anything, _person),
+                        (_side(_right, _outside), _person, _anything)),
 }
 
 
