@@ -174,7 +174,8 @@ def answer(root: Node, about: Subject, *, options: SolveOptions = ASKED,
 def _answer_photo(root: Node, scene: str, perceived: Perceived, perceiver: Perceiver, vision: Options,
                   options: SolveOptions, stages: Stages) -> Answered:
     """A photo's answers: "the man" taken to be each person seen in turn, where the question
-    presupposes one (`qlang.vision.presume`), and withheld where they are no evidence
+    presupposes one (`qlang.vision.presume`: the perceived facts are then those of the reading
+    answered, which `explain` reads), and withheld where they are no evidence
     (`qlang.vision.withhold`)."""
     from qlang.vision.kinds import coarse
     from qlang.vision.margins import likeliest
@@ -185,14 +186,17 @@ def _answer_photo(root: Node, scene: str, perceived: Perceived, perceiver: Perce
     sight, base = SIGHTS[perceiver.name], likeliest(scene)
     presumed = presume(sight, root, perceived.graph, lambda cls: coarse(sight, cls))
     notes = tuple(map(str, presumed))
-    answered = whichever(presumed,
-                         lambda extra: solve_program(root, f"{scene}\n{extra}", options, stages=stages),
-                         lambda a: a.answers, base)
+
+    def reading(extra: str) -> Answered:
+        taken = replace(perceived, facts=f"{scene}\n{extra}") if extra else perceived
+        return replace(solve_program(root, taken.facts, options, stages=stages), perceived=taken)
+
+    answered = whichever(presumed, reading, lambda a: a.answers, base)
     if isinstance(answered, str):
         return Answered((), True, root, perceived=perceived, stages=stages, doubts=(answered,))
     if answered.answers:
         unseen, doubts = withheld(sight, root, answered.answers, base, vision.thresholds.detection,
                                   {p.cls for p in presumed})
         if doubts:
-            return replace(answered, answers=(), perceived=perceived, unseen=unseen, doubts=doubts)
-    return replace(answered, perceived=perceived, notes=notes)
+            return replace(answered, answers=(), unseen=unseen, doubts=doubts)
+    return replace(answered, notes=notes)

@@ -144,6 +144,19 @@ def test_a_no_about_what_no_perceiver_sees_is_cannot_tell(server: Server, photos
     assert report["steps"][-1]["call"] == report["empty"]["call"]
 
 
+def test_the_man_meant_is_the_person_seen_and_the_trace_shows_it(server: Server, tmp_path: Path) -> None:
+    """camera.png's one person is "the man" of "What is to the right of the man?": the page
+    says so in a note, and its trace keeps that person for `select(..., man)`."""
+    photo = tmp_path / "camera.png"
+    Image.fromarray(data.camera()).save(photo)
+    fields = {"source": "photo", "question": "What is to the right of the man?", "top_k": "1"}
+    status, report = server.post("/api/ask", fields, photo)
+    assert status == 200 and [a["answer"] for a in report["answers"]] == ["building"]
+    assert report["notes"] == ["the man is taken to be the person seen"]
+    selected = [step for step in report["steps"] if step["call"].endswith(", man)")]
+    assert len(selected) == 1 and len(selected[0]["objects"]) == 1
+
+
 def test_eight_requests_at_once_are_each_answered_as_alone(server: Server, photos: Path) -> None:
     asked = _requests(photos)
     assert len(asked) == 8

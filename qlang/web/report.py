@@ -35,6 +35,8 @@ def answered(result: Answered, explanation: Explanation | EmptyStep | None,
         #: and why a "no" about each is no evidence
         "cannot_tell": list(result.unseen),
         "cannot_tell_why": list(result.doubts),
+        #: what the answer takes for granted ("the man is taken to be the person seen")
+        "notes": list(result.notes),
         "complete": result.complete,
         "translation": None if result.translation is None else translation(result.translation, translator),
         "programs": programs(result.root),
