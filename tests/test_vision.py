@@ -12,11 +12,12 @@ import qlang
 from qlang.asp.options import SolveOptions
 from qlang.asp.solve import solve
 from qlang.passes import lower
-from qlang.vision import geometry, weighted
+from qlang.vision import describe, geometry, weighted
 from qlang.vision.colour import colours
-from qlang.vision.concepts import expand, extract, mentioned
+from qlang.vision.concepts import Concepts, expand, extract, mentioned
 from qlang.vision.labels import COCO, COCO_RENAMED, gqa_class
-from qlang.vision.perception import Detection, Perception, SeenBox, SeenRelation
+from qlang.vision.margins import likeliest, likelihood
+from qlang.vision.perception import Detection, Perception, SeenBox, SeenRelation, Thresholds
 from qlang.vision.scoring import target_vs_neutral, target_vs_neutral_array
 
 
@@ -118,6 +119,20 @@ def test_standing_on_needs_the_feet_on_it_and_a_person_or_an_animal(
     in its upper part, and the one standing rising above it."""
     scores = geometry.relations(a, b, frozenset({"standing on"}), classes)
     assert (None if "standing on" not in scores else scores["standing on"] > 0.7) == holds
+
+
+def test_a_borderline_relation_is_kept_so_that_a_no_about_it_is_unsure() -> None:
+    """A cup a little right of the plate's centre is to its right at about 0.35: kept, so
+    "Is the cup to the right of the plate?" is a "no" about 0.65 likely, not a sure one."""
+    cup, plate = SeenBox(44, 10, 84, 50), SeenBox(20, 30, 90, 70)
+    assert 0.2 < geometry.relations(cup, plate)["to the right of"] < 0.5
+    perception = Perception(100, 100, "ssd", [Detection("cup", 0.9, cup, "cup"),
+                                              Detection("plate", 0.9, plate, "plate")])
+    describe.relate(perception, Concepts(relations=frozenset({"to the right of"})), Thresholds())
+    scene = weighted.facts(weighted.scene(perception))
+    root = qlang.compile("verify_rel(unique(select(scene(), plate)), cup, to_the_right_of, subject)")
+    answers = solve(lower.facts(root), scene, SolveOptions(top_k=2, distinct=True)).answers
+    assert answers[0].value == "no" and 0.5 < likelihood(answers, likeliest(scene)) < 0.8
 
 
 def test_far_apart_boxes_are_not_near_and_side_by_side_ones_are_neither_above_nor_below() -> None:
