@@ -91,6 +91,19 @@ def test_the_program_speaks_the_unknown_word_it_read_as_one_class() -> None:
     assert spoken("Is there a vermilion car?", red) is None
 
 
+def test_the_program_asks_about_the_thing_a_possessive_names() -> None:
+    cat = parse("query(unique(select(scene(), cat)), color)", "nested")
+    assert str(spoken("What color are the cat's eyes?", cat)) == "query(unique(select(scene(), eyes)), color)"
+    assert str(spoken("What color are the cats' eyes?", cat)) == "query(unique(select(scene(), eyes)), color)"
+    # no possessive, the thing said, the owner not read, or a thing that is no class: as it is
+    assert spoken("What color is the cat?", cat) is None
+    assert spoken("What color is the man's cat?", cat) is None
+    assert spoken("What color are the dog's eyes?", cat) is None
+    assert spoken("What color is the cat's very?", cat) is None
+    eye = parse("query(unique(select(scene(), eye)), color)", "nested")
+    assert spoken("What color are the cat's eyes?", eye) is None
+
+
 def test_a_translation_speaks_the_word_and_keeps_the_note() -> None:
     translation = Translation("Is there a rocket?", "exist(select(scene(), window))", WINDOW).spoken("nested")
     assert (translation.program, translation.unknown) == ("exist(select(scene(), rocket))", ())

@@ -27,6 +27,11 @@ itself (`exist(select(scene(), rocket))`), a class outside GQA's vocabulary that
 perceiver matching it through WordNet can see (`qlang.vision.filed`); a scene graph without it
 answers as about any class it lacks.  The word is a WordNet noun of lowercase letters only,
 the spelling `unknown_words` checked, so it reaches ASP as a plain constant.
+
+A known word can be lost too: "What color are the cat's eyes?" comes back as the cat's colour,
+brown, an answer about the cat.  Where a possessive's thing is a class of GQA's the program
+does not say and the program reads the owner's class, `spoken` gives the program about the
+thing instead (`owned`: the eyes' colour), as GQA's own programs select what is asked of.
 """
 
 from __future__ import annotations
@@ -44,6 +49,8 @@ from qlang.words import plural, singulars
 #: a question's words as the small parser reads them (`qlang.small.tokens`), letters only
 _WORD = re.compile(r"[A-Za-z]+(?:['-][A-Za-z]+)*")
 _LETTERS = re.compile(r"[a-z]+")
+#: a possessive and its thing: "the cat's eyes", "the dogs' tails"
+_POSSESSIVE = re.compile(r"\b([a-z]+)(?:'s|s')\s+([a-z]+)\b")
 #: the literal kinds that name what a question asks about: what an unknown word was read as
 _NAMING = (Kind.CLASS, Kind.VALUE)
 
@@ -97,16 +104,35 @@ def unknown_words(question: str, program: Node) -> tuple[UnknownWord, ...]:
 
 def spoken(question: str, root: Node) -> Node | None:
     """The program speaking the question's one unknown word where it reads one class the
-    question does not say, in the word's WordNet form (``rockets`` -> ``rocket``); None where
-    there is no such word, or it was read as several names, or as a value."""
+    question does not say, in the word's WordNet form (``rockets`` -> ``rocket``), else about
+    what a possessive names where it reads the owner (`owned`); None where neither applies (no
+    such word, or it was read as several names, or as a value)."""
     unknown = unknown_words(question, root)
     if len(unknown) != 1 or len(unknown[0].instead) != 1:
-        return None
+        return None if unknown else owned(question, root)
     (instead,) = unknown[0].instead
     if not any(kind is Kind.CLASS and value == instead for kind, value in _literals(root)) \
             or any(kind is not Kind.CLASS and value == instead for kind, value in _literals(root)):
         return None
     return _renamed(root, instead, _lemma(unknown[0].word.lower()), {})
+
+
+def owned(question: str, root: Node) -> Node | None:
+    """The program about the thing of the question's possessive ("the cat's eyes": `eye`s)
+    where the program reads the owner's class (`cat`) and says no form of the thing, a class
+    of GQA's; None where there is no such possessive."""
+    from qlang.ontology import load
+
+    classes, said = load().classes, _program_words(root)
+    for match in _POSSESSIVE.finditer(question.lower()):
+        owner, thing = match.groups()
+        named = [form for form in (thing, *sorted(_forms(thing) - {thing})) if form in classes]
+        if not named or _forms(thing) & said:
+            continue
+        read = [value for kind, value in _literals(root) if kind is Kind.CLASS and value in _forms(owner)]
+        if read:
+            return _renamed(root, read[0], named[0], {})
+    return None
 
 
 def _renamed(node: Node, old: str, new: str, done: dict[Node, Node]) -> Node:
