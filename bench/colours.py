@@ -31,7 +31,7 @@ FIXTURES = Path(__file__).resolve().parent.parent / "tests" / "fixtures" / "colo
 #: the longer side of a committed crop
 SIDE = 128
 GRID = {"spread": (8.0, 10.0, 12.0, 14.0, 18.0, 24.0), "lightness": (0.25, 0.5, 0.75, 1.0),
-        "salience": (0.0, 1.0, 2.0, 3.0), "gain": (1.0, 1.25, 1.5, 2.0)}
+        "salience": (0.0, 1.0, 2.0, 3.0), "gain": (1.0, 1.25, 1.5, 2.0), "grey": (0.0, 5.0, 10.0, 15.0, 20.0)}
 
 
 def labels() -> dict[str, Any]:
@@ -43,10 +43,12 @@ def _photo(name: str) -> Image:
         from skimage import data
 
         return np.asarray(data.stereo_motorcycle()[0])
-    if name in ("coffee", "astronaut", "rocket"):
+    if name in ("coffee", "astronaut", "rocket", "camera", "chelsea", "horse"):
         from skimage import data
 
-        return np.asarray(getattr(data, name)())
+        image = np.asarray(getattr(data, name)())
+        grey = image.astype(np.uint8) * 255 if image.dtype == bool else image  # a drawing's True is white
+        return grey if grey.ndim == 3 else np.repeat(grey[..., None], 3, axis=2)
     if name in ("china", "flower"):
         from sklearn.datasets import load_sample_image
 
@@ -78,9 +80,15 @@ def cut() -> None:
     (FIXTURES / "colours.json").write_text(json.dumps(table, indent=1) + "\n")
 
 
-def crop(entry: dict[str, Any]) -> tuple[Image, SeenBox]:
-    """A committed crop's pixels and its object's box."""
-    return read(FIXTURES / f"{entry['name'].replace(' ', '_')}.png"), SeenBox(*entry["in_crop"])
+def named_as(entry: dict[str, Any]) -> set[str]:
+    """The basic colour terms of the colours a person named for a crop."""
+    return {colour.FAMILIES.get(c, c) for c in entry["colours"]}
+
+
+def crop(entry: dict[str, Any]) -> tuple[Image, SeenBox, list[SeenBox]]:
+    """A committed crop's pixels, its object's box and the other objects' boxes in it."""
+    others = [SeenBox(*box) for box in entry.get("others", ())]
+    return read(FIXTURES / f"{entry['name'].replace(' ', '_')}.png"), SeenBox(*entry["in_crop"]), others
 
 
 def main() -> None:
@@ -92,8 +100,8 @@ def main() -> None:
     entries = labels()["crops"]
     clustered, whole = [], []
     for entry in entries:
-        image, box = crop(entry)
-        clustered.append(colour.clusters(segment(image, box).pixels))
+        image, box, others = crop(entry)
+        clustered.append(colour.clusters(segment(image, box, others).pixels))
         inside = image[int(box.y0):int(box.y1), int(box.x0):int(box.x1)]
         whole.append(colour.clusters(inside))
 
@@ -103,13 +111,14 @@ def main() -> None:
             if entry["half"] != half:
                 continue
             p = dict(zip(colour.NAMES, colour.score(centres, shares, calibration), strict=True))
-            logs.append(math.log(max(sum(p[c] for c in entry["colours"]), 1e-9)))
-            right.append(max(p, key=p.__getitem__) in entry["colours"])
+            named = named_as(entry)
+            logs.append(math.log(max(sum(p[c] for c in named), 1e-9)))
+            right.append(max(p, key=p.__getitem__) in named)
         return float(np.mean(logs)), float(np.mean(right))
 
     grid = [colour.Calibration(*values) for values in itertools.product(*GRID.values())]
     best = max(grid, key=lambda c: scores(c, clustered, "calibration")[0])
-    former = colour.Calibration(spread=12.0, lightness=1.0, salience=0.0, gain=1.0)
+    former = colour.Calibration(spread=12.0, lightness=1.0, salience=0.0, gain=1.0, grey=0.0)
     for label, calibration, clusters in (("whole box, former constants", former, whole),
                                          ("segmented, former constants", former, clustered),
                                          (f"segmented, calibrated {best}", best, clustered)):

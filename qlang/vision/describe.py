@@ -8,11 +8,19 @@ it names (every relation the boxes can tell when there is no question).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from qlang.ontology import load
 from qlang.vision import colour, geometry, shape
 from qlang.vision.concepts import Concepts
-from qlang.vision.perception import Detection, Image, Perception, SeenRelation, Thresholds
+from qlang.vision.perception import Detection, Image, Perception, SeenBox, SeenRelation, Thresholds
 from qlang.vision.segment import Segment, segment
+
+#: The least likelihood of a colour kept: a colour's whole distribution is kept, not its
+#: likeliest three of at least `Thresholds.attribute`, so that every rival weighs against the
+#: best in an answer's likelihood (`qlang.vision.margins`): the cup's coffee, orange at 0.42,
+#: was 0.68 likely against brown alone, and is 0.57 against them all.
+WHOLE = 0.02
 
 
 def wanted(category: str, concepts: Concepts | None) -> bool:
@@ -24,10 +32,12 @@ def wanted(category: str, concepts: Concepts | None) -> bool:
 
 
 def describe(image: Image, perception: Perception, concepts: Concepts | None,
-             thresholds: Thresholds, new: int = 0) -> None:
+             thresholds: Thresholds, new: int = 0, seen: Sequence[SeenBox] = ()) -> None:
     """Score the detections' colour, shape and size and the relations between them, in place:
-    those from number `new` on (those added since the others were described).  Stuff and the
-    background, which name their own colours, have no outline to name."""
+    those from number `new` on (those added since the others were described); `seen`: the
+    boxes of every object seen, those the concepts do not ask for too (a table's colour is not
+    the cup's on it: `segment`).  Stuff and the background, which name their own colours, have
+    no outline to name."""
     height, width = image.shape[:2]
     for detection in perception.objects[new:]:
         scores: dict[str, dict[str, float]] = {}
@@ -36,15 +46,16 @@ def describe(image: Image, perception: Perception, concepts: Concepts | None,
             scores["color"] = detection.colours
         elif wanted("color", concepts):
             with perception.stages.time("segment"):
-                cut = segment(image, detection.box)
+                others = [*seen, *(d.box for d in perception.objects if d is not detection)]
+                cut = segment(image, detection.box, others)
             scores["color"] = colour.colours(cut.pixels)
         if wanted("shape", concepts) and detection.colours is None:
             with perception.stages.time("segment"):
                 scores["shape"] = shape.shapes(image, detection.box, cut)
         if wanted("size", concepts):
             scores["size"] = geometry.size(detection.box, width, height)
-        for values in scores.values():
-            keep(detection, values, thresholds)
+        for category, values in scores.items():
+            keep(detection, values, thresholds, whole=category == "color")
     relate(perception, concepts, thresholds, new)
 
 
@@ -62,7 +73,10 @@ def relate(perception: Perception, concepts: Concepts | None, thresholds: Thresh
                         perception.relations.append(SeenRelation(i, name, j, p))
 
 
-def keep(detection: Detection, values: dict[str, float], thresholds: Thresholds) -> None:
-    """Add an attribute category's likeliest values (at most `thresholds.values`)."""
-    ranked = sorted(values.items(), key=lambda kv: -kv[1])[:thresholds.values]
-    detection.attributes.update({value: p for value, p in ranked if p >= thresholds.attribute})
+def keep(detection: Detection, values: dict[str, float], thresholds: Thresholds, whole: bool = False) -> None:
+    """Add an attribute category's likeliest values (at most `thresholds.values` of at least
+    `thresholds.attribute`); `whole`: every value of at least `WHOLE` (a colour)."""
+    ranked = sorted(values.items(), key=lambda kv: -kv[1])
+    least = WHOLE if whole else thresholds.attribute
+    kept = ranked if whole else ranked[:thresholds.values]
+    detection.attributes.update({value: p for value, p in kept if p >= least})

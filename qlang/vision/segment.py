@@ -8,11 +8,14 @@ cut; what the object is made of (its colour) is then read off the object alone.
 The box is cut on a copy scaled so that its longer side is `SIDE` pixels, with a `CONTEXT`
 border of the image around it for the background's colours: the cut's cost grows with the
 pixels, and colour needs no more.  A box that leaves too little of the image around it
-(`LEAST_CONTEXT`: a table under everything) is no object on a background, and is taken whole;
-a cut that keeps too little of the box (a uniform object the background's colours explain)
-falls back to the box's central ellipse.  Neither fallback is the object's outline (`cut`):
-an outline is wanted (`rim`) even of a box that fills the photo (a colour wheel on black), and
-is then cut against the photo's own rim.
+(`LEAST_CONTEXT`) and holds another object's box is a surface under the others (a table under
+a cup: cut, it would be named by the cup's red), and is taken whole; one that holds none is a
+figure filling its photo (a drawn black horse on white, whose box takes 90 % of the photo,
+was named white when taken whole) and is cut against the photo's edge like any other.  A cut
+that keeps too little of the box (a uniform object the background's colours explain) falls
+back to the box's central ellipse.  Neither fallback is the object's outline (`cut`): an
+outline is wanted (`rim`) even of a box that fills the photo (a colour wheel on black), and is
+then cut against the photo's own rim.
 
 >>> image = np.full((60, 60, 3), (230, 230, 230), dtype=np.uint8)
 >>> image[20:40, 20:40] = (200, 30, 30)
@@ -23,6 +26,7 @@ is then cut against the photo's own rim.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 import numpy as np
@@ -62,9 +66,10 @@ class Segment:
         return float(self.mask.mean()) if self.mask.size else 0.0
 
 
-def segment(image: Image, box: SeenBox, rim: bool = False) -> Segment:
-    """The object in `box` cut from its background; with `rim`, even where the box leaves too
-    little of the photo around it for the background's colours (its outline, not its colour)."""
+def segment(image: Image, box: SeenBox, others: Iterable[SeenBox] = (), rim: bool = False) -> Segment:
+    """The object in `box` cut from its background; `others`: the boxes of the other objects
+    seen, which tell a surface under them; with `rim`, even where the box leaves too little of
+    the photo around it for the background's colours (its outline, not its colour)."""
     import cv2
 
     height, width = image.shape[:2]
@@ -83,12 +88,20 @@ def segment(image: Image, box: SeenBox, rim: bool = False) -> Segment:
     right, bottom = round((x1 - cx0) * scale), round((y1 - cy0) * scale)
     inner = (max(left, 1), max(top, 1), min(right, size[0] - 1), min(bottom, size[1] - 1))
     crop = small[top:bottom, left:right]
-    if not rim and around.shape[0] * around.shape[1] < (1 + LEAST_CONTEXT) * (x1 - x0) * (y1 - y0):
+    if not rim and around.shape[0] * around.shape[1] < (1 + LEAST_CONTEXT) * (x1 - x0) * (y1 - y0) \
+            and any(_within(other, box) for other in others):
         return Segment(crop, np.ones(crop.shape[:2], dtype=bool), cut=False)
     mask = _grabcut(small, inner)[top:bottom, left:right]
     if not mask.size or mask.mean() < LEAST:
         return Segment(crop, _ellipse(crop.shape[0], crop.shape[1]), cut=False)
     return Segment(crop, mask)
+
+
+def _within(inner: SeenBox, outer: SeenBox) -> bool:
+    """Whether a smaller box's centre lies in `outer`."""
+    x, y = (inner.x0 + inner.x1) / 2, (inner.y0 + inner.y1) / 2
+    return inner.width * inner.height < outer.width * outer.height \
+        and outer.x0 <= x <= outer.x1 and outer.y0 <= y <= outer.y1
 
 
 def _grabcut(image: Image, inner: tuple[int, int, int, int]) -> npt.NDArray[np.bool_]:

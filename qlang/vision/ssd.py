@@ -104,5 +104,5 @@ class SSD:
             with perception.stages.time("find the background"):
                 found = background.find(image, asked, (d.box for d in detected))
             perception.objects += found[:max(0, thresholds.objects - len(perception.objects))]
-        describe(image, perception, concepts, thresholds)
+        describe(image, perception, concepts, thresholds, seen=[d.box for d in detected])
         return perception
