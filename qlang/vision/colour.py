@@ -32,7 +32,8 @@ import numpy.typing as npt
 from qlang.vision.perception import Image
 
 #: sRGB prototypes of GQA's colour values (`dark`, a tone more than a hue, is left out), and
-#: of the shades between them that GQA has no word for (a cell's dark grey is no black).
+#: of the shades between them that GQA has no word for: a dark grey midway in lightness
+#: between black's and grey's (a cell's background, 68 in every channel, is no black).
 PROTOTYPES: dict[str, tuple[int, int, int]] = {
     "beige": (225, 205, 165), "black": (20, 20, 20), "blond": (220, 190, 120),
     "blue": (40, 80, 200), "brown": (120, 75, 40), "brunette": (80, 50, 30),
@@ -42,7 +43,7 @@ PROTOTYPES: dict[str, tuple[int, int, int]] = {
     "maroon": (110, 20, 35), "orange": (240, 130, 30), "pink": (240, 150, 180),
     "purple": (120, 50, 150), "red": (200, 30, 30), "silver": (190, 190, 195),
     "tan": (200, 165, 120), "teal": (0, 128, 128), "white": (245, 245, 245),
-    "yellow": (240, 220, 40), "dark gray": (90, 90, 90),
+    "yellow": (240, 220, 40), "dark gray": (70, 70, 70),
 }
 #: the basic colour term each prototype is a shade of
 FAMILIES: dict[str, str] = {
