@@ -6,9 +6,11 @@ The crops are tests/fixtures/colours (`colours.json` says what each is and where
 from); `--cut` cuts them again from the photos the packages ship.  Each crop's object is cut
 from its box's background (`qlang.vision.segment`) and clustered once; then every calibration
 of a grid is scored on the crops of the calibration half by the mean log-likelihood of the
-colours a person named (normalised over GQA's colours), and the best is reported with its
-accuracy (the likeliest colour is one of those named) on each half, beside the uncalibrated
-namer's (the whole box, no segmentation, the former constants).
+colours a person named (by their basic terms, `qlang.vision.colour.FAMILIES`), and the best
+is reported with its accuracy (the likeliest colour is one of those named) on each half,
+beside the uncalibrated namer's (the whole box, no segmentation, the former constants) and
+the shipped constants' (`qlang.vision.colour.CALIBRATED`: where the crops tell calibrations
+apart by less than their noise, the photo set's calibration half chose among them).
 """
 
 from __future__ import annotations
@@ -121,7 +123,9 @@ def main() -> None:
     former = colour.Calibration(spread=12.0, lightness=1.0, salience=0.0, gain=1.0, grey=0.0)
     for label, calibration, clusters in (("whole box, former constants", former, whole),
                                          ("segmented, former constants", former, clustered),
-                                         (f"segmented, calibrated {best}", best, clustered)):
+                                         (f"segmented, calibrated {best}", best, clustered),
+                                         (f"segmented, shipped {colour.CALIBRATED}", colour.CALIBRATED,
+                                          clustered)):
         shown = [f"{half} log-likelihood {ll:.2f} accuracy {acc:.0%}" for half in ("calibration", "test")
                  for ll, acc in [scores(calibration, clusters, half)]]
         print(f"{label}: {'; '.join(shown)}")
