@@ -12,7 +12,7 @@ import pytest
 from qlang.vision.colour import NAMES, colours
 from qlang.vision.image import read
 from qlang.vision.perception import SeenBox
-from qlang.vision.segment import segment
+from qlang.vision.segment import ink, segment
 
 pytest.importorskip("cv2")
 
@@ -93,3 +93,18 @@ def test_a_detected_object_is_named_by_its_basic_colour_from_its_whole_distribut
     named = {value: p for value, p in seen.attributes.items() if value in NAMES}
     assert max(named, key=named.__getitem__) == expected
     assert len(named) > 3 and sum(named.values()) > 0.9
+
+
+def test_text_is_named_by_its_ink_not_the_ground_between_its_letters() -> None:
+    """Thin strokes on white, and matplotlib's logo, whose text box is the whole picture."""
+    import matplotlib
+
+    image = np.full((40, 120, 3), 250, dtype=np.uint8)
+    image[8:32, 10:110:6] = image[8:32, 11:110:6] = (20, 60, 140)
+    cut = ink(image, SeenBox(0, 0, 120, 40))
+    assert 0.05 < cut.share < 0.3 and not cut.cut
+    scores = colours(cut.pixels)
+    assert max(scores, key=scores.__getitem__) == "blue" and scores["white"] < 0.05
+    logo = read(Path(matplotlib.get_data_path()) / "sample_data" / "logo2.png")
+    scores = colours(ink(logo, SeenBox(0, 0, logo.shape[1], logo.shape[0])).pixels)
+    assert max(scores, key=scores.__getitem__) == "blue" and scores["blue"] > 0.5

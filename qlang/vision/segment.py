@@ -17,6 +17,9 @@ back to the box's central ellipse.  Neither fallback is the object's outline (`c
 outline is wanted (`rim`) even of a box that fills the photo (a colour wheel on black), and is
 then cut against the photo's own rim.
 
+Text is cut otherwise (`ink`): a word's strokes are too thin for GrabCut's colour models, and
+its letters are the pixels of its box unlike the box's edge, the ground they are printed on.
+
 >>> image = np.full((60, 60, 3), (230, 230, 230), dtype=np.uint8)
 >>> image[20:40, 20:40] = (200, 30, 30)
 >>> cut = segment(image, SeenBox(15, 15, 45, 45))
@@ -44,6 +47,8 @@ ROUNDS = 3
 LEAST = 0.08
 #: Below this much context for each pixel of the box, the box is taken whole.
 LEAST_CONTEXT = 0.15
+#: Text's pixels farther than this (Lab units) from its box's edge colour are its ink.
+INK = 18.0
 
 
 @dataclass(frozen=True)
@@ -95,6 +100,29 @@ def segment(image: Image, box: SeenBox, others: Iterable[SeenBox] = (), rim: boo
     if not mask.size or mask.mean() < LEAST:
         return Segment(crop, _ellipse(crop.shape[0], crop.shape[1]), cut=False)
     return Segment(crop, mask)
+
+
+def ink(image: Image, box: SeenBox, others: Iterable[SeenBox] = ()) -> Segment:
+    """A text region's letters: the pixels of its box (scaled to at most twice `SIDE`) unlike
+    the median colour of its edge, the ground they are printed on; the box whole where none
+    are (`others` unused: text lies on its ground, under nothing)."""
+    import cv2
+
+    from qlang.vision.colour import lab
+
+    height, width = image.shape[:2]
+    box = box.clipped(width, height)
+    x0, y0 = int(box.x0), int(box.y0)
+    x1, y1 = max(round(box.x1), x0 + 1), max(round(box.y1), y0 + 1)
+    scale = min(1.0, 2 * SIDE / max(x1 - x0, y1 - y0))
+    size = (max(1, round((x1 - x0) * scale)), max(1, round((y1 - y0) * scale)))
+    crop: Image = np.ascontiguousarray(cv2.resize(image[y0:y1, x0:x1], size, interpolation=cv2.INTER_AREA),
+                                       dtype=np.uint8)
+    colours = lab(crop.reshape(-1, 3)).reshape(*crop.shape[:2], 3)
+    edge = np.zeros(crop.shape[:2], dtype=bool)
+    edge[[0, -1]], edge[:, [0, -1]] = True, True
+    mask = np.linalg.norm(colours - np.median(colours[edge], axis=0), axis=2) > INK
+    return Segment(crop, mask if mask.mean() >= LEAST else np.ones(crop.shape[:2], dtype=bool), cut=False)
 
 
 def _within(inner: SeenBox, outer: SeenBox) -> bool:
