@@ -335,10 +335,11 @@ def test_plain_ask_widens_a_class_by_its_wordnet_kinds_as_seek_does() -> None:
 
 
 def test_plain_ask_withholds_an_answer_below_seeks_cut_on_a_photo_only() -> None:
-    """The same step as seek's (`qlang.vision.margins.unsure`): the cup's colour is 0.41
-    likely, below the cut for a colour; a scene graph's answers are given as they are."""
+    """The same step as seek's (`qlang.vision.margins.unsure`): the cup's colour (the coffee
+    in it) is 0.57 likely, below the cut for a colour; a scene graph's answers are given as
+    they are."""
     code, out, _ = run("ask", "What color is the cup?", "--image", photo("coffee.png"))
-    assert code == 4 and "answer:  cannot tell ('orange' is only 0.41 likely against the others)" in out
+    assert code == 4 and "answer:  cannot tell ('orange' is only 0.57 likely against the others)" in out
     code, out, _ = run("ask", "Who wears shorts?", "--scene", str(SCENES / "emma_sceneGraphs.json"),
                        "--image-id", "2353884")
     assert code == 0 and "answer:  man" in out

@@ -127,7 +127,7 @@ def test_experiment_seek_logs_resumes_and_reports(tmp_path: Path) -> None:
 
 def test_the_experiments_ask_withholds_what_seek_would(tmp_path: Path) -> None:
     """The experiment's `ask` takes the same last step as `qlangc ask` on a photo: the cup's
-    colour, orange at 0.41, is below the cut for a colour; the pipeline gives it."""
+    colour (the coffee in it), orange at 0.57, is below the cut for a colour; the pipeline gives it."""
     photos = tmp_path / "photos.json"
     photos.write_text(json.dumps({"name": "cup", "photos": {"coffee": {
         "source": "skimage", "file": "data/coffee.png", "provenance": "scikit-image"}},
@@ -140,7 +140,7 @@ def test_the_experiments_ask_withholds_what_seek_would(tmp_path: Path) -> None:
     results = {r["config"]: r for r in map(json.loads, (out / "results.jsonl").read_text().splitlines())}
     assert results["pipeline"]["answer"] == "orange"
     assert results["ask"]["cannot_tell"] and results["ask"]["reason"] == \
-        "'orange' is only 0.41 likely against the others"
+        "'orange' is only 0.57 likely against the others"
 
 
 def test_a_malformed_photo_file_is_located(tmp_path: Path) -> None:
