@@ -143,6 +143,26 @@ def test_the_experiments_ask_withholds_what_seek_would(tmp_path: Path) -> None:
         "'orange' is only 0.57 likely against the others"
 
 
+def test_the_experiments_ask_takes_the_man_to_be_the_person_seen_as_ask_does(tmp_path: Path) -> None:
+    """camera.png's one person is "the man" for the experiment's `ask` and seek as for
+    `qlangc ask`: what is to his right is the building; whether there is a man stays open."""
+    photos = tmp_path / "photos.json"
+    questions = [{"id": "right", "photo": "camera", "question": "What is to the right of the man?",
+                  "answer": "building"},
+                 {"id": "man", "photo": "camera", "question": "Is there a man?", "answer": "yes"}]
+    photos.write_text(json.dumps({"name": "man", "photos": {"camera": {
+        "source": "skimage", "file": "data/camera.png", "provenance": "scikit-image"}},
+        "questions": questions}))
+    out = tmp_path / "out"
+    code, _, err = run("experiment", "seek", "--out", str(out), "--photos", str(photos), "--no-gqa",
+                       "--config", "ask", "--config", "seek", "--no-progress")
+    assert code == 0, err
+    logged = map(json.loads, (out / "results.jsonl").read_text().splitlines())
+    results = {(r["config"], r["id"]): r for r in logged}
+    assert results["ask", "right"]["answer"] == results["seek", "right"]["answer"] == "building"
+    assert results["ask", "man"]["cannot_tell"] and results["seek", "man"]["cannot_tell"]
+
+
 def test_a_malformed_photo_file_is_located(tmp_path: Path) -> None:
     path = tmp_path / "photos.json"
     path.write_text('{"name": "bad",\n "photos": {,}}')

@@ -60,7 +60,7 @@ from qlang.seek import GRAPHS, TOOLS, Bounds, Context, load_planner, seek
 from qlang.seek.memory import Memory, Programmed, Widened
 from qlang.signatures import END, SIGNATURES
 from qlang.syntax import gqa
-from qlang.vision.kinds import widen
+from qlang.vision.kinds import coarsened, widen
 from qlang.vision.recall import blind_no
 from qlang.vision.withhold import withheld
 
@@ -355,8 +355,10 @@ def _fixed(item: Item, root: Node | None, context: Context,
         if translated.root is None:
             return None, translated.error or "no program", steps, None
         memory.add(translated)
-    if item.image is not None:  # as plain `ask` on a photo: each class with its WordNet kinds
-        memory.add(Widened("WordNet", widen(context.sight, memory.classes())))
+    if item.image is not None:  # as plain `ask` on a photo: each class with its WordNet kinds,
+        # and the class above one it cannot see, which "the man" is taken to be
+        classes = memory.classes()
+        memory.add(Widened("WordNet", widen(context.sight, classes), coarsened(context.sight, classes)))
     for name in ("look", "solve"):
         memory.add(TOOLS[name].run(memory, context))
         steps += 1
@@ -367,7 +369,8 @@ def _fixed(item: Item, root: Node | None, context: Context,
     solved = memory.solved
     if refuse and item.image is not None:
         _, doubts = withheld(context.sight, memory.root, solved.answers, solved.base,
-                             context.vision.thresholds.detection)
+                             context.vision.thresholds.detection,
+                             {p.cls for p in memory.presumed(context.sight)})
         if doubts:
             return None, "; ".join(doubts), steps, program
     return solved.answers[0].value, "the best answer", steps, program

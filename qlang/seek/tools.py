@@ -48,7 +48,7 @@ from qlang.translate.cascade import SmallTranslator
 from qlang.translate.factory import Loaded, Models, make
 from qlang.translate.translator import Settings, Translates, Translation
 from qlang.translate.unknown import spoken
-from qlang.vision.kinds import coarse, kinds
+from qlang.vision.kinds import coarsened, kinds
 from qlang.vision.margins import Margins, likeliest, table
 from qlang.vision.perceiving import Options
 from qlang.vision.perception import Perceiver
@@ -282,10 +282,8 @@ def _widen(memory: Memory, context: Context) -> Output:
             below = kinds(cls, names)
             if below - memory.kinds.get(cls, frozenset()):
                 widened[cls] = below
-            if memory.image is not None and not sight.sees(Kind.CLASS, cls) and cls not in memory.coarse:
-                found = coarse(sight, cls)
-                if found is not None:
-                    above_unseen[cls] = found
+        if memory.image is not None:
+            above_unseen = coarsened(sight, (cls for cls in memory.classes() if cls not in memory.coarse))
     return Widened("WordNet", widened, above_unseen)
 
 

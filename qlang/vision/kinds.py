@@ -30,6 +30,7 @@ from qlang import jsontext, limits, wordnet
 from qlang.asp_names import to_term
 from qlang.ontology import load
 from qlang.paths import cache_dir
+from qlang.signatures import Kind
 from qlang.vision.sight import SIGHTS, Sight
 from qlang.wordnet import PHYSICAL, hypernyms, levels_above, names, sense, senses
 
@@ -173,3 +174,10 @@ def coarse(sight: Sight, cls: str) -> str | None:
     if sight.classes is None:
         return None
     return next((word for word in known(cls).above if word in sight.classes), None)
+
+
+def coarsened(sight: Sight, classes: Iterable[str]) -> dict[str, str]:
+    """Each of `classes` the perceiver cannot see, with its `coarse` class (those with none
+    left out)."""
+    found = {cls: coarse(sight, cls) for cls in classes if not sight.sees(Kind.CLASS, cls)}
+    return {cls: name for cls, name in found.items() if name is not None}
