@@ -108,3 +108,17 @@ def test_text_is_named_by_its_ink_not_the_ground_between_its_letters() -> None:
     logo = read(Path(matplotlib.get_data_path()) / "sample_data" / "logo2.png")
     scores = colours(ink(logo, SeenBox(0, 0, logo.shape[1], logo.shape[0])).pixels)
     assert max(scores, key=scores.__getitem__) == "blue" and scores["blue"] > 0.5
+
+
+def test_the_namers_colours_are_kept_whole_and_the_stuff_cues_shares_by_their_likeliest() -> None:
+    from qlang.vision.describe import describe
+    from qlang.vision.perception import Detection, Perception, Thresholds
+
+    image = np.full((60, 60, 3), (40, 80, 200), dtype=np.uint8)
+    shares = {"blue": 0.6, "white": 0.15, "gray": 0.1}
+    sky = Detection("sky", 0.9, SeenBox(0, 0, 60, 30), "stuff", colours=shares)
+    named = dict.fromkeys(NAMES, 0.01) | {"blue": 0.5, "gray": 0.1, "white": 0.05}
+    ground = Detection("ground", 0.9, SeenBox(0, 30, 60, 60), "background", colours=named)
+    describe(image, Perception(60, 60, "test", [sky, ground]), None, Thresholds())
+    assert sky.attributes.keys() & set(NAMES) == {"blue"}
+    assert ground.attributes.keys() & set(NAMES) == {"blue", "gray", "white"}

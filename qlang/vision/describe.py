@@ -25,6 +25,10 @@ CUTS: dict[str, Callable[[Image, SeenBox, Sequence[SeenBox]], Segment]] = {"text
 #: best in an answer's likelihood (`qlang.vision.margins`): the cup's coffee, orange at 0.42,
 #: was 0.68 likely against brown alone, and is 0.57 against them all.
 WHOLE = 0.02
+#: A colour distribution kept whole is the colour namer's, over every colour it names (an
+#: object's, the background's); the stuff cues' shares of two or three hue families keep
+#: their likeliest, as their cut was fitted.
+NAMED = frozenset(colour.NAMES)
 
 
 def wanted(category: str, concepts: Concepts | None) -> bool:
@@ -59,7 +63,7 @@ def describe(image: Image, perception: Perception, concepts: Concepts | None,
         if wanted("size", concepts):
             scores["size"] = geometry.size(detection.box, width, height)
         for category, values in scores.items():
-            keep(detection, values, thresholds, whole=category == "color")
+            keep(detection, values, thresholds, whole=category == "color" and values.keys() >= NAMED)
     relate(perception, concepts, thresholds, new)
 
 
