@@ -84,7 +84,9 @@ HEAD, HAND, FEET = SeenBox(125, 0, 175, 50), SeenBox(180, 150, 230, 200), SeenBo
     (HEAD, ("woman", "helmet"), "wearing", True), (HEAD, ("woman", "hat"), "wearing", True),
     (HAND, ("man", "cup"), "holding", True), (HAND, ("man", "cup"), "wearing", None),
     (HAND, ("man", "hat"), "holding", None), (FEET, ("man", "skateboard"), "holding", False),
-    (SeenBox(0, 0, 400, 400), ("man", "shirt"), "wearing", False), (HEAD, ("table", "hat"), "wearing", None)])
+    (SeenBox(0, 0, 400, 400), ("man", "shirt"), "wearing", False), (HEAD, ("table", "hat"), "wearing", None),
+    (SeenBox(150, 250, 200, 300), ("woman", "helmet"), "wearing", False),  # a helmet held at the side
+    (SeenBox(150, 250, 200, 300), ("woman", "bag"), "holding", True)])
 def test_wearing_and_holding_need_a_person_and_the_right_kind_of_thing(
         b: SeenBox, classes: tuple[str, str], relation: str, holds: bool | None) -> None:
     """A person wears clothes, helmets and glasses within their box; holds a small thing that

@@ -105,6 +105,13 @@ def _wearing(a: SeenBox, b: SeenBox) -> float:
     return _sigmoid(10.0 * (_contained(a, b) - 0.6)) * _sigmoid(10.0 * (0.6 - b.area / max(a.area, 1.0)))
 
 
+def _wearing_on_head(a: SeenBox, b: SeenBox) -> float:
+    """a wears b on the head: as `_wearing`, with b's centre in the upper half of a's box,
+    where a head is however the person is framed (a helmet held at the side is not worn)."""
+    level = (b.centre[1] - a.y0) / max(a.height, 1.0)
+    return _wearing(a, b) * _sigmoid(12.0 * (0.5 - level))
+
+
 def _holding(a: SeenBox, b: SeenBox) -> float:
     """a holds b: b is small beside a, reaches into a's box, and lies between a's shoulders and
     knees (where hands are)."""
@@ -183,6 +190,9 @@ RELATIONS: dict[str, Callable[[SeenBox, SeenBox], float]] = {
 #: Classes people wear that GQA's ontology files under no clothing or accessory.
 WORN = frozenset({"helmet", "glasses", "sunglasses", "goggles", "mask", "watch", "uniform", "suit",
                   "necklace", "bracelet", "backpack"})
+#: Classes worn on the head only.
+HEADWEAR = frozenset({"hat", "cap", "helmet", "glasses", "sunglasses", "goggles", "mask", "headband",
+                      "bandana", "earring", "earrings", "crown", "headphones", "wig"})
 
 
 def _person(cls: str) -> bool:
@@ -191,6 +201,10 @@ def _person(cls: str) -> bool:
 
 def _worn(cls: str) -> bool:
     return cls in WORN or bool({"clothing", "accessory"}.intersection(load().ancestors(cls)))
+
+
+def _headwear(cls: str) -> bool:
+    return cls in HEADWEAR
 
 
 def _held(cls: str) -> bool:
@@ -213,15 +227,16 @@ def _anything(cls: str) -> bool:
 
 Fits = Callable[[str], bool]
 #: Relations boxes tell only between kinds of things (the subject's, the object's), each by the
-#: first way whose kinds fit: a person wears clothes, helmets and glasses, and holds what is
-#: neither worn nor a person (what is in a person's box at the height of the hands is as likely
-#: worn as held, and a hat within a table's box is on it); a person or an animal stands on
+#: first way whose kinds fit: a person wears clothes, helmets and glasses (headwear in the
+#: upper half of the person's box), and holds what is neither worn nor a person (what is in a
+#: person's box at the height of the hands is as likely worn as held, and a hat within a
+#: table's box is on it); a person or an animal stands on
 #: ground with its feet anywhere in the ground's box, on a thing with its feet in the thing's
 #: upper part (a person before a table has feet as low as the table's); and a thing within a
 #: person's box (held out, worn) is on the side of the person its centre lies, as a person sees
 #: it, where a thing within a table's box (a cup) or coffee within its cup is on no side.
 KINDED: dict[str, tuple[tuple[Score, Fits, Fits], ...]] = {
-    "wearing": ((_wearing, _person, _worn),),
+    "wearing": ((_wearing_on_head, _person, _headwear), (_wearing, _person, _worn)),
     "holding": ((_holding, _person, _held),),
     "standing on": ((_stands(1.05), _standing, _ground), (_stands(0.6), _standing, _anything)),
     "to the left of": ((_side(_horizontal, _around), _anything, _person),
