@@ -9,6 +9,7 @@ from qlang.api import parse
 from qlang.asp.outcome import Answer
 from qlang.asp.scene import encode
 from qlang.asp.solve import solve
+from qlang.ir import op
 from qlang.passes.lower import facts
 from qlang.vision.kinds import coarse
 from qlang.vision.presume import READINGS, Presumption, presume, presupposed, readings, whichever
@@ -30,6 +31,14 @@ SSD = SIGHTS["ssd"]
 ])
 def test_a_select_under_unique_is_presupposed_one_under_exist_is_not(program: str, classes: set[str]) -> None:
     assert presupposed(parse(program)) == classes
+
+
+def test_a_program_of_shared_steps_is_walked_once_a_step() -> None:
+    """`and` of a step with itself, 80 deep, unfolds to 2**80 steps: each is read once."""
+    root = op("verify_attr", op("unique", op("select", op("scene"), "man")), "color", "red")
+    for _ in range(80):
+        root = op("and", root, root)
+    assert presupposed(root) == {"man"}
 
 
 def _graph(*people: tuple[str, int]) -> dict[str, object]:
@@ -75,6 +84,9 @@ def test_an_answer_stands_only_where_every_person_seen_gives_it() -> None:
     assert _best("query(unique(select(scene(), man)), name)", two) == ["person"]
     crowd = _graph(*((f"p{i}", 60 * i) for i in range(READINGS + 1)))
     assert _best(program, crowd) == "7 ways to take the man among the objects seen"
+    many = [Presumption(cls, "person", tuple(f"p{i}" for i in range(20))) for cls in ("man", "woman", "boy")]
+    assert whichever(many, lambda facts: pytest.fail("solved"), lambda answers: answers, 0) \
+        == "8000 ways to take the man or the woman or the boy among the objects seen"
 
 
 def test_nothing_is_presumed_without_an_object_of_the_class_above_or_of_a_seen_class() -> None:

@@ -19,6 +19,7 @@ presumed class among the words a "no" cannot rest on.
 from __future__ import annotations
 
 import itertools
+import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
@@ -65,16 +66,17 @@ def presupposed(root: Node) -> frozenset[str]:
     []
     """
     verdicts: dict[str, bool] = {}
-
-    def walk(node: Node, into_unique: bool) -> None:
+    todo, seen = [(root, False)], set()
+    while todo:  # each step once each way it is reached: a program's steps may be shared
+        node, into_unique = todo.pop()
+        if (id(node), into_unique) in seen:
+            continue
+        seen.add((id(node), into_unique))
         if node.op == "select":
             cls = node.literals[0]
             verdicts[cls] = verdicts.get(cls, True) and into_unique
         flows = node.signature is not None and node.signature.result is Type.OBJECTS
-        for operand in node.operands:
-            walk(operand, node.op == "unique" or (into_unique and flows))
-
-    walk(root, False)
+        todo.extend((operand, node.op == "unique" or (into_unique and flows)) for operand in node.operands)
     return frozenset(cls for cls, presumed in verdicts.items() if presumed)
 
 
@@ -111,12 +113,13 @@ def whichever(presumptions: Sequence[Presumption], solve: Callable[[str], R],
     """What `solve` gives under the reading whose best answer is least likely (`base`: the
     likeliest scene's cost), where every reading gives the same best answer; else why there is
     no answer (too many readings, or readings that disagree)."""
+    meant = " or ".join(f"the {p.cls}" for p in presumptions)
+    count = math.prod(len(p.ids) for p in presumptions)
+    if count > READINGS:  # counted, not listed: they multiply
+        return f"{count} ways to take {meant} among the objects seen"
     taken = readings(presumptions)
     if len(taken) == 1:
         return solve(taken[0])
-    meant = " or ".join(f"the {p.cls}" for p in presumptions)
-    if len(taken) > READINGS:
-        return f"{len(taken)} ways to take {meant} among the objects seen"
     solved = [solve(facts) for facts in taken]
     if any(not answers(s) for s in solved) or len({answers(s)[0].value for s in solved}) > 1:
         return f"the answer depends on which object seen is {meant}"
