@@ -93,7 +93,8 @@ def test_a_no_needs_a_perceiver_whose_labels_cover_the_class(context: Context) -
     nothing of plants, and no ImageNet label is a tree (its fig is the fruit), so only the cues
     find trees, where trees are green, leafy and below a sky, never surely enough for a "no"."""
     for question, reason in (("Is there a plant?", "the ssd detector's 'plant' is a potted plant only"),
-                             ("Is there a tree?", "the ssd detector finds tree only by colour, texture and place")):
+                             ("Is there a tree?",
+                              "the ssd detector finds tree only by colour, texture and place")):
         sought = ask(context, question, "coffee.png")
         assert (sought.answer, sought.reason) == (None, reason)
         assert all(s.verdict.answer != "no" for s in sought.steps)
