@@ -78,9 +78,7 @@ def segment(image: Image, box: SeenBox, others: Iterable[SeenBox] = (), rim: boo
     import cv2
 
     height, width = image.shape[:2]
-    box = box.clipped(width, height)
-    x0, y0 = int(box.x0), int(box.y0)
-    x1, y1 = max(round(box.x1), x0 + 1), max(round(box.y1), y0 + 1)
+    x0, y0, x1, y1 = _bounds(box.clipped(width, height))
     dx, dy = int((x1 - x0) * CONTEXT), int((y1 - y0) * CONTEXT)
     cx0, cy0, cx1, cy1 = max(0, x0 - dx), max(0, y0 - dy), min(width, x1 + dx), min(height, y1 + dy)
     scale = min(1.0, SIDE / max(x1 - x0, y1 - y0))
@@ -111,9 +109,7 @@ def ink(image: Image, box: SeenBox, others: Iterable[SeenBox] = ()) -> Segment:
     from qlang.vision.colour import lab
 
     height, width = image.shape[:2]
-    box = box.clipped(width, height)
-    x0, y0 = int(box.x0), int(box.y0)
-    x1, y1 = max(round(box.x1), x0 + 1), max(round(box.y1), y0 + 1)
+    x0, y0, x1, y1 = _bounds(box.clipped(width, height))
     scale = min(1.0, 2 * SIDE / max(x1 - x0, y1 - y0))
     size = (max(1, round((x1 - x0) * scale)), max(1, round((y1 - y0) * scale)))
     crop: Image = np.ascontiguousarray(cv2.resize(image[y0:y1, x0:x1], size, interpolation=cv2.INTER_AREA),
@@ -125,11 +121,16 @@ def ink(image: Image, box: SeenBox, others: Iterable[SeenBox] = ()) -> Segment:
     return Segment(crop, mask if mask.mean() >= LEAST else np.ones(crop.shape[:2], dtype=bool), cut=False)
 
 
+def _bounds(box: SeenBox) -> tuple[int, int, int, int]:
+    """A box's pixel bounds (x0, y0, x1, y1), at least one pixel each way."""
+    x0, y0 = int(box.x0), int(box.y0)
+    return x0, y0, max(round(box.x1), x0 + 1), max(round(box.y1), y0 + 1)
+
+
 def _within(inner: SeenBox, outer: SeenBox) -> bool:
     """Whether a smaller box's centre lies in `outer`."""
-    x, y = (inner.x0 + inner.x1) / 2, (inner.y0 + inner.y1) / 2
-    return inner.width * inner.height < outer.width * outer.height \
-        and outer.x0 <= x <= outer.x1 and outer.y0 <= y <= outer.y1
+    x, y = inner.centre
+    return inner.area < outer.area and outer.x0 <= x <= outer.x1 and outer.y0 <= y <= outer.y1
 
 
 def _grabcut(image: Image, inner: tuple[int, int, int, int]) -> npt.NDArray[np.bool_]:
