@@ -68,6 +68,10 @@ class Ontology:
         """The class categories a class belongs to (`table` -> `furniture`), sorted."""
         return sorted(cat for cat, members in self.class_members.items() if name in members)
 
+    def is_a(self, name: str, category: str) -> bool:
+        """Whether a class is `category` or among its members (`man` is a `person`)."""
+        return name == category or name in self.class_members.get(category, ())
+
     def category_of(self, value: str) -> list[str]:
         """The attribute categories a value belongs to, sorted (excluding `any`)."""
         return sorted(c for c, vs in self.categories.items()

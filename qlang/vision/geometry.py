@@ -196,7 +196,7 @@ HEADWEAR = frozenset({"hat", "cap", "helmet", "glasses", "sunglasses", "goggles"
 
 
 def _person(cls: str) -> bool:
-    return cls == "person" or "person" in load().ancestors(cls)
+    return load().is_a(cls, "person")
 
 
 def _worn(cls: str) -> bool:

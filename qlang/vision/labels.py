@@ -200,7 +200,7 @@ def _means(word: str, synset: Synset, own_name: bool) -> bool:
 def _people(cls: str) -> bool:
     """Whether a class is of people: a label names one only where its sense is a person (a
     cassette player is no player)."""
-    return cls == "person" or "person" in load().ancestors(cls)
+    return load().is_a(cls, "person")
 
 
 def _above(sense: Synset | None, depth: int) -> list[str]:

@@ -60,7 +60,7 @@ def wanted(concepts: Concepts | None, detector: frozenset[str], seen: Iterable[s
 
 def _answers(name: str, cls: str) -> bool:
     """Whether an object called `name` is a `cls` (the ontology, else WordNet)."""
-    return name == cls or cls in load().ancestors(name) or kind_of(name, cls)
+    return load().is_a(name, cls) or kind_of(name, cls)
 
 
 def proposals(boxes: Iterable[tuple[float, SeenBox]], width: int, height: int,

@@ -30,6 +30,6 @@ def repeats(root: Node, answer: str) -> str | None:
     """Why `answer` to the program is none: it is the class asked, or a class above it, in
     GQA's categories or in WordNet; None where it names something finer."""
     cls = asked(root)
-    if cls is None or not (answer == cls or answer in load().ancestors(cls) or kind_of(cls, answer)):
+    if cls is None or not (load().is_a(cls, answer) or kind_of(cls, answer)):
         return None
     return f"seen only as {article(cls)} {cls}"
