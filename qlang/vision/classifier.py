@@ -8,6 +8,10 @@ read from a table made once (`labels.imagenet_classes`): loading WordNet would c
 
 from __future__ import annotations
 
+import os
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from functools import cache
 from typing import Any
 
@@ -30,7 +34,8 @@ def _interpreter() -> tuple[Any, list[str]]:
     model, names = models.path(models.CLASSIFIER), models.path(models.CLASSIFIER_LABELS)
     try:
         interpreter = Interpreter(model_path=str(model))
-        interpreter.allocate_tensors()
+        with _native_log_silenced():
+            interpreter.allocate_tensors()
     except (ValueError, RuntimeError) as exc:  # LiteRT's words for a model it cannot run
         raise models.damaged(model, exc) from None
     try:
@@ -38,6 +43,27 @@ def _interpreter() -> tuple[Any, list[str]]:
     except (OSError, UnicodeDecodeError) as exc:
         raise models.damaged(names, exc) from None
     return interpreter, labels
+
+
+@contextmanager
+def _native_log_silenced() -> Iterator[None]:
+    """Standard error (file descriptor 2) on the null device for a while: LiteRT's C++ prints
+    "INFO: Created TensorFlow Lite XNNPACK delegate for CPU." there on every first question
+    about a photo, and no setting of its turns that off.  A failure still comes back as an
+    exception; where descriptor 2 is closed there is nothing to silence."""
+    try:
+        saved = os.dup(2)
+    except OSError:
+        yield
+        return
+    sys.stderr.flush()
+    try:
+        with open(os.devnull, "wb") as null:
+            os.dup2(null.fileno(), 2)
+        yield
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
 
 
 def ranked(crop: Image, top: int = 1) -> list[tuple[str, float]]:
