@@ -6,14 +6,14 @@ racket, `sports ball` → ball.  A compound that GQA also lists is kept, unless 
 parent is its own head noun, the word GQA's annotators use (`dining table` → table).  The
 scene encoder then adds the ontology's categories (table → furniture, cat → animal).
 
-An ImageNet label is a WordNet synset's lemma list (`ocarina, sweet potato` is ocarina.n.01),
-so `imagenet_senses` finds each label's synset exactly, ImageNet's order (by WordNet offset)
-telling apart the few labels several synsets spell (the bird and the machine `crane`).  A
-detector's label alone is read as its words' shared sense, else its first word's first sense a
-thing one can see (`boxer` is the dog).  A word of the synset or its hypernyms names it only
-where the GQA class stands for the same kind of thing (a sea star is no star, a toy dog no
-plaything, a mountain bike a bicycle, not WordNet's motorbike `bike`); a class of people only
-where the sense is a person: a cassette player is no player, a scorpion no person.
+An ImageNet label is a WordNet 3.0 synset's lemma list, and ImageNet names each class by its
+synset (`imagenet_synsets.txt`, shipped beside the table), so `imagenet_senses` reads each
+label's synset exactly (the bird and the machine `crane`).  A detector's label alone is read as
+its words' shared sense, else its first word's first sense a thing one can see (`boxer` is the
+dog).  A word of the synset or its hypernyms names it only where the GQA class stands for the
+same kind of thing (a sea star is no star, a toy dog no plaything, a mountain bike a bicycle,
+not WordNet's motorbike `bike`); a class of people only where the sense is a person: a
+cassette player is no player, a scorpion no person.
 
 >>> gqa_class("dining table"), gqa_class("Egyptian cat"), gqa_class("tabby, tabby cat")
 ('table', 'cat', 'cat')
@@ -21,7 +21,6 @@ where the sense is a person: a cassette player is no player, a scorpion no perso
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Sequence
 from functools import cache
 from itertools import islice
@@ -30,7 +29,7 @@ from typing import TYPE_CHECKING
 from qlang.knowledge.wordnet_base import own_sense
 from qlang.ontology import load
 from qlang.paths import package_data
-from qlang.wordnet import PHYSICAL, hypernyms, levels_above, names, senses
+from qlang.wordnet import PHYSICAL, hypernyms, levels_above, names, reader, senses
 
 if TYPE_CHECKING:
     from nltk.corpus.reader.wordnet import Synset  # type: ignore[import-untyped]
@@ -60,6 +59,9 @@ COCO_RENAMED = {
 #: The bundled ImageNet classifier's labels as GQA classes (`gqa_class`), kept in a file because
 #: reading WordNet takes seconds; tests/test_vision_regions.py holds it equal to `gqa_class`.
 IMAGENET = package_data("vision", "imagenet.json")
+#: ImageNet's 1,000 classes as WordNet 3.0 synset ids (`n01440764`), in class order: from timm
+#: (Apache-2.0), see qlang/data/vision/README.md.
+SYNSETS = package_data("vision", "imagenet_synsets.txt")
 
 
 #: ImageNet's scenes -> the GQA classes a photo of one shows, though WordNet files it elsewhere
@@ -87,12 +89,6 @@ _KEEP = frozenset({"traffic light", "fire hydrant"})
 _TOO_GENERAL = frozenset({"thing", "object", "item", "material", "part", "whole", "unit", "device",
                           "equipment", "animal", "organism", "container", "food"})
 _DEPTH = 6
-#: ImageNet's own synsets for labels whose words and place in the list leave several, where the
-#: most common of those is not the one its photos show (a booby prize, a beer glass)
-_PINNED = {"wooden spoon": "wooden_spoon.n.02", "schooner": "schooner.n.02", "bow": "bow.n.04",
-           "screw": "screw.n.04", "monitor": "monitor.n.05", "palace": "palace.n.04",
-           "library": "library.n.05", "projector": "projector.n.02", "whistle": "whistle.n.04",
-           "echidna, spiny anteater, anteater": "echidna.n.02"}
 #: WordNet's lexicographer files of animate things (a plant and its fruit share their names)
 _ANIMATE = frozenset({"noun.animal", "noun.person"})
 
@@ -100,7 +96,7 @@ _ANIMATE = frozenset({"noun.animal", "noun.person"})
 @cache
 def gqa_class(label: str, sense: Synset | None = None) -> str | None:
     """The GQA class a detector label names (None when none fits): of `sense`, the synset the
-    label names, when a list of labels has told it apart (`imagenet_senses`), else of its own."""
+    label names where a list of labels says (`imagenet_senses`), else of its own."""
     classes = load().classes
     synonyms = _synonyms(label)
     exact, sense = sense is not None, sense or _sense(synonyms)
@@ -123,47 +119,21 @@ def gqa_class(label: str, sense: Synset | None = None) -> str | None:
                  if word not in _TOO_GENERAL and names_it(word, at)), None)
 
 
-def imagenet_senses(labels: Sequence[str]) -> list[Synset | None]:
-    """The synset each of an ImageNet classifier's labels names.  A label is its synset's lemma
-    list, so the synsets whose lemmas are the label's words (else share most of them) are its
-    candidates; where several are, the labels' order tells them apart: ImageNet numbers its
-    classes by WordNet offset, so a label's synset lies between its neighbours' (the first
-    `crane` is the bird, the second the machine)."""
-    candidates = [_candidates(_synonyms(label)) for label in labels]
-    chosen: list[Synset | None] = []
-    low = -1
-    for index, found in enumerate(candidates):
-        after = candidates[index + 1] if index + 1 < len(candidates) else []
-        high = min((s.offset() for s in after if s.offset() > low), default=sys.maxsize)
-        fits = [s for s in found if low < s.offset() < high]
-        pinned = _PINNED.get(labels[index])
-        pick = next((s for s in fits if s.name() == pinned), None) or _preferred(fits) or _preferred(found)
-        chosen.append(pick)
-        low = pick.offset() if pick is not None else low
-    return chosen
+def imagenet_senses() -> list[Synset]:
+    """The synset of each of ImageNet's 1,000 classes, in class order: ImageNet names a class by
+    its WordNet 3.0 noun's offset (`SYNSETS`), and the classifier's label is its lemma list."""
+    wordnet = reader()
+    ids = SYNSETS.read_text(encoding="utf-8").split()
+    return [wordnet.synset_from_pos_and_offset(wnid[0], int(wnid[1:])) for wnid in ids]
 
 
 def imagenet_table(labels: Sequence[str]) -> dict[str, str | None]:
-    """Each label -> its GQA class, each read as the synset `imagenet_senses` tells apart."""
-    found = imagenet_senses(labels)
-    return {label: gqa_class(label, sense) for label, sense in zip(labels, found, strict=True)}
+    """Each of the classifier's labels, in ImageNet's class order -> its GQA class."""
+    return {label: gqa_class(label, sense) for label, sense in zip(labels, imagenet_senses(), strict=True)}
 
 
 def _synonyms(label: str) -> list[str]:
     return [s.strip().lower() for s in label.split(",") if s.strip()]
-
-
-def _candidates(synonyms: list[str]) -> list[Synset]:
-    """The synsets a label may name: those whose lemmas are its words, in order (ImageNet's
-    `ocarina, sweet potato` is ocarina.n.01), else those sharing most of its words; its first
-    word's senses first, most common first."""
-    found = list(dict.fromkeys(s for word in synonyms for s in senses(word)
-                               if word.replace(" ", "_") in _lemmas(s)))
-    exact = [s for s in found if names(s) == synonyms]
-    if exact:
-        return exact
-    best = max((len(set(synonyms) & set(names(s))) for s in found), default=0)
-    return [s for s in found if len(set(synonyms) & set(names(s))) == best]
 
 
 def _sense(synonyms: list[str]) -> Synset | None:
