@@ -56,6 +56,14 @@ def test_each_imagenet_label_is_its_synsets_lemma_list() -> None:
     assert cranes == ["crane.n.05", "crane.n.04"]
 
 
+def test_a_name_of_attribute_values_and_a_class_is_that_class() -> None:
+    """GQA names a stone wall a wall of stone, though WordNet files it under fence; a sea lion,
+    `sea` being no attribute, stays a seal."""
+    assert imagenet_classes()["stone wall"] == "wall"
+    assert imagenet_classes()["steel drum"] == "drum"
+    assert imagenet_classes()["sea lion"] == "seal"
+
+
 def test_only_a_label_for_a_person_names_a_class_of_people() -> None:
     """A ruler, a weasel, a cassette player or a scorpion seen on a region is no person."""
     ontology = load()

@@ -13,7 +13,10 @@ its words' shared sense, else its first word's first sense a thing one can see (
 dog).  A word of the synset or its hypernyms names it only where the GQA class stands for the
 same kind of thing (a sea star is no star, a toy dog no plaything, a mountain bike a bicycle,
 not WordNet's motorbike `bike`); a class of people only where the sense is a person: a
-cassette player is no player, a scorpion no person.
+cassette player is no player, a scorpion no person.  A name whose other words are GQA attribute
+values is named by its head before its hypernyms, as GQA gives those words as attributes (a
+stone wall is a wall of stone, though WordNet files it under fence; a sea lion, `sea` being
+no attribute, stays a seal).
 
 >>> gqa_class("dining table"), gqa_class("Egyptian cat"), gqa_class("tabby, tabby cat")
 ('table', 'cat', 'cat')
@@ -27,7 +30,7 @@ from itertools import islice
 from typing import TYPE_CHECKING
 
 from qlang.knowledge.wordnet_base import own_sense
-from qlang.ontology import load
+from qlang.ontology import ANY_CATEGORY, load
 from qlang.paths import package_data
 from qlang.wordnet import PHYSICAL, hypernyms, levels_above, names, reader, senses
 
@@ -115,7 +118,8 @@ def gqa_class(label: str, sense: Synset | None = None) -> str | None:
     met = [*((sense,) if sense is not None else ()), *(s for level in levels for s in level)]
     heads = [(name.split()[-1], sense) for name in synonyms]
     kinds = [(head, at) for head, at in heads if sense is not None and own_sense(head) in hypernyms(sense)]
-    return next((word for word, at in (*kinds, *((w, s) for s in met for w in names(s)), *heads)
+    described = [(head, sense) for head in _described(synonyms[0])]
+    return next((word for word, at in (*kinds, *described, *((w, s) for s in met for w in names(s)), *heads)
                  if word not in _TOO_GENERAL and names_it(word, at)), None)
 
 
@@ -130,6 +134,15 @@ def imagenet_senses() -> list[Synset]:
 def imagenet_table(labels: Sequence[str]) -> dict[str, str | None]:
     """Each of the classifier's labels, in ImageNet's class order -> its GQA class."""
     return {label: gqa_class(label, sense) for label, sense in zip(labels, imagenet_senses(), strict=True)}
+
+
+def _described(name: str) -> list[str]:
+    """The head of a name whose other words are all GQA attribute values: GQA names such a
+    thing by its head and gives it those words as attributes (a stone wall is a wall of stone,
+    though WordNet files it under fence)."""
+    *modifiers, head = name.split()
+    values = load().categories[ANY_CATEGORY]
+    return [head] if modifiers and all(word in values for word in modifiers) else []
 
 
 def _synonyms(label: str) -> list[str]:
