@@ -111,7 +111,7 @@ def test_experiment_seek_logs_resumes_and_reports(tmp_path: Path) -> None:
     assert flag["ask"]["cannot_tell"] and flag["seek"]["cannot_tell"]
     assert flag["seek"]["reason"] == "no perceiver knows 'flag'"
     report = (out / "report.md").read_text()
-    assert "| pipeline | photos | 1 | 0.0% | 100.0% | 0.0% | 1 | 1 |" in report
+    assert "| pipeline | photos | 1 | 0.0% | 0.0% | 100.0% | 0.0% | 1 | 1 |" in report
     assert (out / "seek.png").stat().st_size > 0
     assert "| pipeline | photo set, test | 1 |" in report and "## By question type" in report
     code, _, err = run("experiment", "seek", "--out", str(out), "--limit", "1", "--no-progress",
@@ -175,3 +175,30 @@ def test_an_unknown_configuration_is_a_usage_error(tmp_path: Path) -> None:
     code, _, err = run("experiment", "seek", "--out", str(tmp_path / "out"), "--config", "seek, no plan")
     assert code == 2 and "no configuration 'seek, no plan' (known: 'pipeline', 'ask', 'seek'," in err
     assert not (tmp_path / "out").exists()
+
+
+def test_the_report_says_how_far_perception_reaches_each_question(tmp_path: Path) -> None:
+    """On coffee.png the spoon is found at 0.19: under `ask`'s cut, in seek's reach; no
+    perceiver has a label for a flag; a "no" about a dog is sound (COCO's detector covers
+    dogs); the report's "at most" counts the questions in reach."""
+    photos = tmp_path / "photos.json"
+    questions = [{"id": "spoon", "photo": "coffee", "question": "Is there a spoon?", "answer": "yes"},
+                 {"id": "flag", "photo": "coffee", "question": "Is there a flag?", "answer": "no"},
+                 {"id": "dog", "photo": "coffee", "question": "Is there a dog?", "answer": "no"}]
+    photos.write_text(json.dumps({"name": "coffee", "photos": {"coffee": {
+        "source": "skimage", "file": "data/coffee.png", "provenance": "scikit-image"}},
+        "questions": questions}))
+    out = tmp_path / "out"
+    code, _, err = run("experiment", "seek", "--out", str(out), "--photos", str(photos), "--no-gqa",
+                       "--config", "ask", "--config", "seek", "--no-progress")
+    assert code == 0, err
+    logged = map(json.loads, (out / "results.jsonl").read_text().splitlines())
+    reach = {(r["config"], r["id"]): r["reach"] for r in logged}
+    assert reach["ask", "spoon"] == {"why": "under the cut", "words": ["spoon"]}
+    assert reach["seek", "spoon"] == {"why": "in reach", "words": []}
+    assert reach["ask", "flag"] == reach["seek", "flag"] == {"why": "no label", "words": ["flag"]}
+    assert reach["ask", "dog"] == reach["seek", "dog"] == {"why": "in reach", "words": []}
+    report = (out / "report.md").read_text()
+    assert "| ask | coffee | 3 |" in report and "| 33.3% | " in report.split("| ask | coffee | 3 |")[1]
+    assert "| coffee | seek | " in report and "## Perception's reach" in report
+    assert "- no label: flag (2)" in report

@@ -26,7 +26,9 @@ repeats the class asked, and of an answer less likely than seek's cut for its ki
 cheapest first); `--llm` adds the LLM planner with and without the graph.  Each
 (configuration, question) result is a line of `results.jsonl`, written as it comes (a killed
 run resumes); `report.md` and `seek.png` are made from the log alone, and `--before` an
-earlier run's folder adds the two compared, in a table and `before-after.png`.
+earlier run's folder adds the two compared, in a table and `before-after.png`.  A photo
+question's result also says how far perception reaches its answer at the configuration's cut
+(`qlang.evaluate.reach`): the report's "at most", the most any reasoning could get right.
 """
 
 from __future__ import annotations
@@ -52,6 +54,7 @@ from qlang.asp_names import from_term
 from qlang.errors import QlangError, Source, Span, error
 from qlang.evaluate.experiments import LOG, open_log
 from qlang.evaluate.matching import matches
+from qlang.evaluate.reach import IN_REACH, REASONS, Probe, Reach, probe, reach
 from qlang.ir import Node
 from qlang.passes.lower import facts
 from qlang.paths import SHARED_DATA, package_data
@@ -314,13 +317,14 @@ def run(items: list[Item], out: Path, configs: dict[str, tuple[str, str] | bool]
     with open_log(out) as output:
         todo = output.pending.todo([(c, i) for c in configs for i in items],
                                    lambda pair: json.dumps([pair[0], pair[1].id]))
+        probes: dict[tuple[str, str], Probe] = {}
         for config, item in Progress("experiment seek", len(todo), shown=progress).over(todo):
-            output.write(_result(config, configs[config], item, context, planners))
+            output.write(_result(config, configs[config], item, context, planners, probes))
     return out / LOG
 
 
 def _result(label: str, config: tuple[str, str] | bool, item: Item, context: Context,
-            planners: dict[str, Any]) -> dict[str, Any]:
+            planners: dict[str, Any], probes: dict[tuple[str, str], Probe]) -> dict[str, Any]:
     root = parse(item.program, "flat") if item.program is not None else None
     start = time.perf_counter()
     if isinstance(config, tuple):
@@ -333,11 +337,23 @@ def _result(label: str, config: tuple[str, str] | bool, item: Item, context: Con
     seconds = time.perf_counter() - start
     unseen = [] if program is None or item.image is None else \
         list(blind_no(context.sight, parse(program), "no"))
+    reached = None if item.image is None else _reach(item, item.image, program, config, context, probes)
     return {"config": label, "id": item.id, "group": item.group, "question": item.question,
             "program": program, "gold": item.gold, "answer": answer, "cannot_tell": answer is None,
             "correct": answer is not None and any(matches(answer, g) for g in (item.gold, *item.also)),
-            "reason": reason, "type": item.type,
-            "unseen": unseen, "steps": steps, "ms": round(seconds * 1000, 1)}
+            "reason": reason, "type": item.type, "unseen": unseen,
+            "reach": None if reached is None else reached.to_json(),
+            "steps": steps, "ms": round(seconds * 1000, 1)}
+
+
+def _reach(item: Item, image: str, program: str | None, config: tuple[str, str] | bool, context: Context,
+           probes: dict[tuple[str, str], Probe]) -> Reach:
+    """How far perception reaches the item's answer at the configuration's cut: seek looks
+    closer, the fixed pipeline keeps what `ask` keeps; each photo and program probed once."""
+    cut = context.closer if isinstance(config, tuple) else context.vision.thresholds.detection
+    if program is not None and (image, program) not in probes:
+        probes[image, program] = probe(parse(program), image, context)
+    return reach(None if program is None else probes[image, program], item.gold, cut, context)
 
 
 def _fixed(item: Item, root: Node | None, context: Context,
@@ -393,6 +409,9 @@ class SeekingRow:
     wrong: int
     steps: float
     ms: float
+    #: questions whose answer perception reaches (`qlang.evaluate.reach`), the most any reasoning
+    #: could get right (None: not photos, or logged before reach was)
+    reach: float | None = None
 
 
 def rows(results: Iterable[dict[str, Any]]) -> list[SeekingRow]:
@@ -406,8 +425,13 @@ def rows(results: Iterable[dict[str, Any]]) -> list[SeekingRow]:
                                 told / n, sum(r["answer"] == "no" and bool(r["unseen"]) for r in found),
                                 sum(not r["cannot_tell"] and not r["correct"] for r in found),
                                 statistics.median(r["steps"] for r in found),
-                                statistics.median(r["ms"] for r in found)))
+                                statistics.median(r["ms"] for r in found), _reached(found)))
     return table
+
+
+def _reached(results: list[dict[str, Any]]) -> float | None:
+    reached = [r["reach"]["why"] == IN_REACH for r in results if r.get("reach")]
+    return sum(reached) / len(results) if len(reached) == len(results) else None
 
 
 def write(out: Path, log: Path, command: str, before: Path | None = None) -> Path:
@@ -416,16 +440,21 @@ def write(out: Path, log: Path, command: str, before: Path | None = None) -> Pat
     table = rows(_results(log))
     order = list(CONFIGS | LLM_CONFIGS)
     lines = ["# Experiment: seek", "", f"`{command}`", "",
-             "| configuration | questions | n | accuracy | answered | cannot tell | wrong | 'no' unseen "
-             "| median steps | median ms |", "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
+             "| configuration | questions | n | accuracy | at most | answered | cannot tell | wrong "
+             "| 'no' unseen | median steps | median ms |",
+             "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for row in sorted(table, key=lambda r: (r.group, order.index(r.config))):
-        lines.append(f"| {row.config} | {row.group} | {row.n} | {row.accuracy:.1%} | {row.answered:.1%} "
-                     f"| {row.cannot_tell:.1%} | {row.wrong} | {row.blind_no} | {row.steps:g} "
-                     f"| {row.ms:.0f} |")
-    lines += ["", "*accuracy*: right answers of all questions; *answered*: an answer, not \"cannot tell\"; "
-              "*wrong*: answered wrongly; *'no' unseen*: \"no\" to a question about a word the perceiver "
-              "cannot see.", "", "![accuracy, answer rate and wrong answers](seek.png)", ""]
+        most = "" if row.reach is None else f"{row.reach:.1%}"
+        lines.append(f"| {row.config} | {row.group} | {row.n} | {row.accuracy:.1%} | {most} "
+                     f"| {row.answered:.1%} | {row.cannot_tell:.1%} | {row.wrong} | {row.blind_no} "
+                     f"| {row.steps:g} | {row.ms:.0f} |")
+    lines += ["", "*accuracy*: right answers of all questions; *at most*: the questions whose answer "
+              "perception reaches at the configuration's cut, the most any reasoning could get right (see "
+              "below); *answered*: an answer, not \"cannot tell\"; *wrong*: answered wrongly; *'no' unseen*: "
+              "\"no\" to a question about a word the perceiver cannot see.", "",
+              "![accuracy, answer rate and wrong answers](seek.png)", ""]
     lines += _by_type(_results(log), order)
+    lines += _by_reach(_results(log), order)
     _plot(out / "seek.png", table)
     if before is not None:
         lines += _compared(rows(_results(before)), table, order, out / "before-after.png")
@@ -458,6 +487,37 @@ def _by_type(results: list[dict[str, Any]], order: list[str]) -> list[str]:
         cells = [groups.get((group, config, t), []) for t in types]
         lines.append(f"| {group} | {config} | "
                      + " | ".join(f"{sum(c) / len(c):.0%} ({len(c)})" if c else "" for c in cells) + " |")
+    return [*lines, ""]
+
+
+def _by_reach(results: list[dict[str, Any]], order: list[str]) -> list[str]:
+    """How many photo questions perception reaches, and why the others are out of its reach,
+    with the words that stop each (`qlang.evaluate.reach`)."""
+    groups: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    for r in results:
+        if r.get("reach"):
+            groups.setdefault((r["group"], r["config"]), []).append(r)
+    if not groups:
+        return []
+    lines = ["## Perception's reach", "",
+             "questions (right answers among them), by the first reason perception does not reach the "
+             "labelled answer; *in reach*: every class asked found at or above the configuration's cut "
+             "(seek looks closer down to 0.15, `ask` keeps 0.4), or a sound \"no\" "
+             "(`qlang/evaluate/reach.py`)", "",
+             "| questions | configuration | " + " | ".join(REASONS) + " |",
+             "|---|---|" + "---:|" * len(REASONS)]
+    for group, config in sorted(groups, key=lambda gc: (gc[0], order.index(gc[1]))):
+        found = groups[group, config]
+        cells = [[r for r in found if r["reach"]["why"] == why] for why in REASONS]
+        lines.append(f"| {group} | {config} | " + " | ".join(
+            f"{len(c)} ({sum(r['correct'] for r in c)})" if c else "" for c in cells) + " |")
+    words = Counter((why, word) for r in results if r.get("reach") and r["config"] in ("seek", "ask")
+                    for why in [r["reach"]["why"]] for word in r["reach"]["words"])
+    if words:
+        lines += ["", "The words that stop seek and `ask` (questions, both configurations counted):", ""]
+        lines += [f"- {why}: " + ", ".join(f"{word} ({n})" for (w, word), n in words.most_common()
+                                           if w == why)
+                  for why in REASONS if any(w == why for w, _ in words)]
     return [*lines, ""]
 
 
