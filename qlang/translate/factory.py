@@ -27,7 +27,7 @@ class Models:
     #: the language model's backend (`qlang.translate.backends.BACKENDS`) and model
     backend: str = "llama-cpp"
     model: str | None = None
-    #: llama-cpp, vllm: a LoRA adapter (None: for `finetuned`, the bundled one)
+    #: llama-cpp, vllm, transformers: a LoRA adapter (None: for `finetuned`, the bundled one)
     adapter: str | None = None
     #: openai: the endpoint
     base_url: str | None = None
@@ -80,13 +80,13 @@ def make(settings: Settings, models: Models | None = None, loaded: Loaded | None
 
 
 def _backend(models: Models, kind: str) -> Backend:
-    """The language model's backend; a `finetuned` translator on llama.cpp or vLLM gets the
-    bundled adapter unless `models.adapter` names another."""
+    """The language model's backend; a `finetuned` translator on llama.cpp, vLLM or
+    transformers gets the bundled adapter unless `models.adapter` names another."""
     extra: dict[str, Any] = {}
     if models.backend == "llama-cpp":
         extra |= {"n_gpu_layers": models.n_gpu_layers, "threads": models.threads,
                   "together": models.together}
-    if models.backend in ("llama-cpp", "vllm"):
+    if models.backend in ("llama-cpp", "vllm", "transformers"):
         adapter = models.adapter
         if adapter is None and kind == "finetuned":
             from qlang.translate.models import ADAPTER
