@@ -29,7 +29,7 @@ import os
 import platform
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from qlang.errors import QlangError
@@ -63,12 +63,29 @@ def decode(parser: SmallParser, questions: Sequence[str], batch: int) -> list[No
     return roots
 
 
-def _worker(device: str, questions: list[str], golds: list[Node], batch: int,
-            barrier: Any, results: Any) -> None:
+def in_workers(load: Callable[[Any], Any], run: Callable[[Any, Any], Any],
+               shares: Sequence[Any]) -> list[Any]:
+    """`run(load(share), share)` in a process of its own per share (`load` and `run`: functions
+    of a module, so that they reach a spawned process), every run starting once every load is
+    done; each run's result and its seconds.  A failed load stops them all."""
+    context = mp.get_context("spawn")
+    barrier, results = context.Barrier(len(shares)), context.Queue()
+    workers = [context.Process(target=_serve, args=(load, run, share, barrier, results)) for share in shares]
+    for worker in workers:
+        worker.start()
+    done = [results.get() for _ in workers]
+    for worker in workers:
+        worker.join()
+    if failed := [d for d in done if isinstance(d, str)]:
+        raise SystemExit(f"a worker failed: {failed[0]}")
+    return done
+
+
+def _serve(load: Callable[[Any], Any], run: Callable[[Any, Any], Any], share: Any,
+           barrier: Any, results: Any) -> None:
     os.environ.setdefault("OMP_NUM_THREADS", "1")
     try:
-        parser = parser_for(device)
-        decode(parser, questions[:8], batch)  # warm-up: kernels, caches
+        state = load(share)
     except Exception as exc:
         barrier.abort()  # the others stop waiting: the run has failed
         results.put(f"{type(exc).__name__}: {exc}")
@@ -79,10 +96,22 @@ def _worker(device: str, questions: list[str], golds: list[Node], batch: int,
         results.put("another worker failed")
         return
     start = time.perf_counter()
+    result = run(state, share)
+    results.put((result, time.perf_counter() - start))
+
+
+def _load(share: tuple[str, int, list[str], list[Node]]) -> SmallParser:
+    device, batch, questions, _ = share
+    parser = parser_for(device)
+    decode(parser, questions[:8], batch)  # warm-up: kernels, caches
+    return parser
+
+
+def _run(parser: SmallParser, share: tuple[str, int, list[str], list[Node]]) -> tuple[int, int, int]:
+    _, batch, questions, golds = share
     roots = decode(parser, questions, batch)
-    seconds = time.perf_counter() - start
     exact = sum(r is not None and equivalent(r, g) for r, g in zip(roots, golds, strict=True))
-    results.put((len(questions), exact, sum(r is not None for r in roots), seconds))
+    return len(questions), exact, sum(r is not None for r in roots)
 
 
 def main(argv: Sequence[str] | None = None) -> None:
@@ -105,21 +134,11 @@ def main(argv: Sequence[str] | None = None) -> None:
     if args.check and args.device != "numpy":
         agree(pairs[:args.check], args.device, args.batch)
 
-    context = mp.get_context("spawn")
-    barrier, results = context.Barrier(args.workers), context.Queue()
-    shares = [repeated[w::args.workers] for w in range(args.workers)]
-    workers = [context.Process(target=_worker, args=(args.device, [q for q, _ in share],
-                                                      [g for _, g in share], args.batch, barrier, results))
-               for share in shares]
-    for worker in workers:
-        worker.start()
-    done = [results.get() for _ in workers]
-    for worker in workers:
-        worker.join()
-    if failed := [d for d in done if isinstance(d, str)]:
-        raise SystemExit(f"a worker failed: {failed[0]}")
-    total, exact, valid = (sum(d[i] for d in done) for i in range(3))
-    slowest = max(d[3] for d in done)
+    shares = [(args.device, args.batch, [q for q, _ in share], [g for _, g in share])
+              for share in (repeated[w::args.workers] for w in range(args.workers))]
+    done = in_workers(_load, _run, shares)
+    total, exact, valid = (sum(figures[i] for figures, _ in done) for i in range(3))
+    slowest = max(seconds for _, seconds in done)
     print(f"{total} questions in {slowest:.2f} s: {total / slowest:,.0f} questions/s; "
           f"exact {exact / total:.1%}, a program {valid / total:.1%}")
 
