@@ -2,9 +2,11 @@
 find on the photo could give its labelled answer at all, whatever reasoning follows, so that
 the seek experiment's report shows a ceiling beside each configuration's accuracy.
 
-The photo is looked at once more for the program's concepts (widened as `ask` widens them) at
-`FLOOR`, so that every box the detector proposes, every region the classifier names (from its
-own least, 0.25) and every stuff cue is kept, and the question falls in the first of:
+The photo is looked at again for the program's concepts (widened as `ask` widens them): at
+`FLOOR`, keeping every box the detector proposes, every region the classifier names (from its
+own least, 0.25) and every stuff cue, and at each configuration's cut, since the plain
+background found outside the boxes kept is lost under the floor's many.  With each class's
+best score of those looks, the question falls in the first of:
 
 - **no program**: the configuration wrote none;
 - **no label**: it names a word no perceiver has a label for (`Memory.unseen`: a class whose
@@ -66,7 +68,17 @@ class Reach:
 
 
 def probe(root: Node, image: str, context: Context) -> Probe:
-    """The photo looked at for the program's concepts at `FLOOR`."""
+    """The photo looked at for the program's concepts at `FLOOR` and at each cut a
+    configuration keeps, the best of them: a look at the floor keeps every box, under which the
+    plain background a photo shows outside them is lost."""
+    looks = [_look(root, image, context, threshold)
+             for threshold in (FLOOR, context.closer, context.vision.thresholds.detection)]
+    unknown = tuple(word for word in looks[0].unknown if all(word in look.unknown for look in looks))
+    return Probe(root, unknown, {cls: max(look.best[cls] for look in looks) for cls in looks[0].best})
+
+
+def _look(root: Node, image: str, context: Context, threshold: float) -> Probe:
+    """What one look at `threshold` found, the program's classes widened as `ask` widens them."""
     from qlang.vision import perceiving
 
     memory = Memory(None, image)
@@ -74,9 +86,9 @@ def probe(root: Node, image: str, context: Context) -> Probe:
     classes = memory.classes()
     memory.add(Widened("WordNet", widen(context.sight, classes), coarsened(context.sight, classes)))
     concepts = memory.concepts()
-    thresholds = replace(context.vision.thresholds, detection=FLOOR)
+    thresholds = replace(context.vision.thresholds, detection=threshold)
     perceived = perceiving.perceive(image, concepts, context.loaded_perceiver(), thresholds, context.stages)
-    memory.add(Looked(perceived.graph, perceived.facts, FLOOR, concepts))
+    memory.add(Looked(perceived.graph, perceived.facts, threshold, concepts))
     above = {p.cls: p.above for p in memory.presumed(context.sight)}
     best = {cls: max((s.confidence for s in memory.seen(above.get(cls, cls))), default=0.0)
             for cls in classes}
