@@ -16,6 +16,9 @@ together, all layers on the GPU where there is one).  The 3,091 shared GQA quest
 repeated to `--total`; every one is translated (a repeat is decoded again, never looked up).
 Exact match is order-insensitive, as `qlangc eval` counts it.
 
+`--check N` first compares, on the first N shared questions, the fine-tuned translator's
+programs generated one by one and together (and the seconds each way took).
+
 `--workers N` runs N processes that share the device, each with its own models, which load,
 wait for each other, then translate their share: the figure is all questions over the slowest
 worker's time, model loads and a warm-up batch left out (they are reported apart).  The
@@ -34,7 +37,7 @@ import sys
 import time
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -100,14 +103,34 @@ def _run(loaded: tuple[Cascade, float], share: Share) -> dict[str, Any]:
     made, load_seconds = loaded
     paths: Counter[str] = Counter()
     exact = valid = 0
+    start = time.perf_counter()
     for first in range(0, len(share.questions), share.batch):
         chunk = made.translate_many(share.questions[first:first + share.batch])
+        if first // share.batch % 10 == 9:  # a figure so far, should the run be cut short
+            print(f"{first + len(chunk)} questions in {time.perf_counter() - start:.1f} s", flush=True)
         for translation, gold in zip(chunk, share.golds[first:first + share.batch], strict=True):
             paths[translation.path or "?"] += 1
             valid += translation.ok
             exact += translation.root is not None and equivalent(translation.root, gold)
     return {"questions": len(share.questions), "exact": exact, "valid": valid, "paths": dict(paths),
             "load_s": round(load_seconds, 2)}
+
+
+def agree(share: Share) -> dict[str, Any]:
+    """The fine-tuned translator's programs for the share's questions, one by one (`translate`)
+    and together (`translate_many`): how many agree, and each way's seconds."""
+    fallback = cascade(share).fallback
+    fallback.translate_many(share.questions[:4])  # warm-up: kernels, the grammar's compilation
+    start = time.perf_counter()
+    alone = [fallback.translate(question) for question in share.questions]
+    middle = time.perf_counter()
+    together = fallback.translate_many(share.questions)
+    end = time.perf_counter()
+    same = sum(a.program == b.program for a, b in zip(alone, together, strict=True))
+    for a, b in [(a, b) for a, b in zip(alone, together, strict=True) if a.program != b.program][:5]:
+        print(f"  differs: {a.question!r}: {a.program} / {b.program}")
+    return {"questions": len(alone), "same_programs": same, "one_by_one_s": round(middle - start, 2),
+            "together_s": round(end - middle, 2)}
 
 
 def device_name(device: str) -> str:
@@ -127,6 +150,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     options.add_argument("--fallback-batch", type=int, default=256,
                          help="deferred questions (or scored programs) in one forward pass")
     options.add_argument("--workers", type=int, default=1)
+    options.add_argument("--check", type=int, default=0,
+                         help="first compare the fallback's programs one by one and together "
+                              "on this many questions (transformers)")
     options.add_argument("--out", type=Path, default=Path("."))
     args = options.parse_args(argv)
 
@@ -140,6 +166,10 @@ def main(argv: Sequence[str] | None = None) -> None:
     shares = [Share(args.device, args.fallback, args.batch, args.fallback_batch, args.workers,
                     [q for q, _ in part], [g for _, g in part])
               for part in (repeated[w::args.workers] for w in range(args.workers))]
+    if args.check:
+        first = replace(shares[0], questions=[q for q, _ in pairs[:args.check]])
+        figures["check"] = agree(first)
+        print(json.dumps(figures["check"]), flush=True)
     done = in_workers(_load, _run, shares)
     results = [result for result, _ in done]
     seconds = max(taken for _, taken in done)

@@ -49,6 +49,8 @@ def shared_questions() -> list[tuple[str, Node]]:
                 pairs.append((record["question"], gqa.to_ir(gqa.steps_from_json(record["semantic"]))))
             except QlangError:
                 continue  # GQA's few unreadable programs
+    if not pairs:
+        raise SystemExit(f"no shared questions under {GQA_QUESTIONS} (set QLANG_DATA)")
     return pairs
 
 
