@@ -24,6 +24,12 @@ from qlang.errors import QlangError, error
 _NUMBER = re.compile(r"[-+$€£]?\d+(?:[.,:/]\d+)*%?")
 #: The least confidence of a region kept (the recogniser's own default drops below 0.5).
 THRESHOLD = 0.5
+#: The most a photo's longer side is read as times its shorter.  RapidOCR scales the shorter
+#: side up to 30 pixels, then to 736 for its detector, whatever the longer: a photo of 1×500
+#: pixels became 368,000×736 (2.8 GB of floats, then the kernel's kill), one of 500×1 took
+#: 100 s.  A thinner photo is padded below or to its right, in black as RapidOCR pads its own,
+#: so no region moves and at most 736 × 736·ASPECT pixels are detected on.
+ASPECT = 4
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,10 +69,17 @@ def read(image: np.ndarray, threshold: float = THRESHOLD) -> list[Region]:
     if image.ndim == 2:
         image = np.stack([image] * 3, axis=-1)
     # RapidOCR reads an array as OpenCV's BGR
-    found, _ = _engine()(np.ascontiguousarray(image[..., 2::-1]), text_score=threshold)
+    found, _ = _engine()(np.ascontiguousarray(_padded(image)[..., 2::-1]), text_score=threshold)
     regions = []
     for points, text, score in found or ():
         xs, ys = [float(p[0]) for p in points], [float(p[1]) for p in points]
         if text.strip() and float(score) >= threshold:
             regions.append(Region(text.strip(), (min(xs), min(ys), max(xs), max(ys)), float(score)))
     return sorted(regions, key=lambda r: (round(r.box[1] / 10), r.box[0]))
+
+
+def _padded(image: np.ndarray) -> np.ndarray:
+    """The image, padded below or to its right to at most `ASPECT` times as long as it is wide."""
+    height, width = image.shape[:2]
+    below, right = max(0, -(-width // ASPECT) - height), max(0, -(-height // ASPECT) - width)
+    return np.pad(image, ((0, below), (0, right), (0, 0))) if below or right else image
