@@ -7,11 +7,14 @@ its own, under the memory ceiling and a hang guard (`conftest.qlangc_process`)."
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 import numpy as np
 import pytest
 
+from qlang.vision import geometry
+from qlang.vision.perception import SeenBox
 from tests.conftest import qlangc_process
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -57,3 +60,33 @@ def test_text_on_a_thin_photo_is_read_where_it_is(tmp_path: Path, layout: str) -
     found = {region.text: region.box for region in ocr.read(page)}
     x0, y0, x1, y1 = found["COFFEE SHOP"]
     assert dx < x0 < x1 < dx + width and dy < y0 < y1 < dy + height, found
+
+
+# ----- geometry: ratios of areas are unbounded -----------------------------------------------
+
+@pytest.mark.parametrize(("a", "b"), [
+    (SeenBox(10, 410, 60, 460), SeenBox(100, 50, 700, 460)),  # a distant person, a motorcycle
+    (SeenBox(50, 50, 50, 50), SeenBox(0, 0, 100, 100)),  # a box of no size
+    (SeenBox(0, 0, 0, 100), SeenBox(0, 0, 100, 100)),  # clipped to nothing at the left edge
+])
+def test_every_relation_of_boxes_of_any_sizes_is_a_probability(a: SeenBox, b: SeenBox) -> None:
+    """A person 60 times smaller than what it might hold overflowed `math.exp`."""
+    for x, y in ((a, b), (b, a)):
+        for kinds in (("person", "motorcycle"), ("person", "hat"), ("person", "grass"), ("cup", "table")):
+            for name, p in geometry.relations(x, y, None, kinds).items():
+                assert 0.0 <= p <= 1.0 and math.isfinite(p), (name, x, y, p)
+
+
+def test_perceive_relates_a_distant_person_to_a_large_motorcycle(tmp_path: Path) -> None:
+    """The embedded detector finds the small astronaut pasted on the motorcycle's photo: it
+    ended `qlangc perceive` in an internal error."""
+    data = pytest.importorskip("skimage.data")
+    from PIL import Image
+
+    photo = data.stereo_motorcycle()[0].copy()
+    height = photo.shape[0]
+    photo[height - 90:height - 10, 10:90] = np.asarray(Image.fromarray(data.astronaut()).resize((80, 80)))
+    path = saved(tmp_path / "distant.png", photo)
+    code, output = qlangc_process("perceive", path, "-o", str(tmp_path / "distant.json"), timeout=120)
+    assert code == 0, output
+    assert "objects: 2" in output, output
