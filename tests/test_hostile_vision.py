@@ -90,3 +90,26 @@ def test_perceive_relates_a_distant_person_to_a_large_motorcycle(tmp_path: Path)
     code, output = qlangc_process("perceive", path, "-o", str(tmp_path / "distant.json"), timeout=120)
     assert code == 0, output
     assert "objects: 2" in output, output
+
+
+# ----- boxes at or past the photo's edge ----------------------------------------------------
+
+@pytest.mark.parametrize("box", [
+    SeenBox(100, 0, 105, 100),  # past the right edge: clipped to no width
+    SeenBox(0, 100, 100, 105),  # past the bottom edge
+    SeenBox(-5, -5, 105, 105),  # over every edge
+    SeenBox(40, 40, 40, 40),  # of no size
+])
+def test_a_box_clipped_to_nothing_still_has_a_pixel_to_read(box: SeenBox) -> None:
+    """An empty crop reached OpenCV's resize, which asserts a size."""
+    from qlang.vision import classifier, colour, shape
+    from qlang.vision.perception import crop
+    from qlang.vision.segment import ink, segment
+
+    image = np.random.default_rng(0).integers(0, 255, (100, 100, 3), dtype=np.uint8)
+    assert crop(image, box.clipped(100, 100)).size
+    for cut in (segment(image, box), segment(image, box, rim=True), ink(image, box)):
+        assert cut.crop.size and cut.mask.shape == cut.crop.shape[:2]
+        assert colour.colours(cut.pixels) or not cut.pixels.size
+    assert isinstance(shape.shapes(image, box), dict)
+    assert classifier.ranked(crop(image, box.clipped(100, 100)), 5)

@@ -72,8 +72,9 @@ class SeenBox:
 
 
 def crop(image: Image, box: SeenBox) -> Image:
-    """The pixels of a box (at least one)."""
-    x0, y0 = int(box.x0), int(box.y0)
+    """The pixels of a box (at least one: a box clipped to nothing at the photo's right or
+    bottom edge has its last)."""
+    x0, y0 = min(int(box.x0), image.shape[1] - 1), min(int(box.y0), image.shape[0] - 1)
     return image[y0:max(int(box.y1), y0 + 1), x0:max(int(box.x1), x0 + 1)]
 
 
