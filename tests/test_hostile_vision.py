@@ -113,3 +113,25 @@ def test_a_box_clipped_to_nothing_still_has_a_pixel_to_read(box: SeenBox) -> Non
         assert colour.colours(cut.pixels) or not cut.pixels.size
     assert isinstance(shape.shapes(image, box), dict)
     assert classifier.ranked(crop(image, box.clipped(100, 100)), 5)
+
+
+# ----- stuff and the background: rules on a small copy of the photo ---------------------------
+
+@pytest.mark.parametrize("shape", [(4000, 3), (3, 4000), (1, 1)])
+def test_stuff_and_the_background_are_looked_for_on_a_bounded_copy(shape: tuple[int, int]) -> None:
+    """A 4000×3 photo's small copy was 96×128,000 pixels, on which finding its stuff took
+    from 10 s to minutes."""
+    from qlang.vision import background, stuff
+
+    image = np.random.default_rng(0).integers(0, 255, (*shape, 3), dtype=np.uint8)
+    small = stuff.features(image).small
+    assert small.shape[1] == stuff.SIDE and 1 <= small.shape[0] <= 4 * stuff.SIDE
+    for found in (stuff.find(image, stuff.CLASSES), background.find(image, background.CLASSES)):
+        assert all(0 <= d.box.x0 <= d.box.x1 <= shape[1] and 0 <= d.box.y0 <= d.box.y1 <= shape[0]
+                   for d in found), found
+
+
+def test_a_tall_photo_of_noise_is_asked_about_its_stuff_within_its_time(tmp_path: Path) -> None:
+    noise = np.random.default_rng(0).integers(0, 255, (4000, 3, 3), dtype=np.uint8)
+    photo = saved(tmp_path / "tall.png", noise)
+    held(*qlangc_process("ask", "--image", photo, "--translator", "small", "Is there a tree?", timeout=120))

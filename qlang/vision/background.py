@@ -26,7 +26,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any, TypeAlias
 
-from qlang.vision.perception import Detection, Image, SeenBox
+from qlang.vision.perception import Detection, Image, SeenBox, shrunk
 
 if TYPE_CHECKING:  # numpy only when looking: the perceiver's sight lists the classes below
     import numpy as np
@@ -57,7 +57,6 @@ BASE, GAIN = 0.5, 0.4
 def find(image: Image, classes: frozenset[str], objects: Iterable[SeenBox] = ()) -> list[Detection]:
     """The photo's plain background outside the `objects`' boxes, named by each class of
     `classes` it answers to."""
-    import cv2
     import numpy as np
 
     from qlang.vision.colour import colours, lab
@@ -66,8 +65,7 @@ def find(image: Image, classes: frozenset[str], objects: Iterable[SeenBox] = ())
     if not names:
         return []
     height, width = image.shape[:2]
-    size = (SIDE, max(1, round(SIDE * height / max(width, 1))))
-    small = np.ascontiguousarray(cv2.resize(image, size, interpolation=cv2.INTER_AREA), dtype=np.uint8)
+    small = shrunk(image, SIDE)
     pixels = lab(small.reshape(-1, 3)).reshape(*small.shape[:2], 3)
     frame = _frame(small.shape[0], small.shape[1])
     middle = np.median(pixels[frame], axis=0)

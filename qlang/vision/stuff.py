@@ -36,7 +36,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeAlias
 
-from qlang.vision.perception import Detection, Image, SeenBox
+from qlang.vision.perception import Detection, Image, SeenBox, shrunk
 
 if TYPE_CHECKING:  # numpy only when looking: the perceiver's sight lists the classes below
     import numpy as np
@@ -84,9 +84,7 @@ def features(image: Image) -> Features:
     import cv2
     import numpy as np
 
-    height, width = image.shape[:2]
-    size = (SIDE, max(1, round(SIDE * height / max(width, 1))))
-    small = np.ascontiguousarray(cv2.resize(image, size, interpolation=cv2.INTER_AREA), dtype=np.uint8)
+    small = shrunk(image, SIDE)
     hsv = cv2.cvtColor(small, cv2.COLOR_RGB2HSV_FULL).astype(np.float32)
     grey = cv2.cvtColor(small, cv2.COLOR_RGB2GRAY).astype(np.float32) / 255
     mean = cv2.blur(grey, (5, 5))
