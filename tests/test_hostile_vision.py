@@ -62,6 +62,22 @@ def test_text_on_a_thin_photo_is_read_where_it_is(tmp_path: Path, layout: str) -
     assert dx < x0 < x1 < dx + width and dy < y0 < y1 < dy + height, found
 
 
+def test_text_read_at_a_thin_photos_edge_stays_inside_it() -> None:
+    """The padding below a thin photo is no part of it: a region's box reaching into it is cut
+    at the photo's edge (matplotlib's logo, 542×130, was read to 135)."""
+    from qlang.evaluate.seeking import PHOTO_SET, read_photos
+    from qlang.text import ocr
+    from qlang.vision.image import read
+
+    logo = read(read_photos(PHOTO_SET).photos["matplotlib_logo"].path)
+    height, width = logo.shape[:2]
+    regions = ocr.read(logo)
+    assert regions
+    for region in regions:
+        x0, y0, x1, y1 = region.box
+        assert 0 <= x0 <= x1 <= width and 0 <= y0 <= y1 <= height, region
+
+
 # ----- geometry: ratios of areas are unbounded -----------------------------------------------
 
 @pytest.mark.parametrize(("a", "b"), [

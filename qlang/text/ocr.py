@@ -70,9 +70,11 @@ def read(image: np.ndarray, threshold: float = THRESHOLD) -> list[Region]:
         image = np.stack([image] * 3, axis=-1)
     # RapidOCR reads an array as OpenCV's BGR
     found, _ = _engine()(np.ascontiguousarray(_padded(image)[..., 2::-1]), text_score=threshold)
+    height, width = image.shape[:2]
     regions = []
-    for points, text, score in found or ():
-        xs, ys = [float(p[0]) for p in points], [float(p[1]) for p in points]
+    for points, text, score in found or ():  # a box may reach into the padding: kept to the photo
+        xs = [min(max(float(p[0]), 0.0), width) for p in points]
+        ys = [min(max(float(p[1]), 0.0), height) for p in points]
         if text.strip() and float(score) >= threshold:
             regions.append(Region(text.strip(), (min(xs), min(ys), max(xs), max(ys)), float(score)))
     return sorted(regions, key=lambda r: (round(r.box[1] / 10), r.box[0]))
