@@ -41,6 +41,8 @@ CASES = {
     "an absolute path": photo(source="skimage", file="/etc/passwd"),
     "a NUL in a path": photo(source="skimage", file="data/\x00astronaut.png"),
     "a folder": photo(source="skimage", file="data"),
+    "a file no photo": photo(source="skimage", file="__init__.py"),
+    "an archive no photo": photo(source="skimage", file="data/motorcycle_disp.npz"),
     "a kind not a word": photo(source="skimage", file="data/astronaut.png", kind=[]),
     "a question a list": json.dumps({**GOOD, "questions": [[1]]}),
     "a question of no photo": json.dumps({**GOOD, "questions": [{"id": "1"}]}),

@@ -63,6 +63,7 @@ from qlang.seek import GRAPHS, TOOLS, Bounds, Context, load_planner, seek
 from qlang.seek.memory import Memory, Programmed, Widened
 from qlang.signatures import END, SIGNATURES
 from qlang.syntax import gqa
+from qlang.vision import image
 from qlang.vision.kinds import coarsened, widen
 from qlang.vision.recall import blind_no
 from qlang.vision.withhold import withheld
@@ -106,7 +107,8 @@ class Item:
 def photo_items(path: Path = PHOTOS, half: str | None = TEST) -> list[Item]:
     """The labelled questions of a photo file, each photo found in its source package; of a
     file split by photo, those of one `half` (None: all).  The file is checked as it is read:
-    a photo names a known source and a file inside it, a question a photo of the file."""
+    a photo names a known source and a file inside it that is a photo, a question a photo of
+    the file."""
     photos = read_photos(path)
     if half is not None and photos.split:
         chosen = {name for name, photo in photos.photos.items() if photo.half == half}
@@ -164,6 +166,11 @@ def read_photos(path: Path) -> LabelledPhotos:
         problem, photo = _source_file(entry["source"], entry["file"])
         if photo is None:
             raise fail(f"the photo {name!r}: {problem}", where)
+        try:  # here, not when its first question is asked, part way through the experiment
+            image.check(photo)
+        except QlangError as exc:
+            raise fail(f"the photo {name!r}, {entry['source']}'s {entry['file']!r}: "
+                       f"{exc.diagnostics[0].message}", where) from None
         found[name] = photo, entry.get("kind", "")
     seen: Counter[str] = Counter()
     for number, question in enumerate(data["questions"], start=1):

@@ -17,7 +17,9 @@ from __future__ import annotations
 import io
 import struct
 import warnings
+from collections.abc import Callable
 from pathlib import Path
+from typing import TypeVar
 
 import numpy as np
 from PIL import Image as PILImage
@@ -26,6 +28,8 @@ from PIL import ImageOps, UnidentifiedImageError
 from qlang import limits
 from qlang.errors import QlangError, error
 from qlang.vision.perception import Image, VisionError
+
+T = TypeVar("T")
 
 PILImage.MAX_IMAGE_PIXELS = None  # qlang bounds the pixels itself (`limits.PIXELS`)
 
@@ -40,6 +44,18 @@ DAMAGED = (OSError, ValueError, SyntaxError, EOFError, struct.error, IndexError,
 
 def read(path: str | Path) -> Image:
     """The photo at `path` as height × width × 3 8-bit RGB pixels, upright."""
+    return _opened(path, lambda picture: _rgb(str(path), ImageOps.exif_transpose(picture)))
+
+
+def check(path: str | Path) -> None:
+    """Refuse, as `read` would, a photo that is no regular file within the image limit, in no
+    format Pillow reads, or of more pixels than the limit, from its header alone (a body
+    damaged past the header shows only when read)."""
+    _opened(path, lambda picture: None)
+
+
+def _opened(path: str | Path, use: Callable[[PILImage.Image], T]) -> T:
+    """What `use` makes of the photo at `path`, opened by Pillow once it has been checked."""
     try:
         limits.check_file(path, limits.IMAGE)  # no FIFO or device is opened
         # Pillow reads from memory: a damaged PNG claiming a chunk of gigabytes would have it
@@ -50,7 +66,7 @@ def read(path: str | Path) -> Image:
                 PILImage.open(data) as picture:
             warnings.simplefilter("ignore")  # Pillow's notes on odd metadata, printed as source lines
             _check_pixels(str(path), picture.size)
-            return _rgb(str(path), ImageOps.exif_transpose(picture))
+            return use(picture)
     except QlangError:
         raise
     except UnidentifiedImageError:  # its message names Pillow's in-memory file
