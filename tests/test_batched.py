@@ -68,3 +68,27 @@ def test_rows_stop_at_their_own_budget_and_without_a_grammar(one_thread: None) -
     alone = [tiny.generate(request) for request in requests]
     assert [(g.text, g.completion_tokens) for g in together] == [(g.text, g.completion_tokens) for g in alone]
     assert together[1].completion_tokens == 3
+
+
+def test_generation_ends_at_the_models_end_token_whatever_the_tokenizer_says(tmp_path, one_thread) -> None:
+    """transformers 5.17 (the GPU machine's) writes a GGUF's tokenizer with <|im_start|> as its
+    end token: the grammar's end would allow only that token, which never stops a generation."""
+    import json
+    import shutil
+
+    folder = tiny_model.build()
+    quirky = tmp_path / "quirky"
+    shutil.copytree(folder, quirky)
+    config = json.loads((quirky / "tokenizer_config.json").read_text())
+    (quirky / "tokenizer_config.json").write_text(json.dumps(config | {"eos_token": "<pad>"}))
+    request = Request((), tiny_model.prompt("Is there a red car?"), chat=False, max_tokens=60,
+                      lark=generate("nested", "lark"))
+    right = load_backend("transformers", str(folder))
+    wrong = load_backend("transformers", str(quirky))
+    assert wrong.tokenizer.eos_token == "<pad>"  # type: ignore[attr-defined]
+    expected = right.generate(request)
+    assert expected.completion_tokens < 60
+    for backend in (right, wrong):
+        assert [(g.text, g.completion_tokens) for g in (backend.generate(request),
+                                                         *backend.generate_many([request]))] \
+            == [(expected.text, expected.completion_tokens)] * 2  # type: ignore[attr-defined]

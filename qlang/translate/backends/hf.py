@@ -54,6 +54,12 @@ class TransformersBackend:
         if lora is not None:
             self.lm = self._merged(self.lm, lora, directory)
         self.lm.to(device).eval()
+        #: the token that ends a text: the model's own, where `generate` stops (transformers
+        #: 5.17 writes a GGUF's tokenizer with <|im_start|> as its end token: the grammar's
+        #: end would never stop a generation, nor would a scored program end)
+        ends = self.lm.generation_config.eos_token_id
+        ends = self.tokenizer.eos_token_id if ends is None else ends
+        self.end: int = ends if isinstance(ends, int) else ends[0]
         self.device = device
         self.batch = batch
         self._guidance: Grammars | None = None
@@ -81,14 +87,14 @@ class TransformersBackend:
 
     def _batched(self) -> Together:
         if self._together is None:
-            self._together = Together(self.lm, self._torch, self.device, self.tokenizer.eos_token_id)
+            self._together = Together(self.lm, self._torch, self.device, self.end)
         return self._together
 
     def _grammars(self) -> Grammars:
         if self._guidance is None:
             import llguidance.hf
 
-            self._guidance = Grammars(llguidance.hf.from_tokenizer(self.tokenizer))
+            self._guidance = Grammars(llguidance.hf.from_tokenizer(self.tokenizer, eos_token=self.end))
         return self._guidance
 
     def _prompt(self, request: Request) -> str:
@@ -111,7 +117,7 @@ class TransformersBackend:
         with self._torch.no_grad():
             output = self.lm.generate(
                 **inputs, max_new_tokens=request.max_tokens, do_sample=False,
-                logits_processor=processors, pad_token_id=self.tokenizer.eos_token_id)
+                logits_processor=processors, pad_token_id=self.end)
         new = output[0, inputs["input_ids"].shape[1]:]
         text = self.tokenizer.decode(new, skip_special_tokens=True)
         return Generation(text, int(inputs["input_ids"].shape[1]), int(new.shape[0]),
@@ -136,8 +142,10 @@ class TransformersBackend:
                     continuations: Sequence[Sequence[str]]) -> list[list[float]]:
         """Per request, the log-probability the model gives each continuation (its tokens, then
         the end of the text) after the request's prompt, `batch` sequences a forward pass."""
-        end = self.tokenizer.eos_token_id
-        items = [(self.tokens(request), [*self.tokenizer(text, add_special_tokens=False)["input_ids"], end])
+        def ended(text: str) -> list[int]:
+            return [*self.tokenizer(text, add_special_tokens=False)["input_ids"], self.end]
+
+        items = [(self.tokens(request), ended(text))
                  for request, texts in zip(requests, continuations, strict=True) for text in texts]
         scores = [score for first in range(0, len(items), self.batch)
                   for score in self._batched().score(items[first:first + self.batch])]
