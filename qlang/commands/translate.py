@@ -51,14 +51,14 @@ _translation_options = (
     click.option("--beam", type=click.IntRange(1, 64), default=4, show_default=True,
                  help="small/cascade: beam width of the small parser."),
     click.option("--adapter", type=click.Path(dir_okay=False),
-                 help="llama-cpp, vllm: a LoRA adapter for the model, GGUF (vllm: or a PEFT folder); "
-                 "default, finetuned: the bundled one."),
+                 help="llama-cpp, vllm, transformers: a LoRA adapter for the model, GGUF (vllm, "
+                 "transformers: or a PEFT folder); default, finetuned: the bundled one."),
     click.option("--syntax", type=click.Choice(sorted(SYNTAXES)), default="nested", show_default=True,
                  help="The program syntax to translate into."),
     click.option("--backend", type=click.Choice(sorted(BACKENDS)), default="llama-cpp",
                  show_default=True, help="Which LLM backend runs the model."),
     click.option("--model", help="llama-cpp: smollm2 (default), gemma3 or a GGUF path; openai: a "
-                 "model name; transformers: a local model directory."),
+                 "model name; transformers: a local model directory, or as llama-cpp (dequantised once)."),
     click.option("--base-url", help="openai: the endpoint (default: $OPENAI_BASE_URL)."),
     click.option("--n-gpu-layers", type=int, default=0, show_default=True,
                  help="llama-cpp: layers to offload to the GPU (-1: all; needs a CUDA build)."),
