@@ -47,10 +47,11 @@ python3 -c "from importlib.metadata import version
 print(*(f'{name} {version(name)}' for name in ('torch', 'transformers', 'peft', 'llguidance', 'gguf')))"
 
 start=$(date +%s)
-python3 -c "from qlang.translate.backends.vllm_engine import peft_adapter
+python3 -c "from qlang.translate.backends.vllm_engine import byte_level_tokenizer, peft_adapter
 from qlang.translate.models import ADAPTER, hf_directory
-print(peft_adapter(str(ADAPTER), hf_directory(None)))" 2>&1 | tail -3 || exit 1
-echo "model folder and adapter ready in $(( $(date +%s) - start )) s"
+base = hf_directory(None)
+print(peft_adapter(str(ADAPTER), base), byte_level_tokenizer(base))" 2>&1 | tail -3 || exit 1
+echo "model folder, adapter and tokenizer ready in $(( $(date +%s) - start )) s"  # made before the workers race
 
 run() {  # NAME SECONDS ARGS...: one bench run, its log and figures under $OUT/NAME
     local name=$1 limit=$2
