@@ -7,6 +7,7 @@ its own, under the memory ceiling and a hang guard (`conftest.qlangc_process`)."
 
 from __future__ import annotations
 
+import json
 import math
 from pathlib import Path
 
@@ -151,3 +152,26 @@ def test_a_tall_photo_of_noise_is_asked_about_its_stuff_within_its_time(tmp_path
     noise = np.random.default_rng(0).integers(0, 255, (4000, 3, 3), dtype=np.uint8)
     photo = saved(tmp_path / "tall.png", noise)
     held(*qlangc_process("ask", "--image", photo, "--translator", "small", "Is there a tree?", timeout=120))
+
+
+# ----- text: a page of words -------------------------------------------------------------------
+
+def test_a_page_of_words_keeps_at_most_top_n_of_them(tmp_path: Path) -> None:
+    """Every pair of objects is related, and every region read was kept: a page of 400 words
+    made 326,000 relations and took a gigabyte; thousands would not fit."""
+    from PIL import Image, ImageDraw, ImageFont
+
+    page = Image.new("RGB", (640, 200), "white")
+    draw = ImageDraw.Draw(page)
+    font = ImageFont.load_default(size=22)
+    for row in range(4):
+        for column in range(4):
+            draw.text((20 + column * 155, 15 + row * 45), f"word{row}{column}", fill="black", font=font)
+    page.save(tmp_path / "page.png")
+    scene = tmp_path / "page.json"
+    code, output = qlangc_process("perceive", str(tmp_path / "page.png"), "--top-n", "5", "--text",
+                                  "-o", str(scene), timeout=120)
+    assert code == 0, output
+    objects = json.loads(scene.read_text())["objects"].values()
+    read = [o for o in objects if o["name"] in ("words", "number")]
+    assert len(read) == 5, objects
