@@ -175,3 +175,27 @@ def test_a_page_of_words_keeps_at_most_top_n_of_them(tmp_path: Path) -> None:
     objects = json.loads(scene.read_text())["objects"].values()
     read = [o for o in objects if o["name"] in ("words", "number")]
     assert len(read) == 5, objects
+
+
+# ----- a photo at the pixel limit, under the memory ceiling ----------------------------------
+
+@pytest.mark.parametrize(("mode", "question"), [("RGB", "What color is the background?"),
+                                                ("RGBA", "Is there a tree?")])
+def test_a_photo_at_the_pixel_limit_is_perceived_within_the_memory_ceiling(tmp_path: Path, mode: str,
+                                                                           question: str) -> None:
+    """8000×8000 pixels is within `QLANG_MAX_PIXELS_MB` (256); Pillow's upright copy, its copy
+    to RGB and its compositing over white each held another 256 MB, and the read ended in a
+    MemoryError under the ceiling."""
+    from PIL import Image
+
+    side = 8000
+    pixels = np.zeros((side, side, len(mode)), dtype=np.uint8)
+    pixels[:side // 2, :, :3] = (90, 140, 220)  # sky over grass, a white square between
+    pixels[side // 2:, :, 1] = 150
+    pixels[3000:5000, 3000:5000, :3] = 255
+    if mode == "RGBA":
+        pixels[..., 3] = 128
+    Image.fromarray(pixels, mode).save(tmp_path / "huge.png", compress_level=1)
+    del pixels
+    held(*qlangc_process("ask", "--image", str(tmp_path / "huge.png"), "--translator", "small", question,
+                         timeout=300))

@@ -37,6 +37,8 @@ PILImage.MAX_IMAGE_PIXELS = None  # qlang bounds the pixels itself (`limits.PIXE
 BYTES_A_PIXEL = 4
 #: Pillow's modes of 16-bit samples: 16-bit greyscale, and the 32-bit integers it may read them into.
 SIXTEEN_BIT = frozenset({"I;16", "I;16L", "I;16B", "I;16N", "I"})
+#: Rows of a transparent photo laid over white at once.
+BAND = 256
 #: What Pillow's decoders raise on a damaged file, besides OSError (its own UnidentifiedImageError).
 DAMAGED = (OSError, ValueError, SyntaxError, EOFError, struct.error, IndexError, KeyError, TypeError,
            ZeroDivisionError)
@@ -44,7 +46,7 @@ DAMAGED = (OSError, ValueError, SyntaxError, EOFError, struct.error, IndexError,
 
 def read(path: str | Path) -> Image:
     """The photo at `path` as height × width × 3 8-bit RGB pixels, upright."""
-    return _opened(path, lambda picture: _rgb(str(path), ImageOps.exif_transpose(picture)))
+    return _opened(path, lambda picture: _rgb(str(path), _upright(picture)))
 
 
 def check(path: str | Path) -> None:
@@ -84,6 +86,13 @@ def _check_pixels(path: str, size: tuple[int, int]) -> None:
         raise limits.PIXELS.exceeded(path, f"{decoded / limits.MB:,.0f} MB decoded ({width}×{height} pixels)")
 
 
+def _upright(picture: PILImage.Image) -> PILImage.Image:
+    """The picture turned as its EXIF orientation says, in place: Pillow's copy of an upright
+    one was another 256 MB of a photo at the pixel limit."""
+    ImageOps.exif_transpose(picture, in_place=True)
+    return picture
+
+
 def _rgb(path: str, picture: PILImage.Image) -> Image:
     if picture.mode in SIXTEEN_BIT:
         samples = np.asarray(picture).astype(np.int64)
@@ -96,6 +105,17 @@ def _rgb(path: str, picture: PILImage.Image) -> Image:
         raise error(VisionError, "image", "the image holds floating-point samples (mode F), which have "
                     "no agreed scale to 8 bits", path=path)
     if picture.has_transparency_data:
-        white = PILImage.new("RGBA", picture.size, "white")
-        picture = PILImage.alpha_composite(white, picture.convert("RGBA"))
-    return np.asarray(picture.convert("RGB"), dtype=np.uint8)
+        return _over_white(np.asarray(picture if picture.mode == "RGBA" else picture.convert("RGBA")))
+    return np.asarray(picture if picture.mode == "RGB" else picture.convert("RGB"), dtype=np.uint8)
+
+
+def _over_white(rgba: np.ndarray) -> Image:
+    """RGBA pixels laid over white, `BAND` rows at a time: Pillow's compositing made three more
+    copies of a photo that may hold 256 MB (over white, alpha `a` of 255 leaves `a/255` of a
+    sample and adds `(255 - a)/255` of white)."""
+    rgb: Image = np.empty((*rgba.shape[:2], 3), dtype=np.uint8)
+    for top in range(0, rgba.shape[0], BAND):
+        band = rgba[top:top + BAND].astype(np.uint32)
+        alpha = band[..., 3:]
+        rgb[top:top + BAND] = (band[..., :3] * alpha + 255 * (255 - alpha) + 127) // 255
+    return rgb
