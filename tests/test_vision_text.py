@@ -56,3 +56,14 @@ def test_text_is_read_only_where_the_question_needs_it_unless_always() -> None:
     assert "1984" in read(Concepts(classes=frozenset({"stop sign"}))), "a kind of sign"
     assert "1984" in read(None), "no question: everything is looked for"
     assert needs_text(mentioned("What does the sign say?")) and not needs_text(mentioned("Is there a cat?"))
+
+
+def test_a_photo_is_read_once_however_often_it_is_looked_at() -> None:
+    """Seek looks at a photo again, closer or refined: the text, most of a look's time, is
+    read the first time only, and the second look finds the same words."""
+    reading = Reading(Panel())
+    first, second = Stages(), Stages()
+    seen = [perceive(SIGN, None, reading, Thresholds(), stages) for stages in (first, second)]
+    assert "read text" in first.seconds and "read text" not in second.seconds
+    assert [{o.get("text") for o in p.graph["objects"].values()} for p in seen] == \
+        [{None, "COFFEE SHOP", "opendaily", "1984"}] * 2

@@ -7,12 +7,18 @@ they are painted on).
 Reading costs most of a photo's time (0.7 s of an `ask --image` of 1.5 s), so it is done only
 where the question's concepts need text (`needs_text`: words, numbers, letters, logos, signs,
 labels, or every class) or the user asks for it always; its regions are then kept whatever the
-concepts: what a sign says is read from them.  At most `Thresholds.objects` of them are kept
-(`--top-n`), the surest, besides the other objects: every pair of objects is related, and a
-page of 400 words made 326,000 relations (a gigabyte; thousands of words would not fit).
+concepts: what a sign says is read from them.  A photo is read once a perceiver: seek's second
+look at it (`look_closer`) finds the regions of the first, by the pixels' digest.  At most
+`Thresholds.objects` of them are kept (`--top-n`), the surest, besides the other objects:
+every pair of objects is related, and a page of 400 words made 326,000 relations (a gigabyte;
+thousands of words would not fit).
 """
 
 from __future__ import annotations
+
+import hashlib
+
+import numpy as np
 
 from qlang.ontology import load
 from qlang.text import ocr
@@ -41,6 +47,8 @@ class Reading:
         self.inner = inner
         self.name = inner.name
         self.always = always
+        #: the last photo read (its pixels' digest), and its regions
+        self._read: tuple[bytes, list[ocr.Region]] | None = None
 
     def perceive(self, image: Image, concepts: Concepts | None, thresholds: Thresholds) -> Perception:
         perception = self.inner.perceive(image, concepts, thresholds)
@@ -48,8 +56,11 @@ class Reading:
             return perception
         seen = len(perception.objects)
         height, width = image.shape[:2]
-        with perception.stages.time("read text"):
-            found = ocr.read(image)
+        digest = _digest(image)
+        if self._read is None or self._read[0] != digest:
+            with perception.stages.time("read text"):
+                self._read = digest, ocr.read(image)
+        found = self._read[1]
         surest = sorted(found, key=lambda r: -r.confidence)[:thresholds.objects]
         for region in (r for r in found if r in surest):  # in reading order
             box = SeenBox(*region.box).clipped(width, height)
@@ -58,3 +69,9 @@ class Reading:
             perception.objects.append(read)
         describe(image, perception, concepts, thresholds, seen)
         return perception
+
+
+def _digest(image: Image) -> bytes:
+    """The photo's shape and pixels, digested (a millisecond for a megapixel)."""
+    pixels = np.ascontiguousarray(image)
+    return repr(pixels.shape).encode() + hashlib.blake2b(pixels.data, digest_size=16).digest()
