@@ -18,7 +18,7 @@ from qlang.seek import GRAPH, NO_GRAPH, TOOLS, Bounds, Context, Sought, seek
 from qlang.seek.memory import Memory, Programmed
 from qlang.seek.planner import LlmPlanner, grammar, load_planner
 from qlang.seek.reasoner import FINAL, INFORMATIVE, UNINFORMATIVE, judge
-from qlang.seek.tools import CLOSER
+from qlang.seek.tools import CLOSER, READING_MS
 from qlang.seek.transitions import feasible
 from qlang.vision.recall import sureness
 
@@ -269,6 +269,22 @@ def test_the_bounds(context: Context) -> None:
     broke = ask(context, "What vehicle is this?", "motorcycle_left.png", bounds=Bounds(budget_ms=1))
     assert broke.answer is None and broke.reason.startswith("the budget of 1 ms is spent")
     assert len(broke.steps) <= 1
+
+
+def test_a_look_that_reads_the_photos_text_costs_the_reading(context: Context) -> None:
+    """Reading a photo's text is most of a look's time: with a question about text, a look is
+    offered only where the reading fits the budget too (it overran a budget of 1 s by 2)."""
+    def offered(question: str, program: str, left_ms: float) -> list[str]:
+        memory = Memory(question, photo("text.png"))
+        memory.add(Programmed("cascade", parse(program)))
+        return [tool.name for tool in feasible(GRAPH, "translate", memory, context, set(), left_ms)]
+
+    look = TOOLS["look"].cost_ms
+    about_text = ("What is on the sign?",
+                  "query(unique(relate_any(select(scene(), sign), on, subject)), name)")
+    assert "look" in offered(*about_text, look + READING_MS)
+    assert "look" not in offered(*about_text, look + READING_MS - 1)
+    assert "look" in offered("Is there a cat?", "exist(select(scene(), cat))", look)
 
 
 def test_without_the_graph_the_cheapest_tool_goes_first(context: Context) -> None:

@@ -19,7 +19,8 @@ and backtracking never repeats a failure.  The tools are qlang's own stages:
 
 Costs are nominal milliseconds with the models loaded, measured on the 2-core machine: the
 budget (`--budget-ms`) skips a tool whose cost no longer fits, and the planner without a graph
-takes the cheapest.
+takes the cheapest.  A `look` at a photo whose concepts need its text costs the reading too
+(`READING_MS`, most of a photo's time); a second look reuses what was read.
 """
 
 from __future__ import annotations
@@ -146,6 +147,26 @@ class Tool:
     #: the input it would work on (None: nothing to work on)
     key: Callable[[Memory, Context], Hashable | None]
     run: Callable[[Memory, Context], Output]
+    #: whether it reads the photo's text where the concepts need it (`READING_MS` more)
+    reads: bool = False
+
+    def cost(self, memory: Memory, context: Context) -> float:
+        """Its nominal milliseconds on this memory: with the reading, where it reads."""
+        return self.cost_ms + (READING_MS if self.reads and _reads_text(memory, context) else 0)
+
+
+#: nominal milliseconds of reading a photo's text (0.7 s of a 1.5 s `ask --image` on the 2-core
+#: machine, idle; a page of words takes longer)
+READING_MS = 700
+
+
+def _reads_text(memory: Memory, context: Context) -> bool:
+    """Whether looking at the memory's photo reads its text (`qlang.vision.reading`)."""
+    from qlang.vision.reading import needs_text
+
+    if memory.image is None or memory.root is None or context.vision.text is False:
+        return False
+    return bool(context.vision.text) or needs_text(memory.concepts())
 
 
 # ----- translating ------------------------------------------------------------------------------
@@ -411,7 +432,7 @@ TOOLS: dict[str, Tool] = {tool.name: tool for tool in sorted((
     Tool("next_program", 30, "take the small parser's next best program for the question",
          lambda m, c: (m.question, len(m.programs)) if m.question and m.programs else None, _next_program),
     Tool("look", 150, "perceive the photo for the program's concepts at the detector's threshold",
-         _look_key, _look),
+         _look_key, _look, reads=True),
     Tool("look_closer", 150, f"perceive again at the lower threshold {CLOSER} for the same concepts",
          _look_closer_key, _look_closer),
     Tool("refine", 300, "name each detected box again with an ImageNet classifier", _refine_key, _refine),

@@ -44,7 +44,7 @@ def feasible(graph: Mapping[str, Iterable[str]], state: str, memory: Memory, con
     tools = []
     for name in graph[state]:
         tool = TOOLS[name]
-        if name in excluded or tool.cost_ms > left_ms:
+        if name in excluded or tool.cost(memory, context) > left_ms:
             continue
         key = tool.key(memory, context)
         if key is not None and (name, key) not in memory.ran:
