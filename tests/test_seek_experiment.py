@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 import pytest
 from conftest import run
@@ -110,7 +111,7 @@ def test_experiment_seek_logs_resumes_and_reports(tmp_path: Path) -> None:
     assert flag["pipeline"]["answer"] == "no" and flag["pipeline"]["unseen"] == ["flag"]
     assert flag["ask"]["cannot_tell"] and flag["seek"]["cannot_tell"]
     assert flag["seek"]["reason"] == "no perceiver knows 'flag'"
-    report = (out / "report.md").read_text()
+    report = (tmp_path / "out" / "report.md").read_text()
     assert "| pipeline | photos | 1 | 0.0% | 0.0% | 100.0% | 0.0% | 1 | 1 |" in report
     assert (out / "seek.png").stat().st_size > 0
     assert "| pipeline | photo set, test | 1 |" in report and "## By question type" in report
@@ -118,47 +119,46 @@ def test_experiment_seek_logs_resumes_and_reports(tmp_path: Path) -> None:
                        "--before", str(out))
     assert code == 0, err
     assert len((out / "results.jsonl").read_text().splitlines()) == len(results)
-    report = (out / "report.md").read_text()  # compared with itself: no change
+    report = (tmp_path / "out" / "report.md").read_text()  # compared with itself: no change
     row = [line for line in report.splitlines() if line.startswith("| seek | photo set, test | 1 | ")][-1]
     before, after = row.split(" | ")[3].split(" → ")
     assert before == after
     assert (out / "before-after.png").stat().st_size > 0
 
 
+def _experiment(tmp_path: Path, photo: str, questions: list[dict[str, str]],
+                configs: tuple[str, ...]) -> dict[tuple[str, str], dict[str, Any]]:
+    """`experiment seek` of `configs` over questions about one skimage photo: each result by
+    its configuration and question id."""
+    photos = tmp_path / "photos.json"
+    photos.write_text(json.dumps({"name": photo, "photos": {photo: {
+        "source": "skimage", "file": f"data/{photo}.png", "provenance": "scikit-image"}},
+        "questions": [{"photo": photo, **question} for question in questions]}))
+    out = tmp_path / "out"
+    chosen = [option for config in configs for option in ("--config", config)]
+    code, _, err = run("experiment", "seek", "--out", str(out), "--photos", str(photos), "--no-gqa",
+                       *chosen, "--no-progress")
+    assert code == 0, err
+    logged = map(json.loads, (out / "results.jsonl").read_text().splitlines())
+    return {(r["config"], r["id"]): r for r in logged}
+
+
 def test_the_experiments_ask_withholds_what_seek_would(tmp_path: Path) -> None:
     """The experiment's `ask` takes the same last step as `qlangc ask` on a photo: the cup's
     colour (the coffee in it), orange at 0.57, is below the cut for a colour; the pipeline gives it."""
-    photos = tmp_path / "photos.json"
-    photos.write_text(json.dumps({"name": "cup", "photos": {"coffee": {
-        "source": "skimage", "file": "data/coffee.png", "provenance": "scikit-image"}},
-        "questions": [{"id": "cup-colour", "photo": "coffee", "question": "What color is the cup?",
-                       "answer": "red"}]}))
-    out = tmp_path / "out"
-    code, _, err = run("experiment", "seek", "--out", str(out), "--photos", str(photos), "--no-gqa",
-                       "--config", "pipeline", "--config", "ask", "--no-progress")
-    assert code == 0, err
-    results = {r["config"]: r for r in map(json.loads, (out / "results.jsonl").read_text().splitlines())}
-    assert results["pipeline"]["answer"] == "orange"
-    assert results["ask"]["cannot_tell"] and results["ask"]["reason"] == \
+    results = _experiment(tmp_path, "coffee", [{"id": "cup", "question": "What color is the cup?",
+                                                "answer": "red"}], ("pipeline", "ask"))
+    assert results["pipeline", "cup"]["answer"] == "orange"
+    assert results["ask", "cup"]["cannot_tell"] and results["ask", "cup"]["reason"] == \
         "'orange' is only 0.57 likely against the others"
 
 
 def test_the_experiments_ask_takes_the_man_to_be_the_person_seen_as_ask_does(tmp_path: Path) -> None:
     """camera.png's one person is "the man" for the experiment's `ask` and seek as for
     `qlangc ask`: what is to his right is the building; whether there is a man stays open."""
-    photos = tmp_path / "photos.json"
-    questions = [{"id": "right", "photo": "camera", "question": "What is to the right of the man?",
-                  "answer": "building"},
-                 {"id": "man", "photo": "camera", "question": "Is there a man?", "answer": "yes"}]
-    photos.write_text(json.dumps({"name": "man", "photos": {"camera": {
-        "source": "skimage", "file": "data/camera.png", "provenance": "scikit-image"}},
-        "questions": questions}))
-    out = tmp_path / "out"
-    code, _, err = run("experiment", "seek", "--out", str(out), "--photos", str(photos), "--no-gqa",
-                       "--config", "ask", "--config", "seek", "--no-progress")
-    assert code == 0, err
-    logged = map(json.loads, (out / "results.jsonl").read_text().splitlines())
-    results = {(r["config"], r["id"]): r for r in logged}
+    results = _experiment(tmp_path, "camera", [
+        {"id": "right", "question": "What is to the right of the man?", "answer": "building"},
+        {"id": "man", "question": "Is there a man?", "answer": "yes"}], ("ask", "seek"))
     assert results["ask", "right"]["answer"] == results["seek", "right"]["answer"] == "building"
     assert results["ask", "man"]["cannot_tell"] and results["seek", "man"]["cannot_tell"]
 
@@ -181,24 +181,16 @@ def test_the_report_says_how_far_perception_reaches_each_question(tmp_path: Path
     """On coffee.png the spoon is found at 0.19: under `ask`'s cut, in seek's reach; no
     perceiver has a label for a flag; a "no" about a dog is sound (COCO's detector covers
     dogs); the report's "at most" counts the questions in reach."""
-    photos = tmp_path / "photos.json"
-    questions = [{"id": "spoon", "photo": "coffee", "question": "Is there a spoon?", "answer": "yes"},
-                 {"id": "flag", "photo": "coffee", "question": "Is there a flag?", "answer": "no"},
-                 {"id": "dog", "photo": "coffee", "question": "Is there a dog?", "answer": "no"}]
-    photos.write_text(json.dumps({"name": "coffee", "photos": {"coffee": {
-        "source": "skimage", "file": "data/coffee.png", "provenance": "scikit-image"}},
-        "questions": questions}))
-    out = tmp_path / "out"
-    code, _, err = run("experiment", "seek", "--out", str(out), "--photos", str(photos), "--no-gqa",
-                       "--config", "ask", "--config", "seek", "--no-progress")
-    assert code == 0, err
-    logged = map(json.loads, (out / "results.jsonl").read_text().splitlines())
-    reach = {(r["config"], r["id"]): r["reach"] for r in logged}
+    results = _experiment(tmp_path, "coffee", [
+        {"id": "spoon", "question": "Is there a spoon?", "answer": "yes"},
+        {"id": "flag", "question": "Is there a flag?", "answer": "no"},
+        {"id": "dog", "question": "Is there a dog?", "answer": "no"}], ("ask", "seek"))
+    reach = {key: r["reach"] for key, r in results.items()}
     assert reach["ask", "spoon"] == {"why": "under the cut", "words": ["spoon"]}
     assert reach["seek", "spoon"] == {"why": "in reach", "words": []}
     assert reach["ask", "flag"] == reach["seek", "flag"] == {"why": "no label", "words": ["flag"]}
     assert reach["ask", "dog"] == reach["seek", "dog"] == {"why": "in reach", "words": []}
-    report = (out / "report.md").read_text()
+    report = (tmp_path / "out" / "report.md").read_text()
     assert "| ask | coffee | 3 |" in report and "| 33.3% | " in report.split("| ask | coffee | 3 |")[1]
     assert "| coffee | seek | " in report and "## Perception's reach" in report
     assert "- no label: flag (2)" in report
