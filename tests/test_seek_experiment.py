@@ -111,7 +111,7 @@ def test_experiment_seek_logs_resumes_and_reports(tmp_path: Path) -> None:
     assert flag["pipeline"]["answer"] == "no" and flag["pipeline"]["unseen"] == ["flag"]
     assert flag["ask"]["cannot_tell"] and flag["seek"]["cannot_tell"]
     assert flag["seek"]["reason"] == "no perceiver knows 'flag'"
-    report = (tmp_path / "out" / "report.md").read_text()
+    report = (out / "report.md").read_text()
     assert "| pipeline | photos | 1 | 0.0% | 0.0% | 100.0% | 0.0% | 1 | 1 |" in report
     assert (out / "seek.png").stat().st_size > 0
     assert "| pipeline | photo set, test | 1 |" in report and "## By question type" in report
@@ -119,7 +119,7 @@ def test_experiment_seek_logs_resumes_and_reports(tmp_path: Path) -> None:
                        "--before", str(out))
     assert code == 0, err
     assert len((out / "results.jsonl").read_text().splitlines()) == len(results)
-    report = (tmp_path / "out" / "report.md").read_text()  # compared with itself: no change
+    report = (out / "report.md").read_text()  # compared with itself: no change
     row = [line for line in report.splitlines() if line.startswith("| seek | photo set, test | 1 | ")][-1]
     before, after = row.split(" | ")[3].split(" → ")
     assert before == after
