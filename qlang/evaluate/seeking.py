@@ -28,7 +28,8 @@ cheapest first); `--llm` adds the LLM planner with and without the graph.  Each
 run resumes); `report.md` and `seek.png` are made from the log alone, and `--before` an
 earlier run's folder adds the two compared, in a table and `before-after.png`.  A photo
 question's result also says how far perception reaches its answer at the configuration's cut
-(`qlang.evaluate.reach`): the report's "at most", the most any reasoning could get right.
+(`qlang.evaluate.reach`): the report's "at most", the most a reasoner that gives no unsound
+"no" could get right (a blind "no", the fixed pipeline's, is right beyond it by luck).
 """
 
 from __future__ import annotations
@@ -416,7 +417,7 @@ class SeekingRow:
     wrong: int
     steps: float
     ms: float
-    #: questions whose answer perception reaches (`qlang.evaluate.reach`), the most any reasoning
+    #: questions whose answer perception reaches (`qlang.evaluate.reach`), the most a sound reasoner
     #: could get right (None: not photos, or logged before reach was)
     reach: float | None = None
 
@@ -456,8 +457,9 @@ def write(out: Path, log: Path, command: str, before: Path | None = None) -> Pat
                      f"| {row.answered:.1%} | {row.cannot_tell:.1%} | {row.wrong} | {row.blind_no} "
                      f"| {row.steps:g} | {row.ms:.0f} |")
     lines += ["", "*accuracy*: right answers of all questions; *at most*: the questions whose answer "
-              "perception reaches at the configuration's cut, the most any reasoning could get right (see "
-              "below); *answered*: an answer, not \"cannot tell\"; *wrong*: answered wrongly; *'no' unseen*: "
+              "perception reaches at the configuration's cut, the most a reasoner that gives no unsound "
+              "\"no\" could get right (a blind \"no\", the pipeline's, may be right beyond it; see below); "
+              "*answered*: an answer, not \"cannot tell\"; *wrong*: answered wrongly; *'no' unseen*: "
               "\"no\" to a question about a word the perceiver cannot see.", "",
               "![accuracy, answer rate and wrong answers](seek.png)", ""]
     lines += _by_type(_results(log), order)
