@@ -32,7 +32,6 @@ from typing import Any
 from qlang.ir import Node
 from qlang.seek import Context
 from qlang.seek.memory import Looked, Memory, Programmed, Widened
-from qlang.vision.kinds import coarsened, widen
 from qlang.vision.recall import blind_no
 
 #: The threshold of the look that finds what the perceivers find at any score.
@@ -84,7 +83,7 @@ def _look(root: Node, image: str, context: Context, threshold: float) -> Probe:
     memory = Memory(None, image)
     memory.add(Programmed("given", root))
     classes = memory.classes()
-    memory.add(Widened("WordNet", widen(context.sight, classes), coarsened(context.sight, classes)))
+    memory.add(Widened.by_wordnet(context.sight, classes))
     concepts = memory.concepts()
     thresholds = replace(context.vision.thresholds, detection=threshold)
     perceived = perceiving.perceive(image, concepts, context.loaded_perceiver(), thresholds, context.stages)

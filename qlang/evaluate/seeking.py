@@ -65,7 +65,6 @@ from qlang.seek.memory import Memory, Programmed, Widened
 from qlang.signatures import END, SIGNATURES
 from qlang.syntax import gqa
 from qlang.vision import image
-from qlang.vision.kinds import coarsened, widen
 from qlang.vision.recall import blind_no
 from qlang.vision.withhold import withheld
 
@@ -381,8 +380,7 @@ def _fixed(item: Item, root: Node | None, context: Context,
         memory.add(translated)
     if item.image is not None:  # as plain `ask` on a photo: each class with its WordNet kinds,
         # and the class above one it cannot see, which "the man" is taken to be
-        classes = memory.classes()
-        memory.add(Widened("WordNet", widen(context.sight, classes), coarsened(context.sight, classes)))
+        memory.add(Widened.by_wordnet(context.sight, memory.classes()))
     for name in ("look", "solve"):
         memory.add(TOOLS[name].run(memory, context))
         steps += 1

@@ -17,7 +17,7 @@ from qlang.ontology import load
 from qlang.signatures import Kind, Type
 from qlang.syntax import SYNTAXES
 from qlang.vision.concepts import Concepts, expand, extract
-from qlang.vision.kinds import rules
+from qlang.vision.kinds import coarsened, rules, widen
 from qlang.vision.presume import Presumption, presume
 from qlang.vision.sight import Sight, unseen
 
@@ -97,6 +97,12 @@ class Widened:
     coarse: dict[str, str] = field(default_factory=dict)
     #: the knowledge base's paths behind `kinds`, readable
     paths: tuple[str, ...] = ()
+
+    @classmethod
+    def by_wordnet(cls, sight: Sight, classes: list[str]) -> Widened:
+        """Each of `classes` with its WordNet kinds the perceiver names, and the class above
+        one it cannot see, all at once, as plain `ask` widens before it looks."""
+        return cls("WordNet", widen(sight, classes), coarsened(sight, classes))
 
     def brief(self) -> str:
         parts = [f"{cls} <- {', '.join(sorted(names))}" for cls, names in self.kinds.items()]
