@@ -216,7 +216,7 @@ class Memory:
         ontology = load()
         kinds = self.kinds.get(cls, frozenset())
         return [s for s in self.looked.objects
-                if cls in (s.name, *s.classes) or cls in ontology.ancestors(s.name) or s.name in kinds]
+                if cls in s.classes or ontology.is_a(s.name, cls) or s.name in kinds]
 
     def unseen(self, sight: Sight) -> list[str]:
         """The program's words the perceiver cannot see (a scene file sees them all), but for a

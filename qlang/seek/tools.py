@@ -339,7 +339,7 @@ def _knowledge(memory: Memory, context: Context) -> Output:
     with context.stages.time("knowledge"):
         for cls in memory.classes():
             for name in sorted({s.name for s in memory.looked.objects}):
-                if name == cls or cls in ontology.ancestors(name) or name in memory.kinds.get(cls, ()):
+                if ontology.is_a(name, cls) or name in memory.kinds.get(cls, ()):
                     continue
                 found = kb.paths(name, cls, 2, relations=("is_a",), limit=1)
                 if found:
