@@ -145,8 +145,8 @@ class TransformersBackend:
         def ended(text: str) -> list[int]:
             return [*self.tokenizer(text, add_special_tokens=False)["input_ids"], self.end]
 
-        items = [(self.tokens(request), ended(text))
-                 for request, texts in zip(requests, continuations, strict=True) for text in texts]
+        items = [(prompt, ended(text)) for request, texts in zip(requests, continuations, strict=True)
+                 for prompt in [self.tokens(request)] for text in texts]
         scores = [score for first in range(0, len(items), self.batch)
                   for score in self._batched().score(items[first:first + self.batch])]
         results, taken = [], 0
