@@ -61,7 +61,7 @@ class Reading:
             with perception.stages.time("read text"):
                 self._read = digest, ocr.read(image)
         found = self._read[1]
-        surest = sorted(found, key=lambda r: -r.confidence)[:thresholds.objects]
+        surest = set(sorted(found, key=lambda r: -r.confidence)[:thresholds.objects])
         for region in (r for r in found if r in surest):  # in reading order
             box = SeenBox(*region.box).clipped(width, height)
             read = Detection(region.kind, region.confidence, box, "text", text=region.text,
