@@ -443,7 +443,8 @@ def _reached(results: list[dict[str, Any]]) -> float | None:
 def write(out: Path, log: Path, command: str, before: Path | None = None) -> Path:
     """`report.md` and `seek.png` from the log; with an earlier run's log, the two compared
     (`before-after.png`)."""
-    table = rows(_results(log))
+    results = _results(log)
+    table = rows(results)
     order = list(CONFIGS | LLM_CONFIGS)
     lines = ["# Experiment: seek", "", f"`{command}`", "",
              "| configuration | questions | n | accuracy | at most | answered | cannot tell | wrong "
@@ -460,8 +461,8 @@ def write(out: Path, log: Path, command: str, before: Path | None = None) -> Pat
               "*answered*: an answer, not \"cannot tell\"; *wrong*: answered wrongly; *'no' unseen*: "
               "\"no\" to a question about a word the perceiver cannot see.", "",
               "![accuracy, answer rate and wrong answers](seek.png)", ""]
-    lines += _by_type(_results(log), order)
-    lines += _by_reach(_results(log), order)
+    lines += _by_type(results, order)
+    lines += _by_reach(results, order)
     _plot(out / "seek.png", table)
     if before is not None:
         lines += _compared(rows(_results(before)), table, order, out / "before-after.png")
