@@ -106,12 +106,14 @@ def _run(loaded: tuple[Cascade, float], share: Share) -> dict[str, Any]:
     start = time.perf_counter()
     for first in range(0, len(share.questions), share.batch):
         chunk = made.translate_many(share.questions[first:first + share.batch])
-        if first // share.batch % 10 == 9:  # a figure so far, should the run be cut short
-            print(f"{first + len(chunk)} questions in {time.perf_counter() - start:.1f} s", flush=True)
         for translation, gold in zip(chunk, share.golds[first:first + share.batch], strict=True):
             paths[translation.path or "?"] += 1
             valid += translation.ok
             exact += translation.root is not None and equivalent(translation.root, gold)
+        if first // share.batch % 10 == 9:  # the figures so far, should the run be cut short
+            done = first + len(chunk)
+            print(f"{done} questions in {time.perf_counter() - start:.1f} s: exact {exact / done:.1%}, "
+                  f"deferred {1 - paths['small'] / done:.1%}", flush=True)
     return {"questions": len(share.questions), "exact": exact, "valid": valid, "paths": dict(paths),
             "load_s": round(load_seconds, 2)}
 

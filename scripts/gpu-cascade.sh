@@ -60,5 +60,5 @@ run() {  # NAME SECONDS ARGS...: one bench run, its log and figures under $OUT/N
     timeout "$limit" python3 bench/gpu_cascade.py --device cuda --fallback transformers --out "$out/$name" "$@" \
         2>&1 | grep -v "^Loading weights" | tee "$out/$name/log.txt"
 }
-run one 200 --total 100000 --batch 2048 --fallback-batch 256 --check 32
-run workers 150 --total 200000 --batch 2048 --fallback-batch 256 --workers 8
+run one 300 --total 100000 --batch 2048 --fallback-batch 256 --check 32
+run workers 170 --total 200000 --batch 2048 --fallback-batch 256 --workers 8
