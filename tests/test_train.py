@@ -5,6 +5,7 @@ typed grammar; a run killed after a checkpoint resumes exactly."""
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import pytest
@@ -13,7 +14,7 @@ import qlang
 from qlang.train import loop
 from qlang.train.finetune import LOOP, TrainSettings, train
 from qlang.train.pairs import make_pairs, read_pairs, split_of, write_pairs
-from tests.conftest import DATA
+from tests.conftest import DATA, run
 
 QUESTIONS = sorted((DATA / "gqa" / "questions").glob("*.json"))
 
@@ -101,6 +102,32 @@ def test_exported_adapter_decodes_a_constrained_program_in_llama_cpp(trained, fe
     result = translator.translate(few[0].question)
     assert result.ok, result.error
     assert result.prompt_tokens < 40  # the instruction and the question, no examples
+
+
+def test_calibration_scores_with_the_adapter_it_is_given(pairs, trained, tmp_path) -> None:
+    """`calibrate --adapter`: the retrained fallback, not the bundled one, scores the candidates
+    (a file that is no adapter is refused where it is named) and the cascade's setting is written."""
+    from qlang.small.files import CONFIG
+    from qlang.small.parser import SMALL_MODEL
+    from qlang.translate.adapters import export_lora
+
+    dev = [p for p in pairs[0] if p.split == "dev"][:6]
+    write_pairs(dev, tmp_path / "dev.jsonl")
+    (tmp_path / "ft.jsonl").write_text("".join(json.dumps({"id": p.id, "program": p.program}) + "\n"
+                                               for p in dev))
+    model = tmp_path / "model"
+    shutil.copytree(SMALL_MODEL, model)
+    (tmp_path / "not.gguf").write_text("not an adapter")
+    command = ("calibrate", str(model), "--dev", str(tmp_path / "dev.jsonl"), "--fallback",
+               str(tmp_path / "ft.jsonl"), "--rescore-below", "1")
+    status, out, err = run(*command, "--adapter", str(tmp_path / "not.gguf"))
+    assert status == 1 and "not.gguf" in err and "Traceback" not in err, out + err
+    gguf = export_lora(trained / "adapter", tmp_path / "adapter.gguf")
+    status, out, err = run(*command, "--adapter", str(gguf))
+    assert status == 0, out + err
+    assert "all of dev: threshold" in out and "odd -> even (held-out half)" in out
+    calibration = json.loads((model / CONFIG).read_text())["notes"]["calibration"]
+    assert calibration["questions"] == 6 and calibration["fallback"] == str(tmp_path / "ft.jsonl")
 
 
 def test_a_killed_run_resumes_from_its_checkpoint(base, few, trained, tmp_path, monkeypatch) -> None:

@@ -166,7 +166,12 @@ def train(data_file: str, out: str, arch: str, base: str, method: str, rank: int
 @click.option("--rescore-below", "cap", type=click.FloatRange(0, 1), default=0.999, show_default=True,
               help="The highest threshold tried: the fine-tuned model scores the candidates of the "
                    "questions whose best lies below it.")
-def calibrate(model: str, dev_file: str, fallback: str, slack: float, beam: int, cap: float) -> None:
+@click.option("--adapter", type=click.Path(exists=True, dir_okay=False),
+              help="The fine-tuned model's LoRA adapter (GGUF) that scores the candidates, as "
+                   "`translate --adapter` (default: the bundled one); give the one --fallback's "
+                   "programs came from.")
+def calibrate(model: str, dev_file: str, fallback: str, slack: float, beam: int, cap: float,
+              adapter: str | None) -> None:
     """Calibrate the cascade for a small-parser MODEL folder on dev questions.
 
     Its threshold, and how the fine-tuned model rescores the candidates below it, are written
@@ -178,7 +183,7 @@ def calibrate(model: str, dev_file: str, fallback: str, slack: float, beam: int,
     from qlang.small.parser import SmallParser
     from qlang.syntax import gqa
     from qlang.train.pairs import read_pairs
-    from qlang.translate.factory import make
+    from qlang.translate.factory import Models, make
     from qlang.translate.translator import Settings, Translator
 
     try:
@@ -190,7 +195,7 @@ def calibrate(model: str, dev_file: str, fallback: str, slack: float, beam: int,
         parser = SmallParser.load(model, beam)
         programs = {k: v.get("program") for k, v in questions_by_id(fallback).items()}
         generated = [cal.program(programs.get(p.id)) for p in dev]
-        finetuned = make(Settings(translator="finetuned"))
+        finetuned = make(Settings(translator="finetuned"), Models(adapter=adapter))
         assert isinstance(finetuned, Translator)
         scored = cal.gather(parser, [p.question for p in dev], golds, generated, finetuned.likelihoods, cap)
         chosen = cal.choose_setting(scored, cap, slack)
