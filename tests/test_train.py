@@ -14,7 +14,7 @@ import qlang
 from qlang.train import loop
 from qlang.train.finetune import LOOP, TrainSettings, train
 from qlang.train.pairs import make_pairs, read_pairs, split_of, write_pairs
-from tests.conftest import DATA, run
+from tests.conftest import DATA, qlangc_process
 
 QUESTIONS = sorted((DATA / "gqa" / "questions").glob("*.json"))
 
@@ -120,11 +120,13 @@ def test_calibration_scores_with_the_adapter_it_is_given(pairs, trained, tmp_pat
     (tmp_path / "not.gguf").write_text("not an adapter")
     command = ("calibrate", str(model), "--dev", str(tmp_path / "dev.jsonl"), "--fallback",
                str(tmp_path / "ft.jsonl"), "--rescore-below", "1")
-    status, out, err = run(*command, "--adapter", str(tmp_path / "not.gguf"))
-    assert status == 1 and "not.gguf" in err and "Traceback" not in err, out + err
+    status, out = qlangc_process(*command, "--adapter", str(tmp_path / "not.gguf"))
+    assert status == 1 and "not.gguf: error:" in out and "Traceback" not in out, out
     gguf = export_lora(trained / "adapter", tmp_path / "adapter.gguf")
-    status, out, err = run(*command, "--adapter", str(gguf))
-    assert status == 0, out + err
+    # in a process of its own: with this run in the suite's process, two whole-suite runs died
+    # later (an abort, a segfault) in the vision modules; llama.cpp's state is the suspect
+    status, out = qlangc_process(*command, "--adapter", str(gguf))
+    assert status == 0, out
     assert "all of dev: threshold" in out and "odd -> even (held-out half)" in out
     calibration = json.loads((model / CONFIG).read_text())["notes"]["calibration"]
     assert calibration["questions"] == 6 and calibration["fallback"] == str(tmp_path / "ft.jsonl")
