@@ -7,11 +7,22 @@ import math
 from collections.abc import Sequence
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 import qlang
 from qlang.ir import Node
 from qlang.passes.canonical import equivalent
-from qlang.small.calibrate import Scored, Setting, choose_setting, outcome
+from qlang.small.calibrate import (
+    WEIGHTS,
+    Scored,
+    Setting,
+    _counts,
+    _Grid,
+    choose_setting,
+    outcome,
+    settings,
+)
 from qlang.small.parser import Decoded, SmallParser
 from qlang.syntax import SYNTAXES
 from qlang.translate.cascade import Cascade, Rescoring, SmallTranslator
@@ -169,6 +180,43 @@ def test_calibration_keeps_a_program_beyond_gqa_with_the_small_parser() -> None:
     assert not behind.beyond_gqa
     assert outcome([behind], Setting(0.9, 0.0, None)).paths == ("small",)
     assert outcome([behind], Setting(0.9, 0.0, None)).right == (True,)
+
+
+_PROGRAMS = (qlang.parse("exist(select(scene(), cat))"),
+             qlang.parse("verify_know(unique(select(scene(), corn)), has_property, yellow)"))
+
+
+@st.composite
+def _dev_question(draw: st.DrawFn) -> Scored:
+    """A dev question as calibration sees it, from few values, so that settings tie often."""
+    size = draw(st.integers(0, 4))
+    candidates = tuple(Decoded(draw(st.sampled_from(_PROGRAMS)), draw(st.sampled_from((0.2, 0.5, 0.9, 0.99))),
+                               ("exist", "select", "scene", "cat")) for _ in range(size))
+    exact = tuple(draw(st.booleans()) for _ in candidates)
+    likelihood = st.sampled_from((-30.0, -4.0, -1.0, -0.5))
+    likelihoods = draw(st.none() | st.tuples(*(likelihood for _ in candidates)))
+    return Scored(candidates, exact, likelihoods, draw(st.booleans()),
+                  draw(st.none() | st.sampled_from((-20.0, -2.0, -0.3))))
+
+
+@given(st.lists(_dev_question(), min_size=1, max_size=12))
+def test_every_settings_counts_are_what_a_pass_over_the_questions_finds(questions) -> None:
+    grid = _Grid.of(questions, 0.999)
+    right, generated = _counts(questions, grid)
+    for setting in settings(questions, 0.999):
+        where = (grid.thresholds.index(setting.threshold), WEIGHTS.index(setting.weight),
+                 grid.levels.index(setting.plausible))
+        passed = outcome(questions, setting)
+        assert (right[where], generated[where]) == (sum(passed.right), passed.paths.count("finetuned"))
+
+
+@given(st.lists(_dev_question(), min_size=1, max_size=12), st.sampled_from((0.0, 0.005, 0.2, 0.5)))
+def test_the_chosen_setting_is_the_one_a_pass_over_every_setting_chooses(questions, slack) -> None:
+    outcomes = [outcome(questions, s) for s in settings(questions, 0.999)]
+    best = max(o.exact for o in outcomes)
+    expected = min((o for o in outcomes if o.exact >= best - slack),
+                   key=lambda o: (o.setting.threshold, o.share("finetuned"), -o.exact, o.setting.weight))
+    assert choose_setting(questions, 0.999, slack) == expected
 
 
 def test_the_fine_tuned_model_scores_the_right_program_above_a_wrong_one_in_any_batch() -> None:
