@@ -20,6 +20,7 @@ from qlang.small.calibrate import (
     _counts,
     _Grid,
     choose_setting,
+    halvings,
     outcome,
     settings,
 )
@@ -217,6 +218,18 @@ def test_the_chosen_setting_is_the_one_a_pass_over_every_setting_chooses(questio
     expected = min((o for o in outcomes if o.exact >= best - slack),
                    key=lambda o: (o.setting.threshold, o.share("finetuned"), -o.exact, o.setting.weight))
     assert choose_setting(questions, 0.999, slack) == expected
+
+
+def test_the_held_out_figure_over_random_halvings_moves_with_the_halving() -> None:
+    sure = [_scored([0.99], [True], None, False)] * 4
+    assert halvings(sure, 0.999, 0.005, 5) == [4] * 5  # nothing to calibrate: all right
+    # a half without an unsure question the fallback alone gets right, but with one the small
+    # parser gets right at 0.5, trusts the small parser from 0.5 on: the other half loses its
+    unsure = _scored([0.6, 0.3], [False, True], [-9.0, -1.0], False)
+    low = _scored([0.5], [True], None, False)
+    totals = halvings([unsure, unsure, low, low, *sure], 0.999, 0.0, 40, seed=1)
+    assert min(totals) < max(totals) <= 8
+    assert totals == halvings([unsure, unsure, low, low, *sure], 0.999, 0.0, 40, seed=1)
 
 
 def test_the_fine_tuned_model_scores_the_right_program_above_a_wrong_one_in_any_batch() -> None:

@@ -128,6 +128,7 @@ def test_calibration_scores_with_the_adapter_it_is_given(pairs, trained, tmp_pat
     status, out = qlangc_process(*command, "--adapter", str(gguf))
     assert status == 0, out
     assert "all of dev: threshold" in out and "odd -> even (held-out half)" in out
+    assert "200 random halvings (held out, both halves): exact " in out
     calibration = json.loads((model / CONFIG).read_text())["notes"]["calibration"]
     assert calibration["questions"] == 6 and calibration["fallback"] == str(tmp_path / "ft.jsonl")
 

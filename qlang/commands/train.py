@@ -6,6 +6,7 @@ torch, transformers and peft load only inside `train` and `export`.
 from __future__ import annotations
 
 import json
+import statistics
 from dataclasses import asdict, replace
 from pathlib import Path
 from typing import Any
@@ -170,13 +171,16 @@ def train(data_file: str, out: str, arch: str, base: str, method: str, rank: int
               help="The fine-tuned model's LoRA adapter (GGUF) that scores the candidates, as "
                    "`translate --adapter` (default: the bundled one); give the one --fallback's "
                    "programs came from.")
+@click.option("--splits", type=click.IntRange(0, 10_000), default=200, show_default=True,
+              help="Random halvings of dev to report the held-out figure over (each half "
+                   "calibrated on the other): its mean and spread; 0: none.")
 def calibrate(model: str, dev_file: str, fallback: str, slack: float, beam: int, cap: float,
-              adapter: str | None) -> None:
+              adapter: str | None, splits: int) -> None:
     """Calibrate the cascade for a small-parser MODEL folder on dev questions.
 
     Its threshold, and how the fine-tuned model rescores the candidates below it, are written
     into the model's config; the same calibration on each half of dev, measured on the other, is
-    printed."""
+    printed: for the even and odd positions, and over `--splits` random halvings."""
     from qlang.records.questions import questions_by_id
     from qlang.small import calibrate as cal
     from qlang.small.files import write_config
@@ -213,6 +217,11 @@ def calibrate(model: str, dev_file: str, fallback: str, slack: float, beam: int,
     halves = [scored[0::2], scored[1::2]]
     for name, (fit, held) in {"even -> odd": halves, "odd -> even": halves[::-1]}.items():
         _report(f"{name} (held-out half)", cal.outcome(held, cal.choose_setting(fit, cap, slack).setting))
+    if splits:
+        totals = cal.halvings(scored, cap, slack, splits)
+        mean = statistics.mean(totals)
+        click.echo(f"{splits} random halvings (held out, both halves): exact {mean:.1f}/{len(scored)} "
+                   f"({mean / len(scored):.1%}) on average, {min(totals)} to {max(totals)}")
 
 
 _PATHS = ("small", "rescored", "finetuned")
