@@ -165,16 +165,9 @@ def _candidate_wins(question: Scored, best: int, weight: float) -> bool:
 
 
 def settings(questions: Sequence[Scored], cap: float) -> list[Setting]:
-    """Every setting calibration weighs: the thresholds the dev confidences suggest up to `cap`
-    (each `MARGIN` below a confidence it admits), each weight, each plausibility."""
-    probabilities = sorted({q.probability for q in questions if q.probability < cap}, reverse=True)
-    thresholds = [cap] + [max(p - MARGIN, 0.0) for p in probabilities]
-    levels: list[float | None] = [None]
-    for weight in WEIGHTS:
-        chosen = sorted(c[1] for q in questions if (c := _chosen(q, weight)) is not None)
-        below = sorted({round(q * len(chosen)) for q in PLAUSIBILITY_QUANTILES} - {0, len(chosen)})
-        levels += [(chosen[k - 1] + chosen[k]) / 2 for k in below]  # between two, on neither
-    return [Setting(t, w, p) for t in thresholds for w in WEIGHTS for p in dict.fromkeys(levels)]
+    """Every setting calibration weighs: each threshold, weight and plausibility (`_Grid`)."""
+    grid = _Grid.of(questions, cap)
+    return [Setting(t, w, p) for t in grid.thresholds for w in WEIGHTS for p in grid.levels]
 
 
 def choose_setting(questions: Sequence[Scored], cap: float, slack: float = 0.005) -> Calibrated:
@@ -216,16 +209,22 @@ def halvings(questions: Sequence[Scored], cap: float, slack: float, splits: int,
 
 @dataclass(frozen=True, slots=True)
 class _Grid:
-    """The settings of `settings`, as its three axes: thresholds, `WEIGHTS`, plausibilities."""
+    """The three axes of the settings: the thresholds the dev confidences suggest up to `cap`
+    (each `MARGIN` below a confidence it admits), `WEIGHTS`, and the plausibilities."""
 
     thresholds: list[float]
     levels: list[float | None]
 
     @classmethod
     def of(cls, questions: Sequence[Scored], cap: float) -> _Grid:
-        every = settings(questions, cap)
-        return cls(list(dict.fromkeys(s.threshold for s in every)),
-                   list(dict.fromkeys(s.plausible for s in every)))
+        probabilities = sorted({q.probability for q in questions if q.probability < cap}, reverse=True)
+        thresholds = [cap] + [max(p - MARGIN, 0.0) for p in probabilities]
+        levels: list[float | None] = [None]
+        for weight in WEIGHTS:
+            chosen = sorted(c[1] for q in questions if (c := _chosen(q, weight)) is not None)
+            below = sorted({round(q * len(chosen)) for q in PLAUSIBILITY_QUANTILES} - {0, len(chosen)})
+            levels += [(chosen[k - 1] + chosen[k]) / 2 for k in below]  # between two, on neither
+        return cls(list(dict.fromkeys(thresholds)), list(dict.fromkeys(levels)))
 
 
 def _counts(questions: Sequence[Scored], grid: _Grid) -> tuple[Floats, Floats]:
