@@ -103,7 +103,8 @@ def _text_pairs(n: int, seed: int, syntax: str) -> list[Any]:
 @click.option("--arch", type=click.Choice(["llm", "seq2seq"]), default="llm", show_default=True,
               help="llm: fine-tune --base; seq2seq: the small parser, from scratch (out/model).")
 @click.option("--base", default="smollm2", show_default=True,
-              help="llm: smollm2 (the bundled GGUF), another GGUF path, or a local HF model directory.")
+              help="llm: smollm2 or gemma3 (the bundled GGUFs), another GGUF path, or a local HF "
+                   "model directory.")
 @click.option("--method", type=click.Choice(["lora", "full"]), default="lora", show_default=True)
 @click.option("--rank", type=click.IntRange(min=1), default=16, show_default=True)
 @click.option("--alpha", type=click.IntRange(min=1), default=32, show_default=True)
@@ -171,11 +172,13 @@ def train(data_file: str, out: str, arch: str, base: str, method: str, rank: int
               help="The fine-tuned model's LoRA adapter (GGUF) that scores the candidates, as "
                    "`translate --adapter` (default: the bundled one); give the one --fallback's "
                    "programs came from.")
+@click.option("--base", help="The base model --adapter applies to, as in `train --base` (a bundled "
+                              "name or a GGUF path; default: smollm2).")
 @click.option("--splits", type=click.IntRange(0, 10_000), default=200, show_default=True,
               help="Random halvings of dev to report the held-out figure over (each half "
                    "calibrated on the other): its mean and spread; 0: none.")
 def calibrate(model: str, dev_file: str, fallback: str, slack: float, beam: int, cap: float,
-              adapter: str | None, splits: int) -> None:
+              adapter: str | None, base: str | None, splits: int) -> None:
     """Calibrate the cascade for a small-parser MODEL folder on dev questions.
 
     Its threshold, and how the fine-tuned model rescores the candidates below it, are written
@@ -199,7 +202,7 @@ def calibrate(model: str, dev_file: str, fallback: str, slack: float, beam: int,
         parser = SmallParser.load(model, beam)
         programs = {k: v.get("program") for k, v in questions_by_id(fallback).items()}
         generated = [cal.program(programs.get(p.id)) for p in dev]
-        finetuned = make(Settings(translator="finetuned"), Models(adapter=adapter))
+        finetuned = make(Settings(translator="finetuned"), Models(model=base, adapter=adapter))
         assert isinstance(finetuned, Translator)
         scored = cal.gather(parser, [p.question for p in dev], golds, generated, finetuned.likelihoods, cap)
         chosen = cal.choose_setting(scored, cap, slack)

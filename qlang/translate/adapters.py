@@ -1,19 +1,21 @@
 """LoRA adapters between PEFT (safetensors) and GGUF: llama.cpp applies GGUF ones at run time,
 vLLM and transformers read PEFT ones.
 
-This is what llama.cpp's `convert_lora_to_gguf.py` does for Llama models, written against the
-`gguf` package so that no llama.cpp checkout is needed: rename each PEFT tensor to llama.cpp's
-name, keep A and B as they are (ggml's shapes are numpy's reversed: A is [in, rank], B is
-[rank, out]), and apply to B the row permutation llama.cpp's converter applies to the query and
-key projections (it reorders rotary halves; `W = B A` permutes with B's rows).  The scale
-`alpha / rank` travels as `adapter.lora.alpha`.  `import_lora` undoes all of it, so the shipped
-GGUF adapter also serves engines that read PEFT folders (vLLM's LoRA).
+This is what llama.cpp's `convert_lora_to_gguf.py` does, written against the `gguf` package so
+that no llama.cpp checkout is needed: rename each PEFT tensor to llama.cpp's name, keep A and B
+as they are (ggml's shapes are numpy's reversed: A is [in, rank], B is [rank, out]), and, for a
+Llama base, apply to B the row permutation llama.cpp's converter applies to the query and key
+projections (it reorders rotary halves; `W = B A` permutes with B's rows; Gemma 3's converter
+reorders nothing).  The base's architecture comes from its `config.json` (`ARCHITECTURES`).  The
+scale `alpha / rank` travels as `adapter.lora.alpha`.  `import_lora` undoes all of it, so the
+shipped GGUF adapter also serves engines that read PEFT folders (vLLM's LoRA).
 """
 
 from __future__ import annotations
 
 import json
 import re
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +23,7 @@ from qlang import jsontext, limits
 from qlang.errors import QlangError, error
 from qlang.translate import gguf_file
 
-#: PEFT module name -> llama.cpp tensor name (Llama architecture)
+#: PEFT module name -> llama.cpp tensor name (the same in every architecture below)
 _NAMES = {"self_attn.q_proj": "attn_q", "self_attn.k_proj": "attn_k", "self_attn.v_proj": "attn_v",
           "self_attn.o_proj": "attn_output", "mlp.gate_proj": "ffn_gate", "mlp.up_proj": "ffn_up",
           "mlp.down_proj": "ffn_down"}
@@ -40,10 +42,33 @@ def unpermute(weights: Any, heads: int) -> Any:
             .swapaxes(1, 2).reshape(weights.shape))
 
 
-def _heads(base: Path) -> dict[str, int]:
+@dataclass(frozen=True, slots=True)
+class Architecture:
+    """How llama.cpp names and lays out a base model family's weights."""
+
+    #: llama.cpp's name for it (`general.architecture`: an adapter must carry its base's)
+    gguf: str
+    #: whether llama.cpp's converter permutes the query and key rows
+    permuted: bool
+
+
+#: a transformers `model_type` -> its llama.cpp architecture
+ARCHITECTURES = {"llama": Architecture("llama", permuted=True),
+                 "gemma3_text": Architecture("gemma3", permuted=False),
+                 "gemma3": Architecture("gemma3", permuted=False)}
+
+
+def _layout(base: Path) -> tuple[Architecture, dict[str, int]]:
+    """The base's architecture, and the heads of each projection whose rows llama.cpp permutes."""
     config = _config(base / "config.json")
-    return {"attn_q": config["num_attention_heads"],
-            "attn_k": config.get("num_key_value_heads", config["num_attention_heads"])}
+    architecture = ARCHITECTURES.get(config.get("model_type", ""))
+    if architecture is None:
+        raise ValueError(f"a {config.get('model_type')!r} base model, which llama.cpp adapters are not "
+                         f"written for here (one of {', '.join(sorted(ARCHITECTURES))})")
+    if not architecture.permuted:
+        return architecture, {}
+    return architecture, {"attn_q": config["num_attention_heads"],
+                          "attn_k": config.get("num_key_value_heads", config["num_attention_heads"])}
 
 
 def _config(path: Path) -> dict[str, Any]:
@@ -54,8 +79,7 @@ def _config(path: Path) -> dict[str, Any]:
     return config
 
 
-def export_lora(adapter: Path, target: Path, *, architecture: str = "llama",
-                metadata: dict[str, str] | None = None) -> Path:
+def export_lora(adapter: Path, target: Path, *, metadata: dict[str, str] | None = None) -> Path:
     """Write the PEFT adapter in directory `adapter` as the GGUF file `target` (float16)."""
     import gguf
     import numpy as np
@@ -64,14 +88,14 @@ def export_lora(adapter: Path, target: Path, *, architecture: str = "llama",
 
     try:
         config = _config(adapter / "adapter_config.json")
-        heads = _heads(Path(config["base_model_name_or_path"]))
+        architecture, heads = _layout(Path(config["base_model_name_or_path"]))
         weights = adapter / "adapter_model.safetensors"
         limits.check_file(weights, limits.MODEL)  # no FIFO or device reaches the reader
         tensors = load_file(str(weights))
     except (OSError, KeyError, TypeError, ValueError, SafetensorError) as exc:
         raise error(QlangError, "input", f"not a PEFT LoRA adapter of a local base model: {exc}",
                     path=adapter) from None
-    writer = gguf.GGUFWriter(str(target), architecture)
+    writer = gguf.GGUFWriter(str(target), architecture.gguf)
     writer.add_type(gguf.GGUFType.ADAPTER)
     writer.add_string(gguf.Keys.Adapter.TYPE, "lora")
     writer.add_float32(gguf.Keys.Adapter.LORA_ALPHA, float(config["lora_alpha"]))
@@ -107,7 +131,7 @@ def import_lora(source: Path, target: Path, base: Path) -> Path:
     try:
         reader = gguf.GGUFReader(str(source))
         alpha = float(reader.fields[gguf.Keys.Adapter.LORA_ALPHA].contents())
-        heads = _heads(base)
+        heads = _layout(base)[1]
     except (OSError, KeyError, ValueError) as exc:
         raise error(QlangError, "input", f"not a GGUF LoRA adapter of {base}: {exc}", path=source) from None
     modules = {gguf_name: peft_name for peft_name, gguf_name in _NAMES.items()}
