@@ -146,6 +146,29 @@ def test_below_plausible_the_fallbacks_own_program_competes_with_the_candidates(
         assert (liked if path == "rescored" else "dog") in result.program
 
 
+def test_a_scorer_of_its_own_ranks_what_the_fallback_generates(small) -> None:
+    """The model that scores may be another than the one that writes (the shipped cascade:
+    Gemma scores, SmolLM2 writes): the scorer ranks the candidates and the fallback's program."""
+    liked = NESTED.print(small.parser.programs(ODD)[-1].root).split("select(scene(), ")[1].split(")")[0]
+    never = Rescoring(plausible=0.0)
+    for scorer, path in ((Fallback(liked), "rescored"), (Fallback("dog"), "finetuned")):
+        writer = Fallback("no such word")
+        cascade = Cascade(small, writer, threshold=1.0, rescoring=never, scorer=scorer)
+        (result,) = cascade.translate_many([ODD])
+        assert writer.asked == [ODD] and writer.scored == [] and scorer.scored == [ODD, ODD]
+        assert result.path == path and (liked if path == "rescored" else "dog") in result.program
+
+
+def test_the_shipped_cascade_scores_with_the_adapter_it_was_calibrated_with() -> None:
+    from qlang.translate.factory import Models, make
+
+    shipped = make(Settings(translator="cascade"))
+    assert isinstance(shipped, Cascade) and SmallParser.load().scorer == "gemma3-qlang"
+    assert shipped.scorer is not shipped.fallback and "gemma3-qlang" in shipped.description
+    named = make(Settings(translator="cascade"), Models(adapter="mine.gguf"))
+    assert isinstance(named, Cascade) and named.scorer is named.fallback  # the user's adapter scores
+
+
 def _scored(probabilities: Sequence[float], exact: Sequence[bool], likelihoods: Sequence[float] | None,
             generated: bool, generated_likelihood: float | None = None) -> Scored:
     program = qlang.parse("exist(select(scene(), cat))")

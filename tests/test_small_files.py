@@ -105,6 +105,8 @@ CONFIGS = {
     "a threshold above 1": (_config(threshold=1.5), "'threshold' must be a number from 0 to 1"),
     "an unknown setting": (_config(heads=8), "unknown setting 'heads'"),
     "notes that are text": (_config(notes="x"), "'notes' must be a JSON object"),
+    "a scorer that is a path": (_config(scorer="../adapter.gguf"), "'scorer' must name a bundled model"),
+    "a scorer that is a list": (_config(scorer=["gemma3-qlang"]), "'scorer' must name a bundled model"),
 }
 
 

@@ -133,6 +133,18 @@ def test_calibration_scores_with_the_adapter_it_is_given(pairs, trained, tmp_pat
     assert calibration["questions"] == 6 and calibration["fallback"] == str(tmp_path / "ft.jsonl")
 
 
+def test_calibration_names_a_bundled_scorer_or_an_adapter_not_both(tmp_path) -> None:
+    from tests.conftest import run
+
+    (tmp_path / "dev.jsonl").write_text("")
+    common = ("calibrate", str(tmp_path), "--dev", str(tmp_path / "dev.jsonl"), "--fallback",
+              str(tmp_path / "dev.jsonl"))
+    status, _, err = run(*common, "--scorer", "gemma3-qlang", "--base", "gemma3")
+    assert status == 1 and "without --adapter or --base" in err
+    status, _, err = run(*common, "--scorer", "nothing-such")
+    assert status == 1 and "no bundled adapter 'nothing-such' (one of smollm2-qlang, gemma3-qlang)" in err
+
+
 def test_a_killed_run_resumes_from_its_checkpoint(base, few, trained, tmp_path, monkeypatch) -> None:
     save = loop.save_checkpoint
 

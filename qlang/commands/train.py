@@ -174,11 +174,14 @@ def train(data_file: str, out: str, arch: str, base: str, method: str, rank: int
                    "programs came from.")
 @click.option("--base", help="The base model --adapter applies to, as in `train --base` (a bundled "
                               "name or a GGUF path; default: smollm2).")
+@click.option("--scorer", help="A bundled adapter that scores the candidates instead of the "
+                                "fallback (gemma3-qlang; recorded in the config, so the cascade "
+                                "scores with it too); not with --adapter or --base.")
 @click.option("--splits", type=click.IntRange(0, 10_000), default=200, show_default=True,
               help="Random halvings of dev to report the held-out figure over (each half "
                    "calibrated on the other): its mean and spread; 0: none.")
 def calibrate(model: str, dev_file: str, fallback: str, slack: float, beam: int, cap: float,
-              adapter: str | None, base: str | None, splits: int) -> None:
+              adapter: str | None, base: str | None, scorer: str | None, splits: int) -> None:
     """Calibrate the cascade for a small-parser MODEL folder on dev questions.
 
     Its threshold, and how the fine-tuned model rescores the candidates below it, are written
@@ -191,9 +194,15 @@ def calibrate(model: str, dev_file: str, fallback: str, slack: float, beam: int,
     from qlang.syntax import gqa
     from qlang.train.pairs import read_pairs
     from qlang.translate.factory import Models, make
+    from qlang.translate.models import adapter as bundled
     from qlang.translate.translator import Settings, Translator
 
     try:
+        if scorer is not None:
+            if adapter is not None or base is not None:
+                raise error(QlangError, "usage", "--scorer names the adapter and its base: give it "
+                            "without --adapter or --base")
+            base, adapter = bundled(scorer).base, str(bundled(scorer).path)
         dev = list(read_pairs(dev_file))
         if not dev:
             raise error(QlangError, "input", "no dev pairs to calibrate on (records with a question and "
@@ -210,7 +219,7 @@ def calibrate(model: str, dev_file: str, fallback: str, slack: float, beam: int,
         config = parser.network.config
         write_config(Path(model), replace(
             config, threshold=setting.threshold, rescore_weight=setting.weight, plausible=setting.plausible,
-            notes={**config.notes, "calibration": {
+            scorer=scorer, notes={**config.notes, "calibration": {
                 "dev": dev_file, "fallback": fallback, "slack": slack, "questions": len(dev),
                 "rescore_below": cap, **asdict(setting), "exact": round(chosen.exact, 6),
                 **{f"{path} share": round(chosen.share(path), 6) for path in _PATHS}}}))

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from dataclasses import asdict, fields
 from pathlib import Path
 from typing import Any
@@ -34,6 +35,7 @@ MAX_WIDTH, MAX_LAYERS, MAX_LENGTH = 1 << 16, 16, 1024
 MAX_WEIGHT = 100.0
 _DTYPES: dict[str, np.dtype[Any]] = {"F16": np.dtype("<f2"), "F32": np.dtype("<f4")}
 _DEFAULT = Config((), ())
+_NAME = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
 
 
 def load(folder: Path) -> Network:
@@ -92,6 +94,7 @@ def _config(data: Any, path: Path) -> Config:
         threshold=None if data.get("threshold") is None else _fraction(data, "threshold", path),
         rescore_weight=_number(data, "rescore_weight", 0, MAX_WEIGHT, path),
         plausible=None if data.get("plausible") is None else _number(data, "plausible", -MAX_WEIGHT, 0, path),
+        scorer=_name(data, "scorer", path),
         notes=data.get("notes", {}))
     if config.hidden % 2:
         raise _bad(path, "'hidden' must be even (the encoder reads each way with half of it)")
@@ -122,6 +125,14 @@ def _number(data: dict[str, Any], name: str, low: float, high: float, path: Path
     if type(value) not in (int, float) or not low <= value <= high:
         raise _bad(path, f"{name!r} must be a number from {low:g} to {high:g}, not {_short(value)}")
     return float(value)
+
+
+def _name(data: dict[str, Any], name: str, path: Path) -> str | None:
+    """A setting that names a bundled model: lower-case words joined by dashes, or null."""
+    value = data.get(name)
+    if value is not None and not (isinstance(value, str) and _NAME.fullmatch(value)):
+        raise _bad(path, f"{name!r} must name a bundled model (like 'gemma3-qlang'), not {_short(value)}")
+    return value
 
 
 def _tokens(data: dict[str, Any], name: str, path: Path) -> tuple[str, ...]:

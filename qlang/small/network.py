@@ -54,6 +54,9 @@ class Config:
     #: the least log-likelihood per program token the fine-tuned model must give the candidate
     #: it chose for it to answer, else it generates (None: it always answers)
     plausible: float | None = None
+    #: the bundled adapter that scores the candidates below the threshold
+    #: (`qlang.translate.models.ADAPTERS`; None: the fine-tuned fallback itself)
+    scorer: str | None = None
     #: how the model was made and measured (free-form, for the model card)
     notes: dict[str, Any] = field(default_factory=dict)
 

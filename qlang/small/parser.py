@@ -94,6 +94,11 @@ class SmallParser:
         log-probability, and the least plausibility (`Config`)."""
         return self.network.config.rescore_weight, self.network.config.plausible
 
+    @property
+    def scorer(self) -> str | None:
+        """The bundled adapter calibrated to score this model's candidates (None: the fallback)."""
+        return self.network.config.scorer
+
     def parse(self, questions: Sequence[str], knowledge: Knowledge | None = None) -> list[Decoded]:
         """The best program of each question, decoded together.  `knowledge`: the knowledge in
         use (None: the bundled base), whose words a knowledge operation may copy from the

@@ -126,7 +126,26 @@ def _cascade(settings: Settings, models: Models, loaded: Loaded) -> Translates:
     fallback = replace(settings, translator="finetuned")
     deferred = Deferred(fallback, f"finetuned {models.backend} model",
                         lambda: _language_model(fallback, models, loaded))
-    return Cascade(small, deferred, models.cascade_threshold)
+    return Cascade(small, deferred, models.cascade_threshold, scorer=_scorer(small, fallback, models, loaded))
+
+
+#: the backends that load a bundled adapter on its bundled base
+_ADAPTER_BACKENDS = ("llama-cpp", "vllm", "transformers")
+
+
+def _scorer(small: SmallTranslator, settings: Settings, models: Models, loaded: Loaded) -> Deferred | None:
+    """The bundled adapter the small parser was calibrated with to score its candidates, on
+    the same backend (None: the fallback scores, as where the user names its model or adapter)."""
+    name = small.parser.scorer
+    if name is None or models.model is not None or models.adapter is not None \
+            or models.backend not in _ADAPTER_BACKENDS:
+        return None
+    from qlang.translate.models import adapter
+
+    bundled = adapter(name)
+    scoring = replace(models, model=bundled.base, adapter=str(bundled.path))
+    return Deferred(settings, f"{name} {models.backend} model",
+                    lambda: _language_model(settings, scoring, loaded))
 
 
 class Deferred:

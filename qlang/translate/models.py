@@ -12,6 +12,7 @@ shipped in the package (`ADAPTER`, with its model card beside it).
 from __future__ import annotations
 
 import importlib.util
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +25,26 @@ DEFAULT_MODEL = "smollm2"
 CACHE = cache_dir("models")
 #: the fine-tuned translator: a GGUF LoRA adapter on `DEFAULT_MODEL`, writing nested programs
 ADAPTER = package_data("models", "smollm2-qlang", "adapter.gguf")
+
+
+@dataclass(frozen=True, slots=True)
+class Adapter:
+    """A bundled LoRA adapter and the bundled base model it applies to."""
+
+    base: str
+    path: Path
+
+
+#: the bundled adapters by name: the fallback's, and the one that scores the small parser's
+#: candidates below its threshold (its config's `scorer`)
+ADAPTERS = {"smollm2-qlang": Adapter(DEFAULT_MODEL, ADAPTER),
+            "gemma3-qlang": Adapter("gemma3", package_data("models", "gemma3-qlang", "adapter.gguf"))}
+
+
+def adapter(name: str) -> Adapter:
+    if name not in ADAPTERS:
+        raise backend_error(f"no bundled adapter {name!r} (one of {', '.join(ADAPTERS)})")
+    return ADAPTERS[name]
 
 
 def _package_dir(package: str) -> Path:
