@@ -80,15 +80,21 @@ def cascade(share: Share) -> Cascade:
     from qlang.small.parser import SmallParser
     from qlang.translate.backends import load_backend
     from qlang.translate.cascade import SmallTranslator
-    from qlang.translate.models import ADAPTER
+    from qlang.translate.models import ADAPTER, adapter
     from qlang.translate.translator import Settings, Translator
 
     settings = Settings(translator="cascade")
     parser = SmallParser.load(device=None if share.device == "numpy" else share.device)
     options = backend_options(share.fallback, share.device, share.fallback_batch, share.workers)
-    backend = load_backend(BACKENDS[share.fallback], None, lora=str(ADAPTER), **options)
-    fallback = Translator(backend, [], Settings(translator="finetuned"))
-    return Cascade(SmallTranslator(parser, settings), fallback)
+
+    def finetuned(model: str | None, lora: Path) -> Translator:
+        backend = load_backend(BACKENDS[share.fallback], model, lora=str(lora), **options)
+        return Translator(backend, [], Settings(translator="finetuned"))
+
+    # the shipped cascade's models: SmolLM2 writes, the adapter its config names scores
+    bundled = None if parser.scorer is None else adapter(parser.scorer)
+    scorer = None if bundled is None else finetuned(bundled.base, bundled.path)
+    return Cascade(SmallTranslator(parser, settings), finetuned(None, ADAPTER), scorer=scorer)
 
 
 def _load(share: Share) -> tuple[Cascade, float]:
