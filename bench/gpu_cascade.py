@@ -2,7 +2,7 @@
 
     python bench/gpu_cascade.py [--device cuda|cpu|numpy] [--fallback transformers|vllm|llama]
                                 [--total 100000] [--batch 2048] [--fallback-batch 256]
-                                [--workers N] [--out DIR]
+                                [--workers N] [--scorer shipped|fallback] [--out DIR]
 
 qlang's own cascade (`qlang.translate.cascade.Cascade`, as `qlangc translate` runs it): the
 shipped small parser decodes a batch of `--batch` questions on `--device` (`numpy`: the CPU
@@ -15,6 +15,11 @@ at a time, each under its own grammar mask, the grammar compiled once: `backends
 together, all layers on the GPU where there is one).  The 3,091 shared GQA questions are
 repeated to `--total`; every one is translated (a repeat is decoded again, never looked up).
 Exact match is order-insensitive, as `qlangc eval` counts it.
+
+The candidates are scored as the shipped cascade scores them, by the Gemma 3 adapter the small
+parser's config names (`--scorer shipped`); `--scorer fallback` has SmolLM2 score them too, as
+before Gemma: scripts/gpu-cascade.sh runs that, since Gemma's 253 MB GGUF does not fit what
+its calls can carry to a lent machine.
 
 `--check N` first compares, on the first N shared questions, the fine-tuned translator's
 programs generated one by one and together (and the seconds each way took).
@@ -63,6 +68,8 @@ class Share:
     workers: int
     questions: list[str]
     golds: list[Node]
+    #: who scores the candidates: the adapter the small parser's config names, or the fallback
+    scorer: str = "shipped"
 
 
 def backend_options(fallback: str, device: str, batch: int, workers: int) -> dict[str, Any]:
@@ -92,7 +99,7 @@ def cascade(share: Share) -> Cascade:
         return Translator(backend, [], Settings(translator="finetuned"))
 
     # the shipped cascade's models: SmolLM2 writes, the adapter its config names scores
-    bundled = None if parser.scorer is None else adapter(parser.scorer)
+    bundled = None if parser.scorer is None or share.scorer == "fallback" else adapter(parser.scorer)
     scorer = None if bundled is None else finetuned(bundled.base, bundled.path)
     return Cascade(SmallTranslator(parser, settings), finetuned(None, ADAPTER), scorer=scorer)
 
@@ -161,6 +168,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     options.add_argument("--check", type=int, default=0,
                          help="first compare the fallback's programs one by one and together "
                               "on this many questions (transformers)")
+    options.add_argument("--scorer", default="shipped", choices=["shipped", "fallback"],
+                         help="who scores the candidates: the adapter the small parser's config "
+                              "names (Gemma 3), or SmolLM2, the fallback, as before it")
     options.add_argument("--out", type=Path, default=Path("."))
     args = options.parse_args(argv)
 
@@ -169,10 +179,10 @@ def main(argv: Sequence[str] | None = None) -> None:
     figures: dict[str, Any] = {
         "distinct": len(pairs), "total": len(repeated), "device": args.device, "fallback": args.fallback,
         "batch": args.batch, "fallback_batch": args.fallback_batch, "workers": args.workers,
-        "machine": device_name(args.device)}
+        "scorer": args.scorer, "machine": device_name(args.device)}
     print(json.dumps(figures), flush=True)
     shares = [Share(args.device, args.fallback, args.batch, args.fallback_batch, args.workers,
-                    [q for q, _ in part], [g for _, g in part])
+                    [q for q, _ in part], [g for _, g in part], args.scorer)
               for part in (repeated[w::args.workers] for w in range(args.workers))]
     if args.check:
         first = replace(shares[0], questions=[q for q, _ in pairs[:args.check]])

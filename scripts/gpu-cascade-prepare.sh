@@ -7,14 +7,14 @@
 #                  clingo (and cffi, pycparser), llguidance, gguf, at this venv's versions
 #   .gpu-data/     the two shared GQA question files ($QLANG_DATA there)
 #   .cache/knowledge   the bundled knowledge base's index (there is no WordNet there)
-#   .gpu-model-N/  the bundled SmolLM2 GGUF in parts of PART_MB MiB (default 36) and its manifest
+#   .gpu-model-N/  the bundled SmolLM2 GGUF in parts of PART_MB MiB (default 25) and its manifest
 #
 # then prints what each call carries against the 64 MiB limit.
 #
 #   scripts/gpu-cascade-prepare.sh [PART_MB]
 set -euo pipefail
 cd "$(dirname "$0")/.."
-part_mb=${1:-36}
+part_mb=${1:-25}
 python=.venv/bin/python
 exclude=$(git rev-parse --git-common-dir)/info/exclude
 for ignored in /.whl/ /.gpu-data/ '/.gpu-model-*/'; do

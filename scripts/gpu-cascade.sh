@@ -57,7 +57,8 @@ run() {  # NAME SECONDS ARGS...: one bench run, its log and figures under $OUT/N
     local name=$1 limit=$2
     shift 2
     mkdir -p "$out/$name"
-    timeout "$limit" python3 bench/gpu_cascade.py --device cuda --fallback transformers --out "$out/$name" "$@" \
+    timeout "$limit" python3 bench/gpu_cascade.py --device cuda --fallback transformers --scorer fallback \
+        --out "$out/$name" "$@" \
         2>&1 | grep -v "^Loading weights" | tee "$out/$name/log.txt"
 }
 run one 300 --total 100000 --batch 2048 --fallback-batch 256 --check 32
