@@ -132,7 +132,7 @@ def test_the_ggml_types_are_the_gguf_packages() -> None:
 
 def test_export_of_peft_weights_that_are_no_safetensors_is_a_located_error(tmp_path: Path) -> None:
     (tmp_path / "base").mkdir()
-    (tmp_path / "base" / "config.json").write_text('{"num_attention_heads": 9}')
+    (tmp_path / "base" / "config.json").write_text('{"model_type": "llama", "num_attention_heads": 9}')
     (tmp_path / "adapter").mkdir()
     (tmp_path / "adapter" / "adapter_config.json").write_text(
         json.dumps({"base_model_name_or_path": str(tmp_path / "base"), "lora_alpha": 32}))
@@ -140,6 +140,19 @@ def test_export_of_peft_weights_that_are_no_safetensors_is_a_located_error(tmp_p
     code, output, errors = run("export", str(tmp_path / "adapter"), "--out", str(tmp_path / "adapter.gguf"))
     refused(code, output + errors, str(tmp_path / "adapter"), "not a PEFT LoRA adapter",
             "Error while deserializing header")
+
+
+@pytest.mark.parametrize("kind", ['"mistral"', "null", '["llama"]'])
+def test_export_for_a_base_of_another_kind_is_a_located_error(kind: str, tmp_path: Path) -> None:
+    """Only the architectures whose layout qlang knows: another's would export a wrong adapter."""
+    (tmp_path / "base").mkdir()
+    (tmp_path / "base" / "config.json").write_text(f'{{"model_type": {kind}, "num_attention_heads": 9}}')
+    (tmp_path / "adapter").mkdir()
+    (tmp_path / "adapter" / "adapter_config.json").write_text(
+        json.dumps({"base_model_name_or_path": str(tmp_path / "base"), "lora_alpha": 32}))
+    code, output, errors = run("export", str(tmp_path / "adapter"), "--out", str(tmp_path / "adapter.gguf"))
+    refused(code, output + errors, str(tmp_path / "adapter"), "not a PEFT LoRA adapter",
+            "which qlang writes no llama.cpp adapters for (one of gemma3, gemma3_text, llama)")
 
 
 @pytest.mark.parametrize(("config", "why"), [

@@ -61,10 +61,11 @@ ARCHITECTURES = {"llama": Architecture("llama", permuted=True),
 def _layout(base: Path) -> tuple[Architecture, dict[str, int]]:
     """The base's architecture, and the heads of each projection whose rows llama.cpp permutes."""
     config = _config(base / "config.json")
-    architecture = ARCHITECTURES.get(config.get("model_type", ""))
+    kind = config.get("model_type")
+    architecture = ARCHITECTURES.get(kind) if isinstance(kind, str) else None
     if architecture is None:
-        raise ValueError(f"a {config.get('model_type')!r} base model, which llama.cpp adapters are not "
-                         f"written for here (one of {', '.join(sorted(ARCHITECTURES))})")
+        raise ValueError(f"a base model of type {kind!r} ({base / 'config.json'}), which qlang writes no "
+                         f"llama.cpp adapters for (one of {', '.join(sorted(ARCHITECTURES))})")
     if not architecture.permuted:
         return architecture, {}
     return architecture, {"attn_q": config["num_attention_heads"],
