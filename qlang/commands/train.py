@@ -202,7 +202,8 @@ def calibrate(model: str, dev_file: str, fallback: str, slack: float, beam: int,
             if adapter is not None or base is not None:
                 raise error(QlangError, "usage", "--scorer names the adapter and its base: give it "
                             "without --adapter or --base")
-            base, adapter = bundled(scorer).base, str(bundled(scorer).path)
+            named = bundled(scorer)
+            base, adapter = named.base, str(named.path)
         dev = list(read_pairs(dev_file))
         if not dev:
             raise error(QlangError, "input", "no dev pairs to calibrate on (records with a question and "

@@ -79,6 +79,10 @@ def make(settings: Settings, models: Models | None = None, loaded: Loaded | None
     return factory(settings, models or Models(), Loaded() if loaded is None else loaded)
 
 
+#: the backends that apply a LoRA adapter (the bundled ones, on their bundled bases, too)
+_ADAPTER_BACKENDS = ("llama-cpp", "vllm", "transformers")
+
+
 def _backend(models: Models, kind: str) -> Backend:
     """The language model's backend; a `finetuned` translator on llama.cpp, vLLM or
     transformers gets the bundled adapter unless `models.adapter` names another."""
@@ -86,7 +90,7 @@ def _backend(models: Models, kind: str) -> Backend:
     if models.backend == "llama-cpp":
         extra |= {"n_gpu_layers": models.n_gpu_layers, "threads": models.threads,
                   "together": models.together}
-    if models.backend in ("llama-cpp", "vllm", "transformers"):
+    if models.backend in _ADAPTER_BACKENDS:
         adapter = models.adapter
         if adapter is None and kind == "finetuned":
             from qlang.translate.models import ADAPTER
@@ -127,10 +131,6 @@ def _cascade(settings: Settings, models: Models, loaded: Loaded) -> Translates:
     deferred = Deferred(fallback, f"finetuned {models.backend} model",
                         lambda: _language_model(fallback, models, loaded))
     return Cascade(small, deferred, models.cascade_threshold, scorer=_scorer(small, fallback, models, loaded))
-
-
-#: the backends that load a bundled adapter on its bundled base
-_ADAPTER_BACKENDS = ("llama-cpp", "vllm", "transformers")
 
 
 def _scorer(small: SmallTranslator, settings: Settings, models: Models, loaded: Loaded) -> Deferred | None:
