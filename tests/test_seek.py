@@ -244,6 +244,20 @@ def test_an_alternative_program_about_other_words_is_uninformative(context: Cont
     assert judge("finetuned", again, memory, context).why == "the same program as before"
 
 
+def test_an_alternative_program_about_another_relation_is_uninformative(context: Context) -> None:
+    """Seen on chelsea: "Is there a bed?" drifted to a bed *of* a bed, whose "no perceiver knows
+    'of'" then stood as the search's reason instead of the first program's faint beds."""
+    memory = Memory("Is there a bed?", photo("chelsea.png"))
+    memory.add(Programmed("cascade", parse("exist(select(scene(), bed))")))
+    drifted = Programmed("small parser's #2", parse("exist(relate(select(scene(), bed), bed, of, subject))"))
+    assert judge("next_program", drifted, memory, context).why == "'of' is no word of the question"
+    said = Memory("Is there a bed to the left of the cat?", photo("chelsea.png"))
+    said.add(Programmed("cascade", parse("exist(select(scene(), bed))")))
+    related = Programmed("small parser's #2",
+                         parse("exist(relate(select(scene(), cat), bed, to_the_left_of, subject))"))
+    assert judge("next_program", related, said, context).kind == INFORMATIVE
+
+
 def test_a_tool_that_failed_is_not_tried_again_in_that_state(context: Context) -> None:
     for question, image in (("Is there a flag?", "astronaut.png"), ("Is there a man?", "astronaut.png"),
                             ("What vehicle is this?", "motorcycle_left.png")):

@@ -95,16 +95,20 @@ def judge(tool: str, output: Output, memory: Memory, context: Context) -> Verdic
 
 
 def _strange(program: Programmed, memory: Memory) -> list[str]:
-    """The classes an alternative program brings that neither the question mentions nor an
-    earlier program had (`person` stands for "who"): the small parser's lower-ranked programs
-    drift to other words ("Is there a flag?" -> a person, a phone)."""
+    """The classes and relations an alternative program brings that neither the question
+    mentions nor an earlier program had (`person` stands for "who"): the small parser's
+    lower-ranked programs drift to other words ("Is there a flag?" -> a person, a phone; "Is
+    there a bed?" -> a bed *of* a bed)."""
     if not memory.programs or memory.question is None or program.root is None:
         return []
-    known = set(mentioned(memory.question).classes)
-    known.update(word for root in memory.programs for kind, word in words(root) if kind is Kind.CLASS)
+    said = mentioned(memory.question)
+    known = {Kind.CLASS: set(said.classes), Kind.REL: set(said.relations)}
+    for root in memory.programs:
+        for kind, word in words(root):
+            known.get(kind, set()).add(word)
     if {"who", "whom", "whose"} & set(memory.question.lower().replace("?", " ").split()):
-        known.add("person")
-    return [word for kind, word in words(program.root) if kind is Kind.CLASS and word not in known]
+        known[Kind.CLASS].add("person")
+    return [word for kind, word in words(program.root) if kind in known and word not in known[kind]]
 
 
 def _looked(tool: str, looked: Looked, memory: Memory) -> Verdict:
