@@ -17,6 +17,7 @@ import pytest
 import qlang
 from qlang.errors import CheckError, Source
 from qlang.passes import typecheck
+from qlang.paths import package_data
 from qlang.translate.backends import BackendError, Request, load_backend
 from qlang.translate.backends.greedy import Greedy, Running
 from qlang.translate.backends.llama import Repetition
@@ -24,6 +25,7 @@ from qlang.translate.grammar import generate
 from qlang.translate.models import ADAPTER, gguf_model
 from qlang.translate.translator import Settings, Translator
 from tests import tiny_model
+from tests.conftest import qlangc_process
 
 SYSTEM = "You translate questions about images into programs."
 EXAMPLES = ("Is there a red car?\nexist(filter(select(scene(), car), color, red))\n"
@@ -149,6 +151,16 @@ def test_gemma_gets_its_chat_template_with_the_system_prompt_in_the_first_turn()
     assert turns.count(gemma.llm.token_bos()) == 1
     completion = gemma.tokens(Request(messages=(), completion="Question: Is there a cat?", chat=False))
     assert completion[0] == gemma.llm.token_bos() and completion.count(gemma.llm.token_bos()) == 1
+
+
+def test_loading_gemma_with_its_adapter_prints_nothing_but_the_program() -> None:
+    """The shipped cascade scores with it: each load printed 28 llama.cpp warnings, whose levels
+    llama-cpp-python's quiet mode misread, before the program (a process of its own: the log
+    callback is the process's)."""
+    adapter = package_data("models", "gemma3-qlang", "adapter.gguf")
+    status, printed = qlangc_process("translate", "--translator", "finetuned", "--model", "gemma3",
+                                     "--adapter", str(adapter), "Is the cup red?")
+    assert status == 0 and printed.strip() == "verify_attr(unique(select(scene(), cup)), color, red)"
 
 
 def test_unknown_model_and_backend_are_clear_errors() -> None:

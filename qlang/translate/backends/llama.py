@@ -14,11 +14,14 @@ prompt.  And the chat API takes no stopping criterion, which `Repetition` needs.
 
 from __future__ import annotations
 
+import ctypes
 import os
+import sys
 import time
 import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -79,6 +82,30 @@ def chat_formatter(template: str, bos: str, eos: str) -> Callable[[Messages], st
     return render
 
 
+#: llama.cpp's log levels (ggml.h) that `_errors_only` lets through: an error, and what continues one
+_ERROR, _CONTINUED = 4, 5
+
+
+@cache
+def _errors_only(llama_cpp: Any) -> Any:
+    """Let llama.cpp log only its errors, to stderr; returns the callback, which must live as
+    long as the process.  llama-cpp-python's quiet mode compares the levels by their old
+    numbers (warn was 2, it is 3), so every load of Gemma 3 with its adapter printed 28
+    warnings (a sliding-window cache, a LoRA tensor per layer on a repacked base) to users'
+    terminals; what a failed load says, it says in the error qlang reports."""
+    last = [_ERROR]
+
+    @llama_cpp.llama_log_callback  # type: ignore[untyped-decorator]
+    def log(level: int, text: bytes, _user_data: ctypes.c_void_p) -> None:
+        if level != _CONTINUED:
+            last[0] = level
+        if last[0] == _ERROR:
+            sys.stderr.write(text.decode("utf-8", "replace"))
+
+    llama_cpp.llama_log_set(log, ctypes.c_void_p(0))
+    return log
+
+
 class LlamaCppBackend:
     name = "llama-cpp"
 
@@ -98,6 +125,7 @@ class LlamaCppBackend:
             raise backend_error(f"llama-cpp-python is not installed ({exc}); "
                                 "pip install 'qlang[translate]'") from None
         self._llama_cpp: Any = llama_cpp  # typed loosely: its stubs disagree with its runtime
+        _errors_only(llama_cpp)
         #: the threads asked for (None: the cores free at each request, `free_cores`)
         self.threads = threads
         base = gguf_model(model)
