@@ -23,6 +23,7 @@ from qlang.small.calibrate import (
     halvings,
     outcome,
     settings,
+    within_reach,
 )
 from qlang.small.parser import Decoded, SmallParser
 from qlang.syntax import SYNTAXES
@@ -241,6 +242,28 @@ def test_the_chosen_setting_is_the_one_a_pass_over_every_setting_chooses(questio
     expected = min((o for o in outcomes if o.exact >= best - slack),
                    key=lambda o: (o.setting.threshold, o.share("finetuned"), -o.exact, o.setting.weight))
     assert choose_setting(questions, 0.999, slack) == expected
+
+
+@given(st.lists(_dev_question(), min_size=1, max_size=12))
+def test_no_setting_gets_right_a_question_beyond_reach(questions) -> None:
+    reach = [within_reach(q) for q in questions]
+    for setting in settings(questions, 0.999):
+        assert all(r <= w for r, w in zip(outcome(questions, setting).right, reach, strict=True))
+
+
+def test_within_reach_is_what_some_path_could_answer() -> None:
+    assert within_reach(_scored([0.6, 0.3], [False, True], [-9.0, -1.0], False))
+    assert within_reach(_scored([0.6, 0.3], [False, False], [-9.0, -1.0], True))
+    assert not within_reach(_scored([0.6, 0.3], [False, False], [-9.0, -1.0], False))
+    # beyond GQA, the small parser's best answers; below the threshold, its knowledge reading
+    read = Decoded(qlang.parse("read(unique(select(scene(), sign)))"), 0.5)
+    known = Decoded(qlang.parse("verify_know(unique(select(scene(), corn)), has_property, yellow)"), 0.3)
+    other = _scored([0.2], [True], [-1.0], True)
+    assert not within_reach(Scored((read, *other.candidates), (False, True), (-40.0, -1.0), True))
+    assert within_reach(Scored((read, *other.candidates), (True, False), (-40.0, -1.0), False))
+    unsure = (*_scored([0.4], [False], [-1.0], False).candidates, known, *other.candidates)
+    assert not within_reach(Scored(unsure, (False, False, True), (-1.0, -40.0, -1.0), True))
+    assert within_reach(Scored(unsure, (False, True, False), (-1.0, -40.0, -1.0), False))
 
 
 def test_the_held_out_figure_over_random_halvings_moves_with_the_halving() -> None:

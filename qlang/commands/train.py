@@ -227,6 +227,10 @@ def calibrate(model: str, dev_file: str, fallback: str, slack: float, beam: int,
     except QlangError as exc:
         fail(exc)
     _report("all of dev", chosen)
+    reach = sum(map(cal.within_reach, scored))
+    click.echo(f"within reach: {reach}/{len(scored)} ({reach / max(1, len(scored)):.1%}), the gold among "
+               "the small parser's candidates or the fine-tuned model's own program: no setting "
+               "does better")
     halves = [scored[0::2], scored[1::2]]
     for name, (fit, held) in {"even -> odd": halves, "odd -> even": halves[::-1]}.items():
         _report(f"{name} (held-out half)", cal.outcome(held, cal.choose_setting(fit, cap, slack).setting))

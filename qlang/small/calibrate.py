@@ -155,6 +155,20 @@ def outcome(questions: Sequence[Scored], setting: Setting) -> Calibrated:
     return Calibrated(setting, tuple(paths), tuple(right))
 
 
+def within_reach(question: Scored) -> bool:
+    """Whether what the two translators offer holds the question's gold where the cascade
+    could take it: the small parser's best, else (below a threshold) its knowledge reading where
+    it has one, else any candidate or the fine-tuned model's own program.  No setting gets more
+    questions right than are within reach; what lies beyond it only other models can bring."""
+    exact = question.exact
+    if question.beyond_gqa:
+        return exact[0]
+    reading = SmallParser.knowledge_reading(question.candidates)
+    if reading is not None:
+        return exact[0] or exact[question.candidates.index(reading)]
+    return any(exact) or question.generated
+
+
 def _candidate_wins(question: Scored, best: int, weight: float) -> bool:
     assert question.likelihoods is not None
     score = _combined(question.candidates[best].probability, question.likelihoods[best], weight)
