@@ -180,8 +180,8 @@ def _answer_photo(root: Node, scene: str, perceived: Perceived, perceiver: Perce
     from qlang.vision.kinds import coarse
     from qlang.vision.margins import likeliest
     from qlang.vision.presume import presume, whichever
-    from qlang.vision.sight import SIGHTS
-    from qlang.vision.withhold import withheld
+    from qlang.vision.sight import SIGHTS, unseen
+    from qlang.vision.withhold import seen_in, unanswered, withheld
 
     sight, base = SIGHTS[perceiver.name], likeliest(scene)
     presumed = presume(sight, root, perceived.graph, lambda cls: coarse(sight, cls))
@@ -194,9 +194,14 @@ def _answer_photo(root: Node, scene: str, perceived: Perceived, perceiver: Perce
     answered = whichever(presumed, reading, lambda a: a.answers, base)
     if isinstance(answered, str):
         return Answered((), True, root, perceived=perceived, stages=stages, doubts=(answered,))
-    if answered.answers:
-        unseen, doubts = withheld(sight, root, answered.answers, base, vision.thresholds.detection,
-                                  {p.cls for p in presumed})
-        if doubts:
-            return replace(answered, answers=(), unseen=unseen, doubts=doubts)
+    taken = {p.cls for p in presumed}
+    if not answered.answers:  # "What color is the mug?" with no mug seen: say so
+        hidden = [word for kind, word in unseen(sight, root) if word not in taken
+                  and not (kind is Kind.CLASS and coarse(sight, word))]  # a man is seen as a person
+        why, _ = unanswered(root, lambda cls: seen_in(perceived.graph, cls), hidden,
+                            vision.thresholds.detection, taken)
+        return replace(answered, doubts=(why,), notes=notes)
+    blind, doubts = withheld(sight, root, answered.answers, base, vision.thresholds.detection, taken)
+    if doubts:
+        return replace(answered, answers=(), unseen=blind, doubts=doubts)
     return replace(answered, notes=notes)

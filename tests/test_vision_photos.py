@@ -89,6 +89,17 @@ def test_ask_answers_about_a_photo(photos: Path) -> None:
     assert all(stage in output for stage in ("translate", "extract", "perceive", "solve"))
 
 
+@pytest.mark.parametrize(("question", "why"), [
+    ("What color is the mug?", "no mug is seen at >= 0.4"),          # a class the detector may see
+    ("What color is the coffee mug?", "no perceiver knows 'coffee mug'"),  # one it never sees
+    ("What is the man holding?", "no man is seen at >= 0.4"),        # one it sees as a person
+    ("Is the cup to the left of the spoon?", "no spoon is seen at >= 0.4")])
+def test_a_photo_without_an_answer_says_why(photos: Path, question: str, why: str) -> None:
+    """It printed "(no answer)" and exited 1, as for a bad input; seek said why, `ask` did not."""
+    code, output = run("ask", question, "--image", str(photos / "coffee.png"))
+    assert code == 4 and output.startswith(f"answer:  cannot tell ({why})\n"), output
+
+
 def test_ask_needs_a_scene_or_an_image(photos: Path) -> None:
     code, output = run("ask", "Is there a cat?")
     assert code == 2 and "--scene" in output

@@ -24,9 +24,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from qlang.interpret import AmbiguousAnswer, EmptyQuery, MissingEdge
-from qlang.ir import postorder
-from qlang.ontology import PRONOUNS
+from qlang.interpret import AmbiguousAnswer
 from qlang.seek.memory import Explained, Looked, Memory, Output, Programmed, Solved, Widened
 from qlang.seek.tools import TOOLS, Context
 from qlang.signatures import Kind
@@ -36,6 +34,7 @@ from qlang.vision.margins import likelihood, unsure
 from qlang.vision.recall import doubt, sureness
 from qlang.vision.repeats import repeats
 from qlang.vision.sight import words
+from qlang.vision.withhold import unanswered
 from qlang.words import article
 
 UNINFORMATIVE, INFORMATIVE, FINAL = "uninformative", "informative", "final"
@@ -219,21 +218,7 @@ def _no_answer(memory: Memory, context: Context) -> Verdict:
     assert memory.root is not None and memory.looked is not None
     if memory.looked.graph is None:
         return Verdict(UNINFORMATIVE, "no answer")
-    unseen = memory.unseen(context.sight)
-    at = f" at >= {memory.looked.threshold:g}" if memory.looked.threshold else ""
-    taken = {p.cls for p in memory.presumed(context.sight)}
-    for cls in memory.classes():
-        if not memory.seen(cls) and cls not in taken:
-            why = (f"no perceiver knows '{cls}'" if cls in unseen
-                   else f"nothing the question calls '{cls}' is seen{at}" if cls in PRONOUNS
-                   else f"no {cls} is seen{at}")
-            return Verdict(UNINFORMATIVE, why, failure=EmptyQuery.__name__)
-    if unseen:
-        return Verdict(UNINFORMATIVE, f"no perceiver knows '{unseen[0]}'")
-    relations = [word for node in postorder(memory.root) if node.signature
-                 for kind, word in zip(node.signature.literals, node.literals, strict=False)
-                 if kind is Kind.REL]
-    if relations:
-        return Verdict(UNINFORMATIVE, f"no objects seen are '{relations[0]}' one another",
-                       failure=MissingEdge.__name__)
-    return Verdict(UNINFORMATIVE, "no object seen has what is asked", failure=EmptyQuery.__name__)
+    hidden = [word for word in memory.unseen(context.sight) if word not in memory.coarse]  # a man: a person
+    why, failure = unanswered(memory.root, lambda cls: bool(memory.seen(cls)), hidden,
+                              memory.looked.threshold, {p.cls for p in memory.presumed(context.sight)})
+    return Verdict(UNINFORMATIVE, why, failure=failure or None)
