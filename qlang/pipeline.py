@@ -123,6 +123,9 @@ def ask(question: str, translator: Translates, about: Subject, *, loaded: Loaded
         untranslated = Untranslated(failed.diagnostics, failed.source)
         untranslated.translation = translation
         raise untranslated
+    if forms := translation.inexpressible:  # no answer of the program's is one to the question
+        return Answered((), True, translation.root, translation, stages=stages,
+                        doubts=tuple(form.message for form in forms))
     if looking is not None:
         perceiver, seconds = looking.result()
         stages.add("load detector (beside translating)", seconds)

@@ -187,10 +187,12 @@ def translate(question: str | None, questions_file: str | None, output: str | No
 
 
 def warn_unknown(translation: Translation) -> None:
-    """Warn, on standard error, of each question word the program cannot have meant."""
+    """Warn, on standard error, of each form of the question no program can express and each
+    question word the program cannot have meant."""
     source = Source(translation.question, "<question>")
-    for word in translation.unknown:
-        click.echo(word.diagnostic().render(source), err=True)
+    for diagnostic in [form.diagnostic() for form in translation.inexpressible] \
+            + [word.diagnostic() for word in translation.unknown]:
+        click.echo(diagnostic.render(source), err=True)
 
 
 @click.command()

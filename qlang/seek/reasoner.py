@@ -28,6 +28,7 @@ from qlang.interpret import AmbiguousAnswer
 from qlang.seek.memory import Explained, Looked, Memory, Output, Programmed, Solved, Widened
 from qlang.seek.tools import TOOLS, Context
 from qlang.signatures import Kind
+from qlang.translate.inexpressible import inexpressible
 from qlang.translate.unknown import unknown_words
 from qlang.vision.concepts import mentioned
 from qlang.vision.margins import likelihood, unsure
@@ -67,9 +68,11 @@ def judge(tool: str, output: Output, memory: Memory, context: Context) -> Verdic
                 return Verdict(UNINFORMATIVE, output.error or "no program")
             if output.root in memory.programs:
                 return Verdict(UNINFORMATIVE, "the same program as before")
-            unknown = unknown_words(memory.question, output.root) if memory.question else ()
+            question = memory.question or ""
+            unknown = [form.message for form in inexpressible(question)] \
+                + [word.message for word in unknown_words(question, output.root)]
             if unknown:  # an answer would be about what the program reads instead
-                return Verdict(UNINFORMATIVE, unknown[0].message)
+                return Verdict(UNINFORMATIVE, unknown[0])
             strange = _strange(output, memory)
             if strange:
                 return Verdict(UNINFORMATIVE, f"'{strange[0]}' is no word of the question")

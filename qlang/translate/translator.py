@@ -25,6 +25,7 @@ from qlang.translate import instruction
 from qlang.translate.backends import Backend, Generation, Request
 from qlang.translate.examples import Example, select
 from qlang.translate.grammar import GRAMMAR_SYNTAXES, generate
+from qlang.translate.inexpressible import Inexpressible, inexpressible
 from qlang.translate.postprocess import clean
 from qlang.translate.prompts import Prompt, build_prompt, with_repair
 from qlang.translate.unknown import UnknownWord, spoken, unknown_words
@@ -87,6 +88,12 @@ class Translation:
         (`qlang.translate.unknown`); none without a program."""
         return () if self.root is None else unknown_words(self.question, self.root)
 
+    @property
+    def inexpressible(self) -> tuple[Inexpressible, ...]:
+        """Where the question asks for what no operation computes ("how many": `qlang.translate.
+        inexpressible`): whatever program came out answers another question."""
+        return inexpressible(self.question)
+
     def spoken(self, syntax: str) -> Translation:
         """This translation about the question's unknown word where the program read another
         class for it (`qlang.translate.unknown.spoken`), printed in `syntax`; else itself."""
@@ -108,6 +115,8 @@ class Translation:
             result["unknown"] = [word.to_json() for word in unknown]
         if self.kept:
             result["kept"] = [word.kept for word in self.kept]
+        if forms := self.inexpressible:
+            result["inexpressible"] = [form.to_json() for form in forms]
         return result
 
 
