@@ -144,6 +144,16 @@ def test_a_no_about_what_no_perceiver_sees_is_cannot_tell(server: Server, photos
     assert report["steps"][-1]["call"] == report["empty"]["call"]
 
 
+def test_a_question_asking_for_a_count_is_cannot_tell_and_nothing_is_perceived(server: Server,
+                                                                                photos: Path) -> None:
+    status, report = server.post("/api/ask", {"source": "photo", "question": "How many cups are there?"},
+                                 photos / "coffee.png")
+    count = "'How many' asks for a count or an amount, which qlang's language cannot express"
+    assert (status, report["answers"], report["picture"], report["steps"]) == (200, [], None, [])
+    assert report["cannot_tell_why"][0].startswith(count)
+    assert report["translation"]["unknown"][0].startswith(count)
+
+
 def test_the_man_meant_is_the_person_seen_and_the_trace_shows_it(server: Server, tmp_path: Path) -> None:
     """camera.png's one person is "the man" of "What is to the right of the man?": the page
     says so in a note, and its trace keeps that person for `select(..., man)`."""

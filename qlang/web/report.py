@@ -58,11 +58,13 @@ def answer(value: str, cost: tuple[int, ...], rank: int) -> dict[str, Any]:
 
 def translation(done: Translation, translator: str | None) -> dict[str, Any]:
     """Which translator wrote the program: a cascade's part (`small`, `finetuned`) and the small
-    parser's probability for its own program, where it was asked; and the question's words the
-    program cannot have meant (`qlang.translate.unknown`)."""
+    parser's probability for its own program, where it was asked; and the question's forms no
+    program expresses and words the program cannot have meant (`qlang.translate.inexpressible`,
+    `qlang.translate.unknown`)."""
     return {"question": done.question, "program": done.program, "by": done.path or translator,
             "translator": translator, "confidence": done.confidence, "seconds": done.seconds,
-            "unknown": [word.message for word in done.unknown] + [word.kept for word in done.kept]}
+            "unknown": [form.message for form in done.inexpressible] + [word.message for word in done.unknown]
+            + [word.kept for word in done.kept]}
 
 
 def programs(root: Node) -> dict[str, str]:

@@ -107,7 +107,7 @@ class Service:
             with stages.time("scene"):
                 scene = self.scenes.facts(about)
             answered = run(scene, None, stages)
-            explanation = self._explain(answered, scene)
+            explanation = None if _unasked(answered) else self._explain(answered, scene)
             picture = report.objects(self.scenes.graph(about))
             return report.answered(answered, explanation, picture, translator)
         if isinstance(about, Kept):
@@ -118,6 +118,8 @@ class Service:
     def _photo(self, path: Path, run: Run, translator: str | None, stages: Stages) -> dict[str, Any]:
         """The report of a photo kept at `path` (its drawing is written beside it)."""
         answered = run(None, str(path), stages)
+        if _unasked(answered):
+            return report.answered(answered, None, None, translator)
         assert answered.perceived is not None
         explanation = self._explain(answered, answered.perceived.facts)
         with stages.time("draw"):
@@ -132,6 +134,12 @@ class Service:
                 return first_empty(facts(answered.root), scene, self.options)
             return explain(facts(answered.root), scene, answer=answered.answers[0].value,
                            options=self.options)
+
+
+def _unasked(answered: pipeline.Answered) -> bool:
+    """Whether the question asks for what no program computes ("how many"), so that nothing
+    was perceived or solved (`qlang.translate.inexpressible`)."""
+    return answered.translation is not None and bool(answered.translation.inexpressible)
 
 
 def _question(text: str) -> str:
