@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from dataclasses import replace
 
 import pytest
 from hypothesis import given
@@ -26,6 +27,7 @@ from qlang.small.calibrate import (
     within_reach,
 )
 from qlang.small.parser import Decoded, SmallParser
+from qlang.small.tokens import prefix
 from qlang.syntax import SYNTAXES
 from qlang.translate.cascade import Cascade, Rescoring, SmallTranslator
 from qlang.translate.translator import Settings, Translation
@@ -147,6 +149,25 @@ def test_below_plausible_the_fallbacks_own_program_competes_with_the_candidates(
         assert (liked if path == "rescored" else "dog") in result.program
 
 
+class Terse(Fallback):
+    """A fine-tuned model whose likelihoods fall by a nat a token, whatever the program."""
+
+    def likelihoods(self, questions: Sequence[str],
+                    programs: Sequence[Sequence[Node]]) -> list[list[float]] | None:
+        return [[-float(len(prefix(p))) for p in ps] for ps in programs]
+
+
+def test_the_bonus_per_token_undoes_the_preference_for_short_programs(small) -> None:
+    question = "What is the food on the plate that looks pink and red?"
+    lengths = [len(prefix(c.root)) for c in small.parser.programs(question)]
+    assert len(set(lengths)) > 1
+    for bonus, length in ((0.0, min(lengths)), (2.0, max(lengths))):
+        cascade = Cascade(small, Terse(None), threshold=1.0, rescoring=Rescoring(bonus=bonus))
+        (result,) = cascade.translate_many([question])
+        assert result.path == "rescored" and len(prefix(qlang.parse(result.program))) == length
+    assert Cascade(small, Terse(None)).rescoring.bonus == small.parser.rescoring[2] == 1.0
+
+
 def test_a_scorer_of_its_own_ranks_what_the_fallback_generates(small) -> None:
     """The model that scores may be another than the one that writes (the shipped cascade:
     Gemma scores, SmolLM2 writes): the scorer ranks the candidates and the fallback's program."""
@@ -192,6 +213,25 @@ def test_calibration_rescores_where_it_is_right_and_generates_where_nothing_is_p
     assert chosen.setting.threshold == pytest.approx(0.99 - 1e-6)
     always = outcome(questions, Setting(0.99 - 1e-6, 0.0, None))
     assert always.right == (True, True, True, False, True) and always.share("rescored") == 0.8
+
+
+def test_calibration_finds_the_bonus_that_keeps_a_longer_reading() -> None:
+    """"The food on the plate that looks pink and red": both models like the reading without
+    the second colour better, by less than its two more tokens' bonus."""
+    pink = "filter(select(scene(), plate), color, pink)"
+    short = qlang.parse(f"query(unique(relate({pink}, food, on, subject)), name)")
+    long = qlang.parse(f"query(unique(relate(filter({pink}, color, red), food, on, subject)), name)")
+    readings = tuple(Decoded(root, p, tuple(prefix(root))) for root, p in ((short, 0.6), (long, 0.4)))
+    unsure = Scored(readings, (False, True), (-5.0, -6.5), False)
+    questions = [_scored([0.99], [True], None, False), unsure]
+    chosen = choose_setting(questions, cap=0.999, slack=0.0)
+    assert chosen.right == (True, True) and chosen.setting.bonus > 0
+    assert outcome(questions, replace(chosen.setting, bonus=0.0)).right == (True, False)
+    # the fine-tuned model's own program gets the bonus for its length too
+    own = replace(unsure, exact=(False, False), generated=True, generated_likelihood=-9.0,
+                  generated_length=len(prefix(long)) + 3)
+    assert outcome([own], Setting(0.999, 0.0, 0.0, 1.0)).paths == ("finetuned",)
+    assert outcome([own], Setting(0.999, 0.0, 0.0, 0.0)).paths == ("rescored",)
 
 
 def test_calibration_keeps_a_program_beyond_gqa_with_the_small_parser() -> None:

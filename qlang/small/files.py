@@ -94,6 +94,7 @@ def _config(data: Any, path: Path) -> Config:
         threshold=None if data.get("threshold") is None else _fraction(data, "threshold", path),
         rescore_weight=_number(data, "rescore_weight", 0, MAX_WEIGHT, path),
         plausible=None if data.get("plausible") is None else _number(data, "plausible", -MAX_WEIGHT, 0, path),
+        length_bonus=_number(data, "length_bonus", 0, MAX_WEIGHT, path),
         scorer=_name(data, "scorer", path),
         notes=data.get("notes", {}))
     if config.hidden % 2:

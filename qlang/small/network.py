@@ -54,6 +54,9 @@ class Config:
     #: the least log-likelihood per program token the fine-tuned model must give the candidate
     #: it chose for it to answer, else it generates (None: it always answers)
     plausible: float | None = None
+    #: below the threshold, the bonus per program token a candidate's score gets (both models'
+    #: log-likelihoods fall with every token)
+    length_bonus: float = 0.0
     #: the bundled adapter that scores the candidates below the threshold
     #: (`qlang.translate.models.ADAPTERS`; None: the fine-tuned fallback itself)
     scorer: str | None = None

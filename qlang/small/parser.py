@@ -89,10 +89,11 @@ class SmallParser:
         return self.network.config.threshold
 
     @property
-    def rescoring(self) -> tuple[float, float | None]:
+    def rescoring(self) -> tuple[float, float | None, float]:
         """The cascade's rescoring below the threshold: the weight of this model's
-        log-probability, and the least plausibility (`Config`)."""
-        return self.network.config.rescore_weight, self.network.config.plausible
+        log-probability, the least plausibility and the bonus per token (`Config`)."""
+        config = self.network.config
+        return config.rescore_weight, config.plausible, config.length_bonus
 
     @property
     def scorer(self) -> str | None:

@@ -28,7 +28,9 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from qlang.errors import QlangError, error
+from qlang.ir import Node
 from qlang.passes.canonical import canonicalize
+from qlang.small.tokens import prefix
 from qlang.syntax import SYNTAXES
 from qlang.translate.translator import Scores, Settings, Translation
 
@@ -91,9 +93,12 @@ class Rescoring:
     #: it chose for it to answer at once; below it the fine-tuned model generates too (-inf:
     #: never)
     plausible: float = -math.inf
+    #: the bonus per program token (`qlang.small.tokens.prefix`): both models' log-likelihoods
+    #: fall with every token, so without it the shorter of two readings wins
+    bonus: float = 0.0
 
-    def score(self, probability: float, likelihood: float) -> float:
-        return likelihood + self.weight * math.log(max(probability, 1e-300))
+    def score(self, probability: float, likelihood: float, root: Node) -> float:
+        return likelihood + self.weight * math.log(max(probability, 1e-300)) + self.bonus * len(prefix(root))
 
 
 @dataclass(frozen=True, slots=True)
@@ -120,8 +125,8 @@ class Cascade:
         self.small, self.fallback, self.threshold = small, fallback, chosen
         self.scorer = fallback if scorer is None else scorer
         if rescoring is None:
-            weight, plausible = small.parser.rescoring
-            rescoring = Rescoring(weight, -math.inf if plausible is None else plausible)
+            weight, plausible, bonus = small.parser.rescoring
+            rescoring = Rescoring(weight, -math.inf if plausible is None else plausible, bonus)
         self.rescoring = rescoring
         self.settings = replace(fallback.settings, translator="cascade")
 
@@ -197,9 +202,10 @@ class Cascade:
         if scores is None:  # a backend that only generates
             return results
         for i, likelihoods in zip(asked, scores, strict=True):
-            pairs = list(zip(checked[i], likelihoods, strict=True))
-            best, likelihood = max(pairs, key=lambda pair: self.rescoring.score(pair[0].probability, pair[1]))
-            results[i] = _Choice(best, self.rescoring.score(best.probability, likelihood),
+            scored = [(self.rescoring.score(c.probability, likelihood, c.root), c, likelihood)
+                      for c, likelihood in zip(checked[i], likelihoods, strict=True) if c.root is not None]
+            score, best, likelihood = max(scored, key=lambda found: found[0])
+            results[i] = _Choice(best, score,
                                  min(c.probability for c in checked[i]),
                                  likelihood / max(1, len(best.tokens)) >= self.rescoring.plausible)
         return results
@@ -219,5 +225,7 @@ class Cascade:
         for k, (likelihood,) in zip(compared, scores, strict=True):
             choice = asked[k][1]
             assert choice is not None
-            keep[k] = self.rescoring.score(choice.floor, likelihood) >= choice.score
+            root = generated[k].root
+            assert root is not None
+            keep[k] = self.rescoring.score(choice.floor, likelihood, root) >= choice.score
         return keep
