@@ -28,7 +28,6 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from qlang.errors import QlangError, error
-from qlang.ir import Node
 from qlang.passes.canonical import canonicalize
 from qlang.small.tokens import prefix
 from qlang.syntax import SYNTAXES
@@ -97,8 +96,9 @@ class Rescoring:
     #: fall with every token, so without it the shorter of two readings wins
     bonus: float = 0.0
 
-    def score(self, probability: float, likelihood: float, root: Node) -> float:
-        return likelihood + self.weight * math.log(max(probability, 1e-300)) + self.bonus * len(prefix(root))
+    def score(self, probability: float, likelihood: float, length: int) -> float:
+        """A program's score (`qlang.small.calibrate` calibrates it): `length` its tokens."""
+        return likelihood + self.weight * math.log(max(probability, 1e-300)) + self.bonus * length
 
 
 @dataclass(frozen=True, slots=True)
@@ -202,8 +202,8 @@ class Cascade:
         if scores is None:  # a backend that only generates
             return results
         for i, likelihoods in zip(asked, scores, strict=True):
-            scored = [(self.rescoring.score(c.probability, likelihood, c.root), c, likelihood)
-                      for c, likelihood in zip(checked[i], likelihoods, strict=True) if c.root is not None]
+            scored = [(self.rescoring.score(c.probability, likelihood, len(c.tokens)), c, likelihood)
+                      for c, likelihood in zip(checked[i], likelihoods, strict=True)]
             score, best, likelihood = max(scored, key=lambda found: found[0])
             results[i] = _Choice(best, score,
                                  min(c.probability for c in checked[i]),
@@ -227,5 +227,5 @@ class Cascade:
             assert choice is not None
             root = generated[k].root
             assert root is not None
-            keep[k] = self.rescoring.score(choice.floor, likelihood, root) >= choice.score
+            keep[k] = self.rescoring.score(choice.floor, likelihood, len(prefix(root))) >= choice.score
         return keep
