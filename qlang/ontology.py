@@ -10,13 +10,18 @@ category-less `verify`, `choose` and `filter`).
 The attribute file's value lists are incomplete (`cloth` is no `material` there), so a value
 is admitted for a category when the category lists it or no other category claims it; `white`
 is still refused as a `material`.  GQA programs also select the pronouns `he`, `she`, `this`.
+
+Which category GQA's programs give a value no category lists is not in the ontology: its
+programs filter `happy` by `face expression` and `cloth` by `material`, but `open` and `ripe`
+by none (`filter_any`).  `program_categories.json` records the categories the programs of the
+real training pairs give such values (`qlang.train.categories`; `qlangc data` writes it).
 """
 
 from __future__ import annotations
 
 import difflib
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache, cached_property
 from typing import Any
 
@@ -45,6 +50,8 @@ class Ontology:
     admissible: dict[str, frozenset[str]]
     values: frozenset[str]
     relations: frozenset[str]
+    #: a value no category lists -> the categories GQA's training programs give it (not `any`)
+    program_categories: dict[str, frozenset[str]] = field(default_factory=dict)
 
     def vocabulary(self, kind: Kind, category: str | None = None) -> frozenset[str]:
         """The words a literal of `kind` may be; values narrow to `category` when known."""
@@ -71,6 +78,11 @@ class Ontology:
     def is_a(self, name: str, category: str) -> bool:
         """Whether a class is `category` or among its members (`man` is a `person`)."""
         return name == category or name in self.class_members.get(category, ())
+
+    def categoryless(self, value: str) -> bool:
+        """Whether a value of GQA's has no category: none lists it, GQA's programs give it none."""
+        return (value in self.categories[ANY_CATEGORY] and not self.category_of(value)
+                and value not in self.program_categories)
 
     def category_of(self, value: str) -> list[str]:
         """The attribute categories a value belongs to, sorted (excluding `any`)."""
@@ -114,5 +126,6 @@ def load() -> Ontology:
     # "same color" is listed as a relation, but in programs it is relate_attr's GQA spelling.
     relations = frozenset(r for r in _lines("rel_gqa.txt") | set(_json("gqa_relation.json"))
                           if not r.startswith("same "))
+    program_categories = {value: frozenset(used) for value, used in _json("program_categories.json").items()}
     return Ontology(classes, class_members, categories, admissible, attribute_values | classes,
-                    relations)
+                    relations, program_categories)

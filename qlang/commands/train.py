@@ -26,7 +26,9 @@ MAX_AUGMENT, MAX_KNOWLEDGE = 100, 100_000
 @click.command()
 @click.argument("files", nargs=-1, type=click.Path(exists=True, dir_okay=False))
 @click.option("--out", type=click.Path(file_okay=False), required=True,
-              help="Folder for train.jsonl, dev.jsonl and data.json (the counts).")
+              help="Folder for train.jsonl, dev.jsonl, data.json (the counts) and "
+                   "program_categories.json (what qlang/data/ontology holds: "
+                   "qlang.train.categories).")
 @click.option("--syntax", type=click.Choice(sorted(SYNTAXES)), default="nested", show_default=True)
 @click.option("--dev-percent", type=click.FloatRange(0, 100), default=13.0, show_default=True,
               help="Share of image ids whose questions go to dev.")
@@ -45,11 +47,13 @@ def data(files: tuple[str, ...], out: str, syntax: str, dev_percent: float, excl
          augment: int, knowledge: int, text: int, seed: int) -> None:
     """(question, program) pairs from GQA question FILES (default: the shared ones), split by
     image id into train and dev, deduplicated, as JSON lines."""
+    from qlang.ontology import load
+    from qlang.train.categories import program_categories
     from qlang.train.pairs import make_pairs, write_pairs
 
     folder = output_folder(out, *files, *exclude,
                            files=("train.jsonl", "dev.jsonl", "knowledge-dev.jsonl", "text-dev.jsonl",
-                                  "data.json"))
+                                  "data.json", "program_categories.json"))
     sources = [Path(f) for f in files] or sorted(GQA_QUESTIONS.glob("*.json"))
     try:
         pairs, counts = make_pairs(sources, syntax=syntax, dev_percent=dev_percent, exclude=exclude)
@@ -57,6 +61,8 @@ def data(files: tuple[str, ...], out: str, syntax: str, dev_percent: float, excl
         fail(exc)
     train = [p for p in pairs if p.split == "train"]
     dev = [p for p in pairs if p.split == "dev"]
+    (folder / "program_categories.json").write_text(
+        json.dumps(program_categories(train, load()), indent=1) + "\n")
     if augment:
         from qlang.train.augment import augment as substitute
 

@@ -7,12 +7,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from qlang import ontology
 from qlang.api import check
 from qlang.errors import QlangError, error
 from qlang.ir import Node, postorder
 from qlang.knowledge import sources
 from qlang.knowledge.graph import Knowledge
 from qlang.passes.canonical import equivalent
+from qlang.passes.categoryless import categoryless
 from qlang.paths import package_data
 from qlang.small import files
 from qlang.small.automaton import Automaton
@@ -163,4 +165,4 @@ class SmallParser:
             return Decoded(None, 0.0, candidate.tokens, exc)
         if errors:
             return Decoded(None, 0.0, candidate.tokens, QlangError(errors))
-        return Decoded(root, candidate.probability, candidate.tokens)
+        return Decoded(categoryless(root, ontology.load()), candidate.probability, candidate.tokens)

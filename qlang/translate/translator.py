@@ -15,11 +15,13 @@ from dataclasses import dataclass, field, replace
 from functools import cache
 from typing import Protocol
 
+from qlang import ontology
 from qlang.api import check, parse
 from qlang.errors import QlangError, error
 from qlang.ir import Node
 from qlang.knowledge.graph import Knowledge
 from qlang.passes.canonical import canonicalize
+from qlang.passes.categoryless import categoryless
 from qlang.syntax import SYNTAXES
 from qlang.translate import instruction
 from qlang.translate.backends import Backend, Generation, Request
@@ -242,7 +244,7 @@ class Translator:
         except QlangError as exc:
             result.error = exc
             return False
-        result.root, result.error = canonicalize(root), None
+        result.root, result.error = canonicalize(categoryless(root, ontology.load())), None
         result.program = SYNTAXES[self.settings.syntax].print(result.root)
         return True
 
