@@ -79,10 +79,9 @@ class Ontology:
         """Whether a class is `category` or among its members (`man` is a `person`)."""
         return name == category or name in self.class_members.get(category, ())
 
-    def categoryless(self, value: str) -> bool:
-        """Whether a value of GQA's has no category: none lists it, GQA's programs give it none."""
-        return (value in self.categories[ANY_CATEGORY] and not self.category_of(value)
-                and value not in self.program_categories)
+    def known_categories(self, value: str) -> frozenset[str]:
+        """The categories a value has: those that list it, and those GQA's programs give it."""
+        return frozenset(self.category_of(value)) | self.program_categories.get(value, frozenset())
 
     def category_of(self, value: str) -> list[str]:
         """The attribute categories a value belongs to, sorted (excluding `any`)."""

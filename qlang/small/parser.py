@@ -14,7 +14,7 @@ from qlang.ir import Node, postorder
 from qlang.knowledge import sources
 from qlang.knowledge.graph import Knowledge
 from qlang.passes.canonical import equivalent
-from qlang.passes.categoryless import categoryless
+from qlang.passes.categorise import categorise
 from qlang.paths import package_data
 from qlang.small import files
 from qlang.small.automaton import Automaton
@@ -159,10 +159,10 @@ class SmallParser:
     def _checked(candidate: Candidate, knowledge: Knowledge | None) -> Decoded:
         """A candidate as a program, or the error that keeps it from being one."""
         try:
-            root = from_prefix(candidate.tokens)
+            root = categorise(from_prefix(candidate.tokens), ontology.load())
             errors = [d for d in check(root, knowledge=knowledge) if not d.warning]
         except QlangError as exc:
             return Decoded(None, 0.0, candidate.tokens, exc)
         if errors:
             return Decoded(None, 0.0, candidate.tokens, QlangError(errors))
-        return Decoded(categoryless(root, ontology.load()), candidate.probability, candidate.tokens)
+        return Decoded(root, candidate.probability, candidate.tokens)

@@ -5,7 +5,7 @@ them two ways: `happy` is filtered by `face expression` and `cloth` by `material
 `parked` and `ripe` are filtered by none (`filter_any`).  Among the 3,091 real questions in the
 shared data, a value whose category no other question shows is filtered category-less 35 times
 in 40.  What the real training pairs show is the record `qlang.ontology` loads
-(`program_categories.json`) and `qlang.passes.categoryless` consults: a translator that gives
+(`program_categories.json`) and `qlang.passes.categorise` consults: a translator that gives
 such a value a category nobody gives it has invented one.
 """
 

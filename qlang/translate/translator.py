@@ -21,7 +21,7 @@ from qlang.errors import QlangError, error
 from qlang.ir import Node
 from qlang.knowledge.graph import Knowledge
 from qlang.passes.canonical import canonicalize
-from qlang.passes.categoryless import categoryless
+from qlang.passes.categorise import categorise
 from qlang.syntax import SYNTAXES
 from qlang.translate import instruction
 from qlang.translate.backends import Backend, Generation, Request
@@ -239,12 +239,12 @@ class Translator:
         text = clean(generation.text, self.settings.syntax)
         result.program = text
         try:
-            root = parse(text, self.settings.syntax, name="<model output>")
+            root = categorise(parse(text, self.settings.syntax, name="<model output>"), ontology.load())
             check(root, open_vocabulary=self.settings.open_vocabulary, knowledge=self.settings.knowledge)
         except QlangError as exc:
             result.error = exc
             return False
-        result.root, result.error = canonicalize(categoryless(root, ontology.load())), None
+        result.root, result.error = canonicalize(root), None
         result.program = SYNTAXES[self.settings.syntax].print(result.root)
         return True
 
