@@ -86,7 +86,8 @@ def test_a_candidate_the_pass_makes_repeat_an_operand_is_refused() -> None:
     program = op("two_different", op("filter_any", ORANGE, "ripe"), op("filter", ORANGE, "color", "ripe"),
                  "size")
     check(program)
-    decoded = SmallParser._checked(Candidate(tuple(prefix(program)), -1.0), None)
+    candidate = Candidate(tuple(prefix(program)), -1.0)
+    decoded = SmallParser._checked(candidate, "Are the ripe oranges different in size?", None)
     assert decoded.root is None and "repeats argument 1" in str(decoded.error)
 
 

@@ -7,14 +7,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from qlang import ontology
 from qlang.api import check
 from qlang.errors import QlangError, error
 from qlang.ir import Node, postorder
 from qlang.knowledge import sources
 from qlang.knowledge.graph import Knowledge
 from qlang.passes.canonical import equivalent
-from qlang.passes.categorise import categorise
+from qlang.passes.translation import settle
 from qlang.paths import package_data
 from qlang.small import files
 from qlang.small.automaton import Automaton
@@ -113,9 +112,9 @@ class SmallParser:
         """Each question's k best programs (k: the beam), most probable first, decoded together
         and checked (against `knowledge`, as `parse`): one that does not check has its error
         and no program."""
-        return [[self._checked(candidate, knowledge) for candidate in candidates]
-                for candidates in beam_search(self.network, self.automaton, questions, self.beam,
-                                              self._knows(knowledge))]
+        found = beam_search(self.network, self.automaton, questions, self.beam, self._knows(knowledge))
+        return [[self._checked(candidate, question, knowledge) for candidate in candidates]
+                for question, candidates in zip(questions, found, strict=True)]
 
     def programs(self, question: str, knowledge: Knowledge | None = None) -> list[Decoded]:
         """The k best programs of one question that check, most probable first: the
@@ -156,10 +155,11 @@ class SmallParser:
         return sum(c.probability for c in candidates if c.root is not None and equivalent(c.root, best))
 
     @staticmethod
-    def _checked(candidate: Candidate, knowledge: Knowledge | None) -> Decoded:
-        """A candidate as a program, or the error that keeps it from being one."""
+    def _checked(candidate: Candidate, question: str, knowledge: Knowledge | None) -> Decoded:
+        """A candidate as a program of `question` (`qlang.passes.translation`), or the error
+        that keeps it from being one."""
         try:
-            root = categorise(from_prefix(candidate.tokens), ontology.load())
+            root = settle(from_prefix(candidate.tokens), question)
             errors = [d for d in check(root, knowledge=knowledge) if not d.warning]
         except QlangError as exc:
             return Decoded(None, 0.0, candidate.tokens, exc)

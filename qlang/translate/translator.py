@@ -15,13 +15,12 @@ from dataclasses import dataclass, field, replace
 from functools import cache
 from typing import Protocol
 
-from qlang import ontology
 from qlang.api import check, parse
 from qlang.errors import QlangError, error
 from qlang.ir import Node
 from qlang.knowledge.graph import Knowledge
 from qlang.passes.canonical import canonicalize
-from qlang.passes.categorise import categorise
+from qlang.passes.translation import settle
 from qlang.syntax import SYNTAXES
 from qlang.translate import instruction
 from qlang.translate.backends import Backend, Generation, Request
@@ -239,7 +238,7 @@ class Translator:
         text = clean(generation.text, self.settings.syntax)
         result.program = text
         try:
-            root = categorise(parse(text, self.settings.syntax, name="<model output>"), ontology.load())
+            root = settle(parse(text, self.settings.syntax, name="<model output>"), result.question)
             check(root, open_vocabulary=self.settings.open_vocabulary, knowledge=self.settings.knowledge)
         except QlangError as exc:
             result.error = exc
