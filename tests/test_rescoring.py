@@ -15,6 +15,7 @@ import qlang
 from qlang.ir import Node
 from qlang.passes.canonical import equivalent
 from qlang.small.calibrate import (
+    BONUSES,
     WEIGHTS,
     Scored,
     Setting,
@@ -22,6 +23,7 @@ from qlang.small.calibrate import (
     _Grid,
     choose_setting,
     halvings,
+    neighbourhood,
     outcome,
     settings,
     within_reach,
@@ -234,6 +236,24 @@ def test_calibration_finds_the_bonus_that_keeps_a_longer_reading() -> None:
     assert outcome([own], Setting(0.999, 0.0, 0.0, 0.0)).paths == ("rescored",)
 
 
+def test_calibration_prefers_the_scheme_whose_neighbours_do_as_well() -> None:
+    """Bonuses 0.25 and 2 each get two of three questions right; 0.25's neighbours (0 and
+    0.5) one each, 2's (1, and 2 again at the axis' end) one and two: 2 is chosen, where the
+    lowest bonus once was."""
+    def question(lengths: tuple[int, int], likelihoods: tuple[float, float]) -> Scored:
+        readings = tuple(Decoded(qlang.parse(f"exist(select(scene(), {animal}))"), 0.3, ("cat",) * n)
+                         for animal, n in zip(("cat", "dog"), lengths, strict=True))
+        return Scored(readings, (False, True), likelihoods, False)
+
+    questions = [question((1, 3), (-1.0, -1.25)),  # the second reading wins for a bonus over 0.125
+                 question((3, 1), (-1.0, -0.25)),  # ... under 0.375
+                 question((1, 2), (-1.0, -2.5))]   # ... over 1.5
+    assert [sum(outcome(questions, Setting(0.999, 0.0, None, b)).right) for b in BONUSES] == [1, 2, 1, 1, 2]
+    chosen = choose_setting(questions, cap=0.999, slack=0.0)
+    assert (chosen.setting.threshold, chosen.setting.bonus, sum(chosen.right)) == (0.999, 2.0, 2)
+    assert neighbourhood(_counts(questions, _Grid.of(questions, 0.999))[0]).max() == 3 * 5
+
+
 def test_calibration_keeps_a_program_beyond_gqa_with_the_small_parser() -> None:
     known = Decoded(qlang.parse("verify_know(unique(select(scene(), corn)), has_property, yellow)"), 0.5)
     other = _scored([0.4], [False], [-1.0], False)
@@ -256,7 +276,7 @@ def _dev_question(draw: st.DrawFn) -> Scored:
     """A dev question as calibration sees it, from few values, so that settings tie often."""
     size = draw(st.integers(0, 4))
     candidates = tuple(Decoded(draw(st.sampled_from(_PROGRAMS)), draw(st.sampled_from((0.2, 0.5, 0.9, 0.99))),
-                               ("exist", "select", "scene", "cat")) for _ in range(size))
+                               ("cat",) * draw(st.integers(1, 6))) for _ in range(size))
     exact = tuple(draw(st.booleans()) for _ in candidates)
     likelihood = st.sampled_from((-30.0, -4.0, -1.0, -0.5))
     likelihoods = draw(st.none() | st.tuples(*(likelihood for _ in candidates)))
@@ -278,10 +298,23 @@ def test_every_settings_counts_are_what_a_pass_over_the_questions_finds(question
 @given(st.lists(_dev_question(), min_size=1, max_size=12), st.sampled_from((0.0, 0.005, 0.2, 0.5)))
 def test_the_chosen_setting_is_the_one_a_pass_over_every_setting_chooses(questions, slack) -> None:
     outcomes = [outcome(questions, s) for s in settings(questions, 0.999)]
+    right = {_where(o.setting): sum(o.right) for o in outcomes}
     best = max(o.exact for o in outcomes)
+
+    def around(setting: Setting) -> int:  # the nine schemes next to its own, an end counting again
+        w, b = WEIGHTS.index(setting.weight), BONUSES.index(setting.bonus)
+        return sum(right[setting.threshold, WEIGHTS[min(max(w + i, 0), len(WEIGHTS) - 1)],
+                         BONUSES[min(max(b + j, 0), len(BONUSES) - 1)], setting.plausible]
+                   for i in (-1, 0, 1) for j in (-1, 0, 1))
+
     expected = min((o for o in outcomes if o.exact >= best - slack),
-                   key=lambda o: (o.setting.threshold, o.share("finetuned"), -o.exact, o.setting.weight))
+                   key=lambda o: (o.setting.threshold, o.share("finetuned"), -around(o.setting), -o.exact,
+                                  o.setting.weight, o.setting.bonus))
     assert choose_setting(questions, 0.999, slack) == expected
+
+
+def _where(setting: Setting) -> tuple[float, float, float, float | None]:
+    return setting.threshold, setting.weight, setting.bonus, setting.plausible
 
 
 @given(st.lists(_dev_question(), min_size=1, max_size=12))

@@ -9,7 +9,9 @@ reaches t; below it the candidate both models like best where the fine-tuned mod
 plausible, else that candidate or the fine-tuned model's own program, whichever scores better.
 The chosen setting is the one with the lowest t (the most questions answered in milliseconds),
 then the fewest generated, whose cascade is exact within `slack` of the best one's: speed is
-bought only with accuracy that is not measurably there.
+bought only with accuracy that is not measurably there.  Among those alike, the one whose
+neighbouring schemes (the next weight, the next bonus) do best wins: a scheme that is best
+alone owes its count to a question or two.
 """
 
 from __future__ import annotations
@@ -202,8 +204,9 @@ def settings(questions: Sequence[Scored], cap: float) -> list[Setting]:
 
 def choose_setting(questions: Sequence[Scored], cap: float, slack: float = 0.005) -> Calibrated:
     """The cheapest setting exact within `slack` of the best: the lowest threshold (the most
-    questions answered in milliseconds), then the fewest generated, then the most exact, then
-    the lowest weight, then the lowest bonus, then the first in `settings`' order.
+    questions answered in milliseconds), then the fewest generated, then the most right in its
+    neighbourhood (`neighbourhood`), then the most exact, then the lowest weight, then the
+    lowest bonus, then the first in `settings`' order.
 
     Every setting's counts come from a few matrix products (`_counts`), not one pass over the
     questions per setting: dev's 14,000 settings took 35 s a half through `outcome`, which
@@ -216,11 +219,24 @@ def choose_setting(questions: Sequence[Scored], cap: float, slack: float = 0.005
     t, s, _ = np.meshgrid(np.array(grid.thresholds), np.arange(len(SCHEMES)), np.arange(len(grid.levels)),
                           indexing="ij")
     order = np.arange(exact.size).reshape(exact.shape)
-    keys = [k[admitted] for k in (order, s, -exact, share, t)]  # np.lexsort: the last key first
+    around = neighbourhood(right)
+    keys = [k[admitted] for k in (order, s, -right, -around, share, t)]  # np.lexsort: the last key first
     first = int(order[admitted][np.lexsort(keys)[0]])
     ti, si, li = np.unravel_index(first, exact.shape)
     weight, bonus = SCHEMES[si]
     return outcome(questions, Setting(grid.thresholds[ti], weight, grid.levels[li], bonus))
+
+
+def neighbourhood(right: Floats) -> Floats:
+    """Per setting (threshold x scheme x plausibility, as `_counts`), the questions right summed
+    over its scheme's neighbours: the weights and the bonuses next to its own either side, and
+    its own (nine schemes; at an end of an axis the end counts again).  Breaking ties by it took
+    dev's held-out figure from 302.0 to 302.2 of 314 (better in 34 of 200 random halvings,
+    worse in none)."""
+    shape = (right.shape[0], len(WEIGHTS), len(BONUSES), right.shape[2])
+    padded = np.pad(right.reshape(shape), ((0, 0), (1, 1), (1, 1), (0, 0)), mode="edge")
+    summed = sum(padded[:, i:i + shape[1], j:j + shape[2], :] for i in range(3) for j in range(3))
+    return np.asarray(summed).reshape(right.shape)
 
 
 def halvings(questions: Sequence[Scored], cap: float, slack: float, splits: int,
