@@ -167,7 +167,7 @@ def test_the_bonus_per_token_undoes_the_preference_for_short_programs(small) -> 
         cascade = Cascade(small, Terse(None), threshold=1.0, rescoring=Rescoring(bonus=bonus))
         (result,) = cascade.translate_many([question])
         assert result.path == "rescored" and len(prefix(qlang.parse(result.program))) == length
-    assert Cascade(small, Terse(None)).rescoring.bonus == small.parser.rescoring[2] == 1.0
+    assert Cascade(small, Terse(None)).rescoring.bonus == small.parser.rescoring[2] > 0  # the config's
 
 
 def test_a_scorer_of_its_own_ranks_what_the_fallback_generates(small) -> None:
