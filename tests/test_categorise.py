@@ -5,22 +5,28 @@ programs are what the pass writes, but for three."""
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 
+import pytest
 from click.testing import CliRunner
 from hypothesis import given, settings
 
 import qlang
 from qlang.api import check
 from qlang.commands.main import cli
+from qlang.errors import CheckError
 from qlang.ir import Node, op
 from qlang.ontology import load
 from qlang.passes.canonical import equivalent
 from qlang.passes.categorise import categorise
+from qlang.passes.translation import settle
 from qlang.paths import package_data
 from qlang.small.beam import Candidate
 from qlang.small.parser import SmallParser
 from qlang.small.tokens import prefix
 from qlang.syntax import gqa
+from qlang.translate.backends import Generation, Request
+from qlang.translate.translator import Settings, Translator
 from tests.conftest import all_questions, run
 from tests.strategies import programs
 
@@ -55,6 +61,17 @@ def test_what_gqa_would_write_too_is_kept() -> None:
             op("filter", op("scene"), "name", "orange")]  # a class category's value is a class
     for program in kept:
         assert categorise(program, ONTOLOGY) == program
+
+
+def test_a_malformed_step_is_left_for_the_checker_to_refuse() -> None:
+    """A model's output is parsed, not yet checked, when it comes here."""
+    for text in ("filter(select(scene(), cat))", "filter_any(select(scene(), cat))",
+                 "verify_attr(unique(select(scene(), cat)), ripe)",
+                 "filter(select(scene(), cat), color, ripe, red)"):
+        program = qlang.parse(text)
+        assert categorise(program, ONTOLOGY) == program
+        with pytest.raises(CheckError):
+            check(settle(program, "Is there a ripe cat?"))
 
 
 def test_a_shared_step_stays_shared() -> None:
@@ -125,3 +142,28 @@ def test_both_translators_filter_a_ripe_fruit_as_gqa_does() -> None:
         result = CliRunner().invoke(cli, ["translate", question, "--translator", translator])
         assert result.exit_code == 0, result.output
         assert equivalent(qlang.parse(result.stdout.strip()), qlang.parse(gold)), result.stdout
+
+
+@dataclass
+class _Said:
+    """A model that says one text, whatever it is asked: what a translator must survive."""
+
+    text: str
+    name: str = "said"
+    model: str = "said"
+
+    def generate(self, request: Request) -> Generation:
+        return Generation(self.text, 1, 1, 0.001)
+
+
+@pytest.mark.parametrize(("text", "refused"), [
+    ("filter(select(scene(), cat))", "takes 3 argument"),  # malformed: the checker's to refuse
+    ("exist(filter(select(scene(), cat), color, left))", "says 'left'"),
+    ("two_different(filter_any(select(scene(), cat), ripe), filter(select(scene(), cat), color, ripe), size)",
+     "repeats argument 1"),
+])
+def test_a_models_output_the_step_cannot_take_is_an_error_not_a_traceback(text, refused) -> None:
+    translator = Translator(_Said(text), [], Settings(translator="finetuned", constrained=False))
+    result = translator.translate("Is there a ripe cat?")
+    assert result.root is None and result.error is not None
+    assert refused in result.error.render(), result.error.render()

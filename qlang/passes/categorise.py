@@ -42,8 +42,8 @@ def categorise(root: Node, ontology: Ontology) -> Node:
     for node in postorder(root):
         args = tuple(rebuilt[a] if isinstance(a, Node) else a for a in node.args)
         rebuilt[node] = Node(node.op, args, node.span)
-        if node.op not in _CATEGORISED:
-            continue
+        if node.op not in _CATEGORISED or node.signature is None or len(args) != node.signature.arity:
+            continue  # what the checker refuses, it refuses as written
         *given, value = node.literals
         category = given[0] if given else ANY_CATEGORY
         settled = _settled(category, value, ontology)
