@@ -12,20 +12,22 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import qlang
+from qlang.errors import QlangError, error
 from qlang.ir import Node
-from qlang.passes.canonical import equivalent
+from qlang.passes.canonical import canonicalize, equivalent
 from qlang.small.calibrate import (
     BONUSES,
+    SCHEMES,
     WEIGHTS,
     Scored,
     Setting,
     _counts,
-    _Grid,
     choose_setting,
     halvings,
     neighbourhood,
     outcome,
     settings,
+    thresholds,
     within_reach,
 )
 from qlang.small.parser import Decoded, SmallParser
@@ -130,29 +132,44 @@ def test_an_unsure_question_gets_the_candidate_the_fallback_likes(small) -> None
     liked = NESTED.print(candidates[-1].root).split("select(scene(), ")[1].split(")")[0]
     fallback = Fallback(liked)
     (result,) = Cascade(small, fallback, threshold=1.0, rescoring=Rescoring()).translate_many([ODD])
-    assert result.path == "rescored" and fallback.asked == []
+    assert result.path == "rescored" and fallback.asked == fallback.scored == [ODD]
     assert liked in result.program and result.confidence == pytest.approx(candidates[0].probability, abs=1e-6)
 
 
-def test_the_fallback_generates_where_no_candidate_is_plausible_or_it_cannot_score(small) -> None:
-    for fallback, rescoring in ((Fallback("no such word"), Rescoring(plausible=-1.0)),
-                                (Fallback(None), Rescoring())):
-        (result,) = Cascade(small, fallback, threshold=1.0, rescoring=rescoring).translate_many([ODD])
-        assert result.path == "finetuned" and result.program == fallback.generated
-        assert fallback.asked == [ODD]
-
-
-def test_below_plausible_the_fallbacks_own_program_competes_with_the_candidates(small) -> None:
+def test_the_fallbacks_own_program_competes_with_the_candidates(small) -> None:
     liked = NESTED.print(small.parser.programs(ODD)[-1].root).split("select(scene(), ")[1].split(")")[0]
-    never = Rescoring(plausible=0.0)  # no likelihood per token reaches 0
     for fallback, path in ((Fallback(liked), "rescored"), (Fallback("dog"), "finetuned")):
-        (result,) = Cascade(small, fallback, threshold=1.0, rescoring=never).translate_many([ODD])
-        assert fallback.asked == [ODD] and result.path == path
+        (result,) = Cascade(small, fallback, threshold=1.0, rescoring=Rescoring()).translate_many([ODD])
+        assert fallback.asked == fallback.scored == [ODD] and result.path == path
         assert (liked if path == "rescored" else "dog") in result.program
 
 
-class Terse(Fallback):
-    """A fine-tuned model whose likelihoods fall by a nat a token, whatever the program."""
+class Failing(Fallback):
+    """A fine-tuned model whose generation fails (a prompt too long, a program that does not check)."""
+
+    def translate_many(self, questions: Sequence[str]) -> list[Translation]:
+        self.asked += questions
+        return [Translation(q, error=error(QlangError, "translate", "no program")) for q in questions]
+
+
+def test_without_scores_the_fallbacks_own_program_answers_else_the_small_parsers_best(small) -> None:
+    """A backend that only generates cannot rescore: its program answers, and where it wrote
+    none, the small parser's best; where it can score, a failed generation loses to any
+    candidate."""
+    best = small.parser.programs(ODD)[0]
+    for fallback, path in ((Fallback(None), "finetuned"), (Failing(None), "rescored"),
+                           (Failing("no such word"), "rescored")):
+        (result,) = Cascade(small, fallback, threshold=1.0).translate_many([ODD])
+        assert fallback.asked == [ODD] and result.path == path, (fallback, result)
+        if path == "finetuned":
+            assert result.program == fallback.generated
+        elif fallback.liked is None:
+            assert result.root == canonicalize(best.root)
+
+
+class Terse(Failing):
+    """A fine-tuned model whose likelihoods fall by a nat a token, whatever the program, and
+    whose own program fails: the candidates compete alone."""
 
     def likelihoods(self, questions: Sequence[str],
                     programs: Sequence[Sequence[Node]]) -> list[list[float]] | None:
@@ -167,19 +184,18 @@ def test_the_bonus_per_token_undoes_the_preference_for_short_programs(small) -> 
         cascade = Cascade(small, Terse(None), threshold=1.0, rescoring=Rescoring(bonus=bonus))
         (result,) = cascade.translate_many([question])
         assert result.path == "rescored" and len(prefix(qlang.parse(result.program))) == length
-    assert Cascade(small, Terse(None)).rescoring.bonus == small.parser.rescoring[2] > 0  # the config's
+    assert Cascade(small, Terse(None)).rescoring.bonus == small.parser.rescoring[1] > 0  # the config's
 
 
 def test_a_scorer_of_its_own_ranks_what_the_fallback_generates(small) -> None:
     """The model that scores may be another than the one that writes (the shipped cascade:
     Gemma scores, SmolLM2 writes): the scorer ranks the candidates and the fallback's program."""
     liked = NESTED.print(small.parser.programs(ODD)[-1].root).split("select(scene(), ")[1].split(")")[0]
-    never = Rescoring(plausible=0.0)
     for scorer, path in ((Fallback(liked), "rescored"), (Fallback("dog"), "finetuned")):
         writer = Fallback("no such word")
-        cascade = Cascade(small, writer, threshold=1.0, rescoring=never, scorer=scorer)
+        cascade = Cascade(small, writer, threshold=1.0, rescoring=Rescoring(), scorer=scorer)
         (result,) = cascade.translate_many([ODD])
-        assert writer.asked == [ODD] and writer.scored == [] and scorer.scored == [ODD, ODD]
+        assert writer.asked == [ODD] and writer.scored == [] and scorer.scored == [ODD]
         assert result.path == path and (liked if path == "rescored" else "dog") in result.program
 
 
@@ -201,20 +217,20 @@ def _scored(probabilities: Sequence[float], exact: Sequence[bool], likelihoods: 
                   generated_likelihood)
 
 
-def test_calibration_rescores_where_it_is_right_and_generates_where_nothing_is_plausible() -> None:
+def test_calibration_rescores_where_a_candidate_scores_best_and_else_takes_the_own_program() -> None:
     questions = [
         _scored([0.99], [True], None, False),                       # sure and right
         _scored([0.6, 0.3], [False, True], [-9.0, -1.0], False),    # the fine-tuned model's pick
         _scored([0.5, 0.4], [True, False], [-2.0, -3.0], False),    # the small parser's pick
-        _scored([0.4, 0.3], [False, False], [-40.0, -50.0], True, -5.0),  # implausible: generate
-        _scored([0.4, 0.3], [True, False], [-20.0, -50.0], False, -30.0),  # and still the best
+        _scored([0.4, 0.3], [False, False], [-40.0, -50.0], True, -5.0),  # its own program wins
+        _scored([0.4, 0.3], [True, False], [-20.0, -50.0], False, -30.0),  # and loses
     ]
     chosen = choose_setting(questions, cap=0.999, slack=0.0)
     assert chosen.right == (True, True, True, True, True)
     assert chosen.paths == ("small", "rescored", "rescored", "finetuned", "rescored")
     assert chosen.setting.threshold == pytest.approx(0.99 - 1e-6)
-    always = outcome(questions, Setting(0.99 - 1e-6, 0.0, None))
-    assert always.right == (True, True, True, False, True) and always.share("rescored") == 0.8
+    trusting = outcome(questions, Setting(0.0, 0.0))  # the small parser answers everything
+    assert trusting.right == (True, False, True, False, True) and trusting.share("small") == 1.0
 
 
 def test_calibration_finds_the_bonus_that_keeps_a_longer_reading() -> None:
@@ -232,8 +248,8 @@ def test_calibration_finds_the_bonus_that_keeps_a_longer_reading() -> None:
     # the fine-tuned model's own program gets the bonus for its length too
     own = replace(unsure, exact=(False, False), generated=True, generated_likelihood=-9.0,
                   generated_length=len(prefix(long)) + 3)
-    assert outcome([own], Setting(0.999, 0.0, 0.0, 1.0)).paths == ("finetuned",)
-    assert outcome([own], Setting(0.999, 0.0, 0.0, 0.0)).paths == ("rescored",)
+    assert outcome([own], Setting(0.999, 0.0, 1.0)).paths == ("finetuned",)
+    assert outcome([own], Setting(0.999, 0.0, 0.0)).paths == ("rescored",)
 
 
 def test_calibration_prefers_the_scheme_whose_neighbours_do_as_well() -> None:
@@ -248,10 +264,10 @@ def test_calibration_prefers_the_scheme_whose_neighbours_do_as_well() -> None:
     questions = [question((1, 3), (-1.0, -1.25)),  # the second reading wins for a bonus over 0.125
                  question((3, 1), (-1.0, -0.25)),  # ... under 0.375
                  question((1, 2), (-1.0, -2.5))]   # ... over 1.5
-    assert [sum(outcome(questions, Setting(0.999, 0.0, None, b)).right) for b in BONUSES] == [1, 2, 1, 1, 2]
+    assert [sum(outcome(questions, Setting(0.999, 0.0, b)).right) for b in BONUSES] == [1, 2, 1, 1, 2]
     chosen = choose_setting(questions, cap=0.999, slack=0.0)
     assert (chosen.setting.threshold, chosen.setting.bonus, sum(chosen.right)) == (0.999, 2.0, 2)
-    assert neighbourhood(_counts(questions, _Grid.of(questions, 0.999))[0]).max() == 3 * 5
+    assert neighbourhood(_counts(questions, thresholds(questions, 0.999))[0]).max() == 3 * 5
 
 
 def test_calibration_keeps_a_program_beyond_gqa_with_the_small_parser() -> None:
@@ -259,12 +275,12 @@ def test_calibration_keeps_a_program_beyond_gqa_with_the_small_parser() -> None:
     other = _scored([0.4], [False], [-1.0], False)
     beyond = Scored((known, *other.candidates), (True, False), (-40.0, -1.0), False)
     assert beyond.beyond_gqa and not other.beyond_gqa
-    kept = outcome([beyond, other], Setting(0.9, 0.0, None))
+    kept = outcome([beyond, other], Setting(0.9, 0.0))
     assert kept.paths == ("small", "rescored") and kept.right == (True, False)
     behind = Scored((*other.candidates, known), (False, True), (-1.0, -40.0), False)
     assert not behind.beyond_gqa
-    assert outcome([behind], Setting(0.9, 0.0, None)).paths == ("small",)
-    assert outcome([behind], Setting(0.9, 0.0, None)).right == (True,)
+    assert outcome([behind], Setting(0.9, 0.0)).paths == ("small",)
+    assert outcome([behind], Setting(0.9, 0.0)).right == (True,)
 
 
 _PROGRAMS = (qlang.parse("exist(select(scene(), cat))"),
@@ -286,11 +302,10 @@ def _dev_question(draw: st.DrawFn) -> Scored:
 
 @given(st.lists(_dev_question(), min_size=1, max_size=12))
 def test_every_settings_counts_are_what_a_pass_over_the_questions_finds(questions) -> None:
-    grid = _Grid.of(questions, 0.999)
-    right, generated = _counts(questions, grid)
+    tried = thresholds(questions, 0.999)
+    right, generated = _counts(questions, tried)
     for setting in settings(questions, 0.999):
-        where = (grid.thresholds.index(setting.threshold), WEIGHTS.index(setting.weight),
-                 grid.levels.index(setting.plausible))
+        where = (tried.index(setting.threshold), SCHEMES.index((setting.weight, setting.bonus)))
         passed = outcome(questions, setting)
         assert (right[where], generated[where]) == (sum(passed.right), passed.paths.count("finetuned"))
 
@@ -304,7 +319,7 @@ def test_the_chosen_setting_is_the_one_a_pass_over_every_setting_chooses(questio
     def around(setting: Setting) -> int:  # the nine schemes next to its own, an end counting again
         w, b = WEIGHTS.index(setting.weight), BONUSES.index(setting.bonus)
         return sum(right[setting.threshold, WEIGHTS[min(max(w + i, 0), len(WEIGHTS) - 1)],
-                         BONUSES[min(max(b + j, 0), len(BONUSES) - 1)], setting.plausible]
+                         BONUSES[min(max(b + j, 0), len(BONUSES) - 1)]]
                    for i in (-1, 0, 1) for j in (-1, 0, 1))
 
     expected = min((o for o in outcomes if o.exact >= best - slack),
@@ -313,8 +328,8 @@ def test_the_chosen_setting_is_the_one_a_pass_over_every_setting_chooses(questio
     assert choose_setting(questions, 0.999, slack) == expected
 
 
-def _where(setting: Setting) -> tuple[float, float, float, float | None]:
-    return setting.threshold, setting.weight, setting.bonus, setting.plausible
+def _where(setting: Setting) -> tuple[float, float, float]:
+    return setting.threshold, setting.weight, setting.bonus
 
 
 @given(st.lists(_dev_question(), min_size=1, max_size=12))

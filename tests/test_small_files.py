@@ -137,6 +137,15 @@ def test_a_config_the_weights_disagree_with_is_found_in_the_header(tmp_path) -> 
         files.load(folder)
 
 
+def test_an_older_calibrations_plausibility_is_read_and_dropped(tmp_path) -> None:
+    """A model calibrated before the fine-tuned model's own program always competed still
+    loads (`files.OBSOLETE`); calibrating it again writes its config without the setting."""
+    network = files.load(_folder(tmp_path, config=_config(plausible=-0.784)))
+    (tmp_path / "now").mkdir()
+    assert network.config == files.load(_folder(tmp_path / "now")).config
+    assert "plausible" not in REAL_CONFIG
+
+
 def test_the_real_folder_reads_and_a_missing_file_is_named(tmp_path) -> None:
     network = files.load(_folder(tmp_path))
     assert network.config.threshold == REAL_CONFIG["threshold"]

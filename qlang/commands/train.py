@@ -225,8 +225,7 @@ def calibrate(model: str, dev_file: str, fallback: str, slack: float, beam: int,
         setting = chosen.setting
         config = parser.network.config
         write_config(Path(model), replace(
-            config, threshold=setting.threshold, rescore_weight=setting.weight, plausible=setting.plausible,
-            length_bonus=setting.bonus,
+            config, threshold=setting.threshold, rescore_weight=setting.weight, length_bonus=setting.bonus,
             scorer=scorer, notes={**config.notes, "calibration": {
                 "dev": dev_file, "fallback": fallback, "slack": slack, "questions": len(dev),
                 "rescore_below": cap, **asdict(setting), "exact": round(chosen.exact, 6),
@@ -253,9 +252,8 @@ _PATHS = ("small", "rescored", "finetuned")
 
 def _report(name: str, outcome: Any) -> None:
     setting = outcome.setting
-    plausible = "none" if setting.plausible is None else f"{setting.plausible:.3f}"
     click.echo(f"{name}: threshold {setting.threshold:.4f}, weight {setting.weight:g}, bonus "
-               f"{setting.bonus:g}, plausible {plausible}: exact {sum(outcome.right)}/{len(outcome.right)} "
+               f"{setting.bonus:g}: exact {sum(outcome.right)}/{len(outcome.right)} "
                f"({outcome.exact:.1%}); "
                + ", ".join(f"{path} {outcome.share(path):.1%} ({outcome.exact_on(path):.1%} exact)"
                            for path in _PATHS))

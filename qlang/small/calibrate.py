@@ -4,14 +4,17 @@ fine-tuned model chooses below it.
 Given dev pairs (never trained on), the small parser's candidates and probabilities for each,
 the fallback translator's program for each (a `qlangc translate --jsonl` output) and the
 fine-tuned model's log-likelihood of all of them, every setting (a threshold t, a weight of the
-small parser's log-probability, a plausibility) gives a cascade: small where its probability
-reaches t; below it the candidate both models like best where the fine-tuned model finds it
-plausible, else that candidate or the fine-tuned model's own program, whichever scores better.
-The chosen setting is the one with the lowest t (the most questions answered in milliseconds),
-then the fewest generated, whose cascade is exact within `slack` of the best one's: speed is
-bought only with accuracy that is not measurably there.  Among those alike, the one whose
-neighbouring schemes (the next weight, the next bonus) do best wins: a scheme that is best
-alone owes its count to a question or two.
+small parser's log-probability, a bonus per program token) gives a cascade: small where its
+probability reaches t; below it the candidate both models like best or the fine-tuned model's
+own program, whichever scores better.
+The chosen setting is the one with the lowest t (the most questions answered in milliseconds)
+whose cascade is exact within `slack` of the best one's: speed is bought only with accuracy
+that is not measurably there.  Among those alike, the one whose neighbouring schemes (the next
+weight, the next bonus) do best wins: a scheme that is best alone owes its count to a question
+or two.  The fine-tuned model once answered with its best candidate at once where it found it
+plausible (a calibrated log-likelihood per token), and generated only elsewhere: fitted on one
+half of dev that level lost 1.2 questions on the other on average (302.2 against 303.5 of
+314), so every deferred question now has both compete.
 """
 
 from __future__ import annotations
@@ -65,9 +68,6 @@ BONUSES = (0.0, 0.25, 0.5, 1.0, 2.0)
 #: how a candidate is scored: its small-parser weight and its bonus per token, in the order
 #: calibration prefers them (the least weight, then the least bonus)
 SCHEMES = tuple((w, b) for w in WEIGHTS for b in BONUSES)
-#: the plausibility levels calibration tries, besides none: at these quantiles of the chosen
-#: candidates' log-likelihood per token (each level excludes that share of them)
-PLAUSIBILITY_QUANTILES = tuple(q / 20 for q in range(1, 10))
 
 
 @dataclass(frozen=True)  # no slots: `probability` is cached
@@ -103,8 +103,6 @@ class Scored:
 class Setting:
     threshold: float
     weight: float
-    #: None: the chosen candidate always answers
-    plausible: float | None
     #: the rescoring's bonus per program token (`qlang.translate.cascade.Rescoring.score`)
     bonus: float = 0.0
 
@@ -136,21 +134,20 @@ def _combined(probability: float, likelihood: float, length: int, scheme: tuple[
     return likelihood + weight * math.log(max(probability, 1e-300)) + bonus * length
 
 
-def _chosen(question: Scored, scheme: tuple[float, float]) -> tuple[int, float] | None:
-    """The candidate rescoring picks and its log-likelihood per token (None: no candidate)."""
+def _chosen(question: Scored, scheme: tuple[float, float]) -> int | None:
+    """The candidate rescoring picks (None: no candidate, or none scored)."""
     likelihoods, candidates = question.likelihoods, question.candidates
     if not candidates or likelihoods is None:
         return None
-    best = max(range(len(candidates)), key=lambda i: _combined(
+    return max(range(len(candidates)), key=lambda i: _combined(
         candidates[i].probability, likelihoods[i], len(candidates[i].tokens), scheme))
-    return best, likelihoods[best] / max(1, len(candidates[best].tokens))
 
 
 def outcome(questions: Sequence[Scored], setting: Setting) -> Calibrated:
     """The cascade of `setting` on each question: which path answers, and whether exactly.
     Below the threshold (and within GQA) a knowledge candidate answers if there is one
-    (`SmallParser.knowledge_reading`), else the best candidate if plausible; else the
-    fine-tuned model's own program competes with it, counted as the least probable candidate."""
+    (`SmallParser.knowledge_reading`), else the best candidate or the fine-tuned model's own
+    program, counted as the least probable candidate, whichever scores better."""
     paths, right = [], []
     for question in questions:
         scheme = (setting.weight, setting.bonus)
@@ -162,10 +159,9 @@ def outcome(questions: Sequence[Scored], setting: Setting) -> Calibrated:
         elif knowledge is not None:  # the cascade's too: the fine-tuned model has no say on it
             paths.append("small")
             right.append(question.exact[question.candidates.index(knowledge)])
-        elif chosen is not None and (setting.plausible is None or chosen[1] >= setting.plausible
-                                     or _candidate_wins(question, chosen[0], scheme)):
+        elif chosen is not None and _candidate_wins(question, chosen, scheme):
             paths.append("rescored")
-            right.append(question.exact[chosen[0]])
+            right.append(question.exact[chosen])
         else:
             paths.append("finetuned")
             right.append(question.generated)
@@ -197,45 +193,40 @@ def _candidate_wins(question: Scored, best: int, scheme: tuple[float, float]) ->
 
 
 def settings(questions: Sequence[Scored], cap: float) -> list[Setting]:
-    """Every setting calibration weighs: each threshold, scheme and plausibility (`_Grid`)."""
-    grid = _Grid.of(questions, cap)
-    return [Setting(t, w, p, b) for t in grid.thresholds for w, b in SCHEMES for p in grid.levels]
+    """Every setting calibration weighs: each threshold (`thresholds`) and scheme."""
+    return [Setting(t, w, b) for t in thresholds(questions, cap) for w, b in SCHEMES]
 
 
 def choose_setting(questions: Sequence[Scored], cap: float, slack: float = 0.005) -> Calibrated:
     """The cheapest setting exact within `slack` of the best: the lowest threshold (the most
-    questions answered in milliseconds), then the fewest generated, then the most right in its
-    neighbourhood (`neighbourhood`), then the most exact, then the lowest weight, then the
-    lowest bonus, then the first in `settings`' order.
+    questions answered in milliseconds), then the fewest answered by the fine-tuned model's own
+    program (the small parser's candidates are checked before they are offered; a program
+    written freely is one more thing fitted), then the most right in its neighbourhood
+    (`neighbourhood`), then the most exact, then the lowest weight, then the lowest bonus.
 
-    Every setting's counts come from a few matrix products (`_counts`), not one pass over the
+    Every setting's count comes from a few matrix products (`_counts`), not one pass over the
     questions per setting: dev's 14,000 settings took 35 s a half through `outcome`, which
     only the chosen one goes through now."""
-    grid = _Grid.of(questions, cap)
-    right, generated = _counts(questions, grid)
-    n = max(1, len(questions))
-    exact, share = right / n, generated / n
-    admitted = exact >= exact.max() - slack
-    t, s, _ = np.meshgrid(np.array(grid.thresholds), np.arange(len(SCHEMES)), np.arange(len(grid.levels)),
-                          indexing="ij")
-    order = np.arange(exact.size).reshape(exact.shape)
-    around = neighbourhood(right)
-    keys = [k[admitted] for k in (order, s, -right, -around, share, t)]  # np.lexsort: the last key first
-    first = int(order[admitted][np.lexsort(keys)[0]])
-    ti, si, li = np.unravel_index(first, exact.shape)
+    tried = thresholds(questions, cap)
+    right, generated = _counts(questions, tried)
+    admitted = right >= right.max() - slack * max(1, len(questions))
+    t = np.broadcast_to(np.array(tried)[:, None], right.shape)
+    order = np.arange(right.size).reshape(right.shape)
+    keys = [k[admitted] for k in (order, -right, -neighbourhood(right), generated, t)]  # the last first
+    ti, si = np.unravel_index(int(order[admitted][np.lexsort(keys)[0]]), right.shape)
     weight, bonus = SCHEMES[si]
-    return outcome(questions, Setting(grid.thresholds[ti], weight, grid.levels[li], bonus))
+    return outcome(questions, Setting(tried[ti], weight, bonus))
 
 
 def neighbourhood(right: Floats) -> Floats:
-    """Per setting (threshold x scheme x plausibility, as `_counts`), the questions right summed
-    over its scheme's neighbours: the weights and the bonuses next to its own either side, and
-    its own (nine schemes; at an end of an axis the end counts again).  Breaking ties by it took
-    dev's held-out figure from 302.0 to 302.2 of 314 (better in 34 of 200 random halvings,
-    worse in none)."""
-    shape = (right.shape[0], len(WEIGHTS), len(BONUSES), right.shape[2])
-    padded = np.pad(right.reshape(shape), ((0, 0), (1, 1), (1, 1), (0, 0)), mode="edge")
-    summed = sum(padded[:, i:i + shape[1], j:j + shape[2], :] for i in range(3) for j in range(3))
+    """Per setting (threshold x scheme, as `_counts`), the questions right summed over its
+    scheme's neighbours: the weights and the bonuses next to its own either side, and its own
+    (nine schemes; at an end of an axis the end counts again).  Breaking ties by it took dev's
+    held-out figure from 302.0 to 302.2 of 314 (better in 34 of 200 random halvings, worse in
+    none)."""
+    shape = (right.shape[0], len(WEIGHTS), len(BONUSES))
+    padded = np.pad(right.reshape(shape), ((0, 0), (1, 1), (1, 1)), mode="edge")
+    summed = sum(padded[:, i:i + shape[1], j:j + shape[2]] for i in range(3) for j in range(3))
     return np.asarray(summed).reshape(right.shape)
 
 
@@ -254,29 +245,16 @@ def halvings(questions: Sequence[Scored], cap: float, slack: float, splits: int,
     return totals
 
 
-@dataclass(frozen=True, slots=True)
-class _Grid:
-    """The three axes of the settings: the thresholds the dev confidences suggest up to `cap`
-    (each `MARGIN` below a confidence it admits), `SCHEMES`, and the plausibilities."""
-
-    thresholds: list[float]
-    levels: list[float | None]
-
-    @classmethod
-    def of(cls, questions: Sequence[Scored], cap: float) -> _Grid:
-        probabilities = sorted({q.probability for q in questions if q.probability < cap}, reverse=True)
-        thresholds = [cap] + [max(p - MARGIN, 0.0) for p in probabilities]
-        levels: list[float | None] = [None]
-        for scheme in SCHEMES:
-            chosen = sorted(c[1] for q in questions if (c := _chosen(q, scheme)) is not None)
-            below = sorted({round(q * len(chosen)) for q in PLAUSIBILITY_QUANTILES} - {0, len(chosen)})
-            levels += [(chosen[k - 1] + chosen[k]) / 2 for k in below]  # between two, on neither
-        return cls(list(dict.fromkeys(thresholds)), list(dict.fromkeys(levels)))
+def thresholds(questions: Sequence[Scored], cap: float) -> list[float]:
+    """The thresholds the dev confidences suggest up to `cap`: `cap`, and each `MARGIN` below a
+    confidence under it, highest first."""
+    probabilities = sorted({q.probability for q in questions if q.probability < cap}, reverse=True)
+    return list(dict.fromkeys([cap] + [max(p - MARGIN, 0.0) for p in probabilities]))
 
 
-def _counts(questions: Sequence[Scored], grid: _Grid) -> tuple[Floats, Floats]:
-    """Per setting (threshold x scheme x plausibility), how many questions `outcome` gets
-    right and how many it sends to the fine-tuned model's own program."""
+def _counts(questions: Sequence[Scored], tried: Sequence[float]) -> tuple[Floats, Floats]:
+    """Per setting (threshold x scheme), how many questions `outcome` gets right and how many
+    the fine-tuned model's own program answers."""
     probability = np.array([q.probability for q in questions])
     beyond = np.array([q.beyond_gqa for q in questions], bool)
     top = np.array([bool(q.exact) and q.exact[0] for q in questions], bool)
@@ -285,23 +263,16 @@ def _counts(questions: Sequence[Scored], grid: _Grid) -> tuple[Floats, Floats]:
     read_right = np.array([r is not None and q.exact[q.candidates.index(r)]
                            for q, r in zip(questions, readings, strict=True)], bool)
     own = np.array([q.generated for q in questions], bool)
-    small = (probability[None, :] >= np.array(grid.thresholds)[:, None]) | beyond  # thresholds x questions
+    small = (probability[None, :] >= np.array(tried)[:, None]) | beyond  # thresholds x questions
     below = ~small & ~knowledge
     base = small.astype(float) @ top + (~small & knowledge).astype(float) @ read_right
-    levels = np.array([np.inf if p is None else p for p in grid.levels])[:, None]  # None: any admits
-    right = np.empty((len(grid.thresholds), len(SCHEMES), len(grid.levels)))
-    generated = np.empty_like(right)
+    right, generated = np.empty((len(tried), len(SCHEMES))), np.empty((len(tried), len(SCHEMES)))
     for k, scheme in enumerate(SCHEMES):
-        chosen = [_chosen(q, scheme) for q in questions]
-        scored = np.array([c is not None for c in chosen], bool)
-        per_token = np.array([-np.inf if c is None else c[1] for c in chosen])
-        pairs = list(zip(questions, chosen, strict=True))
-        wins = np.array([c is not None and _candidate_wins(q, c[0], scheme) for q, c in pairs], bool)
-        picked = np.array([c is not None and q.exact[c[0]] for q, c in pairs], bool)
-        rescored = scored & ((levels == np.inf) | (per_token >= levels) | wins)  # levels x questions
-        answered = np.where(rescored, picked, own)
-        right[:, k, :] = base[:, None] + below.astype(float) @ answered.T.astype(float)
-        generated[:, k, :] = below.astype(float) @ (~rescored).T.astype(float)
+        pairs = [(q, _chosen(q, scheme)) for q in questions]
+        wins = np.array([c is not None and _candidate_wins(q, c, scheme) for q, c in pairs], bool)
+        picked = np.array([c is not None and q.exact[c] for q, c in pairs], bool)
+        right[:, k] = base + below.astype(float) @ np.where(wins, picked, own)
+        generated[:, k] = below.astype(float) @ (~wins).astype(float)
     return right, generated
 
 

@@ -31,8 +31,12 @@ from qlang.small.tokens import SPECIAL, op_token
 WEIGHTS, CONFIG = "model.safetensors", "config.json"
 #: bounds on the sizes a config may name (the shipped model: 128, 256, 1 and 48)
 MAX_WIDTH, MAX_LAYERS, MAX_LENGTH = 1 << 16, 16, 1024
-#: the largest rescoring weight, and the lowest plausibility, a config may set
+#: the largest rescoring weight and bonus a config may set
 MAX_WEIGHT = 100.0
+#: settings of older calibrations that no longer apply, read and dropped: `plausible` (the
+#: least log-likelihood per token at which a rescored candidate answered without the
+#: fine-tuned model's own program competing)
+OBSOLETE = frozenset({"plausible"})
 _DTYPES: dict[str, np.dtype[Any]] = {"F16": np.dtype("<f2"), "F32": np.dtype("<f4")}
 _DEFAULT = Config((), ())
 _NAME = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
@@ -81,7 +85,7 @@ def _bytes(path: Path) -> bytes:
 def _config(data: Any, path: Path) -> Config:
     if not isinstance(data, dict):
         raise _bad(path, "the config is not a JSON object")
-    unknown = sorted(set(data) - {f.name for f in fields(Config)})
+    unknown = sorted(set(data) - {f.name for f in fields(Config)} - OBSOLETE)
     if unknown:
         raise _bad(path, f"unknown setting {unknown[0]!r}")
     config = Config(
@@ -93,7 +97,6 @@ def _config(data: Any, path: Path) -> Config:
         max_length=_integer(data, "max_length", shortest_program(), MAX_LENGTH, path),
         threshold=None if data.get("threshold") is None else _fraction(data, "threshold", path),
         rescore_weight=_number(data, "rescore_weight", 0, MAX_WEIGHT, path),
-        plausible=None if data.get("plausible") is None else _number(data, "plausible", -MAX_WEIGHT, 0, path),
         length_bonus=_number(data, "length_bonus", 0, MAX_WEIGHT, path),
         scorer=_name(data, "scorer", path),
         notes=data.get("notes", {}))

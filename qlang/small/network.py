@@ -51,9 +51,6 @@ class Config:
     #: below the threshold, the weight of a candidate's log-probability under this model beside
     #: its log-likelihood under the fine-tuned model, which rescores the candidates
     rescore_weight: float = 0.0
-    #: the least log-likelihood per program token the fine-tuned model must give the candidate
-    #: it chose for it to answer, else it generates (None: it always answers)
-    plausible: float | None = None
     #: below the threshold, the bonus per program token a candidate's score gets (both models'
     #: log-likelihoods fall with every token)
     length_bonus: float = 0.0

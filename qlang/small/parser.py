@@ -90,11 +90,11 @@ class SmallParser:
         return self.network.config.threshold
 
     @property
-    def rescoring(self) -> tuple[float, float | None, float]:
+    def rescoring(self) -> tuple[float, float]:
         """The cascade's rescoring below the threshold: the weight of this model's
-        log-probability, the least plausibility and the bonus per token (`Config`)."""
+        log-probability and the bonus per token (`Config`)."""
         config = self.network.config
-        return config.rescore_weight, config.plausible, config.length_bonus
+        return config.rescore_weight, config.length_bonus
 
     @property
     def scorer(self) -> str | None:

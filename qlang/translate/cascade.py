@@ -5,9 +5,9 @@ decoding.  `Cascade` keeps the small parser's program when its probability (summ
 spellings the beam gives it) reaches the threshold calibrated on dev (`qlangc calibrate`).
 Elsewhere the fine-tuned model *rescores* the small parser's checked candidates (its beam, not
 only its best): each candidate's log-likelihood under the fine-tuned model, plus
-`Rescoring.weight` times its log-probability under the small parser, and the best one answers
-if the fine-tuned model finds it plausible (a log-likelihood per token of at least
-`Rescoring.plausible`); only then, or with no candidate, does the fine-tuned model generate.
+`Rescoring.weight` times its log-probability under the small parser, plus `Rescoring.bonus`
+per program token; the fine-tuned model also writes its own program, which competes with the
+best candidate under the same score, counted as the least probable candidate.
 A knowledge program in an unsure beam answers before the fine-tuned model is asked
 (`Decoded.asks_knowledge`): that model never learnt those operations, so its scores would pass
 over the one reading only the small parser can write.
@@ -88,10 +88,6 @@ class Rescoring:
     #: the weight of a candidate's log-probability under the small parser, beside its
     #: log-likelihood under the fine-tuned model
     weight: float = 0.0
-    #: the least log-likelihood per program token the fine-tuned model must give the candidate
-    #: it chose for it to answer at once; below it the fine-tuned model generates too (-inf:
-    #: never)
-    plausible: float = -math.inf
     #: the bonus per program token (`qlang.small.tokens.prefix`): both models' log-likelihoods
     #: fall with every token, so without it the shorter of two readings wins
     bonus: float = 0.0
@@ -99,18 +95,6 @@ class Rescoring:
     def score(self, probability: float, likelihood: float, length: int) -> float:
         """A program's score (`qlang.small.calibrate` calibrates it): `length` its tokens."""
         return likelihood + self.weight * math.log(max(probability, 1e-300)) + self.bonus * length
-
-
-@dataclass(frozen=True, slots=True)
-class _Choice:
-    """A question's best candidate under both models."""
-
-    candidate: Decoded
-    score: float
-    #: the least probability the small parser gave a candidate: what a generated program
-    #: outside its beam counts as
-    floor: float
-    plausible: bool
 
 
 class Cascade:
@@ -125,8 +109,7 @@ class Cascade:
         self.small, self.fallback, self.threshold = small, fallback, chosen
         self.scorer = fallback if scorer is None else scorer
         if rescoring is None:
-            weight, plausible, bonus = small.parser.rescoring
-            rescoring = Rescoring(weight, -math.inf if plausible is None else plausible, bonus)
+            rescoring = Rescoring(*small.parser.rescoring)
         self.rescoring = rescoring
         self.settings = replace(fallback.settings, translator="cascade")
 
@@ -152,29 +135,18 @@ class Cascade:
             else:
                 results[i] = self.small.translation(question, knowledge, seconds)
                 results[i].confidence = first.confidence
+        generated = self.fallback.translate_many([questions[i] for i in unsure])
         start = time.perf_counter()
-        choices = self._choices([found[i] for i in unsure])
+        picks = self._picks([found[i] for i in unsure], generated)
         share = (time.perf_counter() - start) / max(1, len(unsure))
-        generate = []
-        for i, choice in zip(unsure, choices, strict=True):
-            results[i].seconds += share
-            if choice is not None and choice.plausible:
-                results[i] = self._rescored(results[i], choice.candidate)
-            else:
-                generate.append((i, choice))
-        generated = self.fallback.translate_many([questions[i] for i, _ in generate])
-        start = time.perf_counter()
-        keep = self._keep_generated([(questions[i], c) for i, c in generate], generated)
-        share = (time.perf_counter() - start) / max(1, len(generate))
-        for (i, choice), second, kept in zip(generate, generated, keep, strict=True):
-            if kept:
+        for i, second, pick in zip(unsure, generated, picks, strict=True):
+            if pick is None:
                 second.seconds += results[i].seconds + share
                 second.path, second.confidence = self.fallback.settings.translator, results[i].confidence
                 results[i] = second
             else:
-                assert choice is not None
                 results[i].seconds += second.seconds + share
-                results[i] = self._rescored(results[i], choice.candidate)
+                results[i] = self._rescored(results[i], pick)
         return results
 
     def _defers(self, first: Translation, candidates: Sequence[Decoded]) -> bool:
@@ -191,41 +163,28 @@ class Cascade:
         translation.path, translation.confidence = "rescored", first.confidence
         return translation
 
-    def _choices(self, found: Sequence[tuple[str, list[Decoded], float]]) -> list[_Choice | None]:
-        """Per question, its best candidate under both models (None: no candidate, or a
-        backend that cannot score)."""
+    def _picks(self, found: Sequence[tuple[str, list[Decoded], float]],
+               generated: Sequence[Translation]) -> list[Decoded | None]:
+        """Per question, the candidate that answers (None: the fine-tuned model's own program
+        does): the candidate both models score best, where it scores better than that program,
+        counted as the small parser's least probable candidate; the small parser's best where
+        the backend cannot score and the fine-tuned model wrote no program."""
         checked = [[c for c in candidates if c.root is not None] for _, candidates, _ in found]
-        asked = [i for i, candidates in enumerate(checked) if candidates]
-        programs = [[c.root for c in checked[i] if c.root is not None] for i in asked]
-        scores = self.scorer.likelihoods([found[i][0] for i in asked], programs)
-        results: list[_Choice | None] = [None] * len(found)
-        if scores is None:  # a backend that only generates
-            return results
-        for i, likelihoods in zip(asked, scores, strict=True):
-            scored = [(self.rescoring.score(c.probability, likelihood, len(c.tokens)), c, likelihood)
-                      for c, likelihood in zip(checked[i], likelihoods, strict=True)]
-            score, best, likelihood = max(scored, key=lambda found: found[0])
-            results[i] = _Choice(best, score,
-                                 min(c.probability for c in checked[i]),
-                                 likelihood / max(1, len(best.tokens)) >= self.rescoring.plausible)
-        return results
-
-    def _keep_generated(self, asked: Sequence[tuple[str, _Choice | None]],
-                        generated: Sequence[Translation]) -> list[bool]:
-        """Per question, whether the fine-tuned model's own program scores at least as well as
-        the best candidate (a program outside the small parser's beam counted as its least
-        probable candidate)."""
-        compared = [k for k, ((_, choice), second) in enumerate(zip(asked, generated, strict=True))
-                    if choice is not None and second.root is not None]
-        scores = self.scorer.likelihoods([asked[k][0] for k in compared],
-                                           [[root] for k in compared if (root := generated[k].root)])
-        keep = [choice is None for _, choice in asked]  # a failed generation loses to any candidate
-        if scores is None:  # (a backend that scored the candidates scores these too)
-            return keep
-        for k, (likelihood,) in zip(compared, scores, strict=True):
-            choice = asked[k][1]
-            assert choice is not None
-            root = generated[k].root
-            assert root is not None
-            keep[k] = self.rescoring.score(choice.floor, likelihood, len(prefix(root))) >= choice.score
-        return keep
+        asked = [k for k, candidates in enumerate(checked) if candidates]
+        programs = [[c.root for c in checked[k] if c.root is not None]
+                    + [root for root in (generated[k].root,) if root is not None] for k in asked]
+        scores = self.scorer.likelihoods([found[k][0] for k in asked], programs)
+        picks: list[Decoded | None] = [None] * len(found)
+        for n, k in enumerate(asked):
+            own = generated[k].root
+            if scores is None:  # a backend that only generates
+                picks[k] = checked[k][0] if own is None else None
+                continue
+            candidates, likelihoods = checked[k], scores[n]
+            scored = zip(candidates, likelihoods[:len(candidates)], strict=True)
+            score, best = max(((self.rescoring.score(c.probability, likelihood, len(c.tokens)), c)
+                               for c, likelihood in scored), key=lambda pair: pair[0])
+            if own is None or score > self.rescoring.score(min(c.probability for c in candidates),
+                                                           likelihoods[-1], len(prefix(own))):
+                picks[k] = best
+        return picks
