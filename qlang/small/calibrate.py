@@ -204,9 +204,8 @@ def choose_setting(questions: Sequence[Scored], cap: float, slack: float = 0.005
     written freely is one more thing fitted), then the most right in its neighbourhood
     (`neighbourhood`), then the most exact, then the lowest weight, then the lowest bonus.
 
-    Every setting's count comes from a few matrix products (`_counts`), not one pass over the
-    questions per setting: dev's 14,000 settings took 35 s a half through `outcome`, which
-    only the chosen one goes through now."""
+    Every setting's counts come from a matrix product per scheme (`_counts`), not one pass over
+    the questions per setting through `outcome`, which only the chosen one goes through."""
     tried = thresholds(questions, cap)
     right, generated = _counts(questions, tried)
     admitted = right >= right.max() - slack * max(1, len(questions))
