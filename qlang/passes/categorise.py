@@ -31,9 +31,11 @@ from __future__ import annotations
 from qlang.ir import Lit, Node, postorder
 from qlang.ontology import ANY_CATEGORY, CLASS_CATEGORIES, Ontology
 
+#: the operations that name a value's category (their first literal), as GQA writes them
+NAMING = frozenset({"filter", "verify_attr"})
 #: the operations that filter or verify a value, with or without a category
 _FILTERS = frozenset({"filter", "filter_any"})
-_CATEGORISED = _FILTERS | {"verify_attr"}
+_CATEGORISED = NAMING | _FILTERS
 
 
 def categorise(root: Node, ontology: Ontology) -> Node:

@@ -16,11 +16,9 @@ from collections.abc import Iterable
 from qlang.errors import QlangError
 from qlang.ir import postorder
 from qlang.ontology import ANY_CATEGORY, Ontology
+from qlang.passes.categorise import NAMING
 from qlang.syntax import gqa
 from qlang.train.pairs import Pair
-
-#: the operations that give a value a category (their first literal), as GQA writes them
-CATEGORISING = frozenset({"filter", "verify_attr"})
 
 
 def program_categories(pairs: Iterable[Pair], ontology: Ontology) -> dict[str, list[str]]:
@@ -38,7 +36,7 @@ def program_categories(pairs: Iterable[Pair], ontology: Ontology) -> dict[str, l
         except QlangError:
             continue
         for node in postorder(root):
-            if node.op not in CATEGORISING:
+            if node.op not in NAMING:
                 continue
             category, value = node.literals[:2]
             if category != ANY_CATEGORY and not ontology.category_of(value):
