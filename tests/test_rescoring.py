@@ -18,6 +18,7 @@ from qlang.passes.canonical import canonicalize, equivalent
 from qlang.small.calibrate import (
     BONUSES,
     SCHEMES,
+    THRESHOLD_REACH,
     WEIGHTS,
     Scored,
     Setting,
@@ -267,7 +268,19 @@ def test_calibration_prefers_the_scheme_whose_neighbours_do_as_well() -> None:
     assert [sum(outcome(questions, Setting(0.999, 0.0, b)).right) for b in BONUSES] == [1, 2, 1, 1, 2]
     chosen = choose_setting(questions, cap=0.999, slack=0.0)
     assert (chosen.setting.threshold, chosen.setting.bonus, sum(chosen.right)) == (0.999, 2.0, 2)
-    assert neighbourhood(_counts(questions, thresholds(questions, 0.999))[0]).max() == 3 * 5
+    # the one other threshold gets none right: the top one counts thrice (itself and twice at
+    # the axis' end), the other twice
+    assert neighbourhood(_counts(questions, thresholds(questions, 0.999))[0]).max() == 3 * 3 * 5
+
+
+def test_calibration_prefers_a_threshold_inside_the_best_ones_to_one_at_their_edge() -> None:
+    """Two questions the small parser gets wrong at 0.7 and two it gets right at 0.6: the
+    lowest threshold, 0.6, is as exact as the top ones, but one step up from it loses two
+    questions; the threshold chosen is the lowest of those whose neighbours all do as well."""
+    questions = [_scored([p], [True], None, True) for p in (0.95, 0.9, 0.85, 0.8)]  # right either way
+    questions += [_scored([0.7], [False], None, True)] * 2 + [_scored([0.6], [True], None, False)] * 2
+    assert [sum(outcome(questions, Setting(t - 1e-6, 0.0)).right) for t in (0.6, 0.7, 0.8)] == [6, 4, 6]
+    assert choose_setting(questions, cap=0.999, slack=0.0).setting.threshold == pytest.approx(0.9 - 1e-6)
 
 
 def test_calibration_keeps_a_program_beyond_gqa_with_the_small_parser() -> None:
@@ -316,14 +329,18 @@ def test_the_chosen_setting_is_the_one_a_pass_over_every_setting_chooses(questio
     right = {_where(o.setting): sum(o.right) for o in outcomes}
     best = max(o.exact for o in outcomes)
 
-    def around(setting: Setting) -> int:  # the nine schemes next to its own, an end counting again
-        w, b = WEIGHTS.index(setting.weight), BONUSES.index(setting.bonus)
-        return sum(right[setting.threshold, WEIGHTS[min(max(w + i, 0), len(WEIGHTS) - 1)],
-                         BONUSES[min(max(b + j, 0), len(BONUSES) - 1)]]
-                   for i in (-1, 0, 1) for j in (-1, 0, 1))
+    tried = thresholds(questions, 0.999)
+
+    def near(axis: Sequence[float], value: float, reach: int) -> list[float]:  # an end counts again
+        at = axis.index(value)
+        return [axis[min(max(at + k, 0), len(axis) - 1)] for k in range(-reach, reach + 1)]
+
+    def around(setting: Setting) -> int:
+        return sum(right[t, w, b] for t in near(tried, setting.threshold, THRESHOLD_REACH)
+                   for w in near(WEIGHTS, setting.weight, 1) for b in near(BONUSES, setting.bonus, 1))
 
     expected = min((o for o in outcomes if o.exact >= best - slack),
-                   key=lambda o: (o.setting.threshold, o.share("finetuned"), -around(o.setting), -o.exact,
+                   key=lambda o: (-around(o.setting), o.setting.threshold, o.share("finetuned"), -o.exact,
                                   o.setting.weight, o.setting.bonus))
     assert choose_setting(questions, 0.999, slack) == expected
 
