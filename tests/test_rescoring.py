@@ -32,9 +32,10 @@ from qlang.small.calibrate import (
     within_reach,
 )
 from qlang.small.parser import Decoded, SmallParser
+from qlang.small.rescoring import Rescoring
 from qlang.small.tokens import prefix
 from qlang.syntax import SYNTAXES
-from qlang.translate.cascade import Cascade, Rescoring, SmallTranslator
+from qlang.translate.cascade import Cascade, SmallTranslator
 from qlang.translate.translator import Settings, Translation
 
 NESTED = SYNTAXES["nested"]
@@ -216,6 +217,20 @@ def _scored(probabilities: Sequence[float], exact: Sequence[bool], likelihoods: 
     return Scored(tuple(Decoded(program, p, ("exist", "select", "scene", "cat")) for p in probabilities),
                   tuple(exact), None if likelihoods is None else tuple(likelihoods), generated,
                   generated_likelihood)
+
+
+def test_the_own_program_is_scored_as_the_least_probable_candidate() -> None:
+    """The cascade and calibration both choose by `Rescoring.pick`."""
+    cat = qlang.parse("exist(select(scene(), cat))")
+    readings = tuple(Decoded(cat, p, ("cat",) * 4) for p in (0.5, 0.25))
+    rescoring = Rescoring(weight=1.0, bonus=0.5)
+    assert rescoring.pick(readings, (-3.0, -2.0), None) == 1  # log 0.25 - 2 > log 0.5 - 3
+    assert rescoring.pick(readings, (-2.0, -2.0 + math.log(2)), None) == 0  # equals: the first
+    # the own program scores as if the small parser gave it 0.25, not 0.5
+    boundary = rescoring.score(0.5, -2.0, 4) - rescoring.score(0.25, 0.0, 4)
+    assert rescoring.pick(readings, (-2.0, -2.0), (boundary + 0.01, 4)) is None
+    assert rescoring.pick(readings, (-2.0, -2.0), (boundary - 0.01, 4)) == 0
+    assert rescoring.pick((), (), (-1.0, 4)) is None
 
 
 def test_calibration_rescores_where_a_candidate_scores_best_and_else_takes_the_own_program() -> None:

@@ -21,7 +21,6 @@ half of dev that level lost 1.2 questions on the other on average (302.2 against
 
 from __future__ import annotations
 
-import math
 import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -35,6 +34,7 @@ from qlang.errors import QlangError, error
 from qlang.ir import Node
 from qlang.passes.canonical import equivalent
 from qlang.small.parser import Decoded, SmallParser
+from qlang.small.rescoring import Rescoring
 from qlang.small.tokens import prefix
 from qlang.syntax import detect
 
@@ -105,7 +105,7 @@ class Scored:
 class Setting:
     threshold: float
     weight: float
-    #: the rescoring's bonus per program token (`qlang.translate.cascade.Rescoring.score`)
+    #: the rescoring's bonus per program token (`qlang.small.rescoring.Rescoring`)
     bonus: float = 0.0
 
 
@@ -130,19 +130,14 @@ class Calibrated:
         return sum(picked) / max(1, len(picked))
 
 
-def _combined(probability: float, likelihood: float, length: int, scheme: tuple[float, float]) -> float:
-    """The rescoring score (`qlang.translate.cascade.Rescoring.score`)."""
-    weight, bonus = scheme
-    return likelihood + weight * math.log(max(probability, 1e-300)) + bonus * length
-
-
-def _chosen(question: Scored, scheme: tuple[float, float]) -> int | None:
-    """The candidate rescoring picks (None: no candidate, or none scored)."""
-    likelihoods, candidates = question.likelihoods, question.candidates
-    if not candidates or likelihoods is None:
+def _pick(question: Scored, scheme: tuple[float, float]) -> int | None:
+    """The candidate the cascade's rescoring picks (`Rescoring.pick`; None: the fine-tuned
+    model's own program answers, or no candidate was scored)."""
+    if question.likelihoods is None:
         return None
-    return max(range(len(candidates)), key=lambda i: _combined(
-        candidates[i].probability, likelihoods[i], len(candidates[i].tokens), scheme))
+    own = None if question.generated_likelihood is None else (question.generated_likelihood,
+                                                               question.generated_length)
+    return Rescoring(*scheme).pick(question.candidates, question.likelihoods, own)
 
 
 def outcome(questions: Sequence[Scored], setting: Setting) -> Calibrated:
@@ -152,8 +147,7 @@ def outcome(questions: Sequence[Scored], setting: Setting) -> Calibrated:
     program, counted as the least probable candidate, whichever scores better."""
     paths, right = [], []
     for question in questions:
-        scheme = (setting.weight, setting.bonus)
-        chosen = _chosen(question, scheme)
+        chosen = _pick(question, (setting.weight, setting.bonus))
         knowledge = SmallParser.knowledge_reading(question.candidates)
         if question.probability >= setting.threshold or question.beyond_gqa:
             paths.append("small")
@@ -161,7 +155,7 @@ def outcome(questions: Sequence[Scored], setting: Setting) -> Calibrated:
         elif knowledge is not None:  # the cascade's too: the fine-tuned model has no say on it
             paths.append("small")
             right.append(question.exact[question.candidates.index(knowledge)])
-        elif chosen is not None and _candidate_wins(question, chosen, scheme):
+        elif chosen is not None:
             paths.append("rescored")
             right.append(question.exact[chosen])
         else:
@@ -182,16 +176,6 @@ def within_reach(question: Scored) -> bool:
     if reading is not None:
         return exact[0] or exact[question.candidates.index(reading)]
     return any(exact) or question.generated
-
-
-def _candidate_wins(question: Scored, best: int, scheme: tuple[float, float]) -> bool:
-    assert question.likelihoods is not None
-    candidate = question.candidates[best]
-    score = _combined(candidate.probability, question.likelihoods[best], len(candidate.tokens), scheme)
-    if question.generated_likelihood is None:  # no program of its own: the candidate answers
-        return True
-    floor = min(c.probability for c in question.candidates)
-    return score > _combined(floor, question.generated_likelihood, question.generated_length, scheme)
 
 
 def settings(questions: Sequence[Scored], cap: float) -> list[Setting]:
@@ -276,9 +260,9 @@ def _counts(questions: Sequence[Scored], tried: Sequence[float]) -> tuple[Floats
     base = small.astype(float) @ top + (~small & knowledge).astype(float) @ read_right
     right, generated = np.empty((len(tried), len(SCHEMES))), np.empty((len(tried), len(SCHEMES)))
     for k, scheme in enumerate(SCHEMES):
-        pairs = [(q, _chosen(q, scheme)) for q in questions]
-        wins = np.array([c is not None and _candidate_wins(q, c, scheme) for q, c in pairs], bool)
-        picked = np.array([c is not None and q.exact[c] for q, c in pairs], bool)
+        picks = [_pick(q, scheme) for q in questions]
+        wins = np.array([c is not None for c in picks], bool)
+        picked = np.array([c is not None and q.exact[c] for q, c in zip(questions, picks, strict=True)], bool)
         right[:, k] = base + below.astype(float) @ np.where(wins, picked, own)
         generated[:, k] = below.astype(float) @ (~wins).astype(float)
     return right, generated

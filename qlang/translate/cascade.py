@@ -4,10 +4,9 @@
 decoding.  `Cascade` keeps the small parser's program when its probability (summed over the
 spellings the beam gives it) reaches the threshold calibrated on dev (`qlangc calibrate`).
 Elsewhere the fine-tuned model *rescores* the small parser's checked candidates (its beam, not
-only its best): each candidate's log-likelihood under the fine-tuned model, plus
-`Rescoring.weight` times its log-probability under the small parser, plus `Rescoring.bonus`
-per program token; the fine-tuned model also writes its own program, which competes with the
-best candidate under the same score, counted as the least probable candidate.
+only its best) and its own program, which the fine-tuned model also writes, under one score
+(`qlang.small.rescoring.Rescoring`: the fine-tuned model's log-likelihood, the small parser's
+log-probability weighted, a bonus per program token).
 A knowledge program in an unsure beam answers before the fine-tuned model is asked
 (`Decoded.asks_knowledge`): that model never learnt those operations, so its scores would pass
 over the one reading only the small parser can write.
@@ -21,14 +20,14 @@ parser's `confidence`, so a report can show how often each path answers and how 
 
 from __future__ import annotations
 
-import math
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from qlang.errors import QlangError, error
 from qlang.passes.canonical import canonicalize
+from qlang.small.rescoring import Rescoring
 from qlang.small.tokens import prefix
 from qlang.syntax import SYNTAXES
 from qlang.translate.translator import Scores, Settings, Translation
@@ -78,23 +77,6 @@ class SmallTranslator:
             translation.root = canonicalize(result.root)
             translation.program = SYNTAXES[self.settings.syntax].print(translation.root)
         return translation
-
-
-@dataclass(frozen=True, slots=True)
-class Rescoring:
-    """How the fallback chooses among the small parser's candidates and its own program
-    (calibrated with the threshold: `qlangc calibrate`)."""
-
-    #: the weight of a candidate's log-probability under the small parser, beside its
-    #: log-likelihood under the fine-tuned model
-    weight: float = 0.0
-    #: the bonus per program token (`qlang.small.tokens.prefix`): both models' log-likelihoods
-    #: fall with every token, so without it the shorter of two readings wins
-    bonus: float = 0.0
-
-    def score(self, probability: float, likelihood: float, length: int) -> float:
-        """A program's score (`qlang.small.calibrate` calibrates it): `length` its tokens."""
-        return likelihood + self.weight * math.log(max(probability, 1e-300)) + self.bonus * length
 
 
 class Cascade:
@@ -181,10 +163,7 @@ class Cascade:
                 picks[k] = checked[k][0] if own is None else None
                 continue
             candidates, likelihoods = checked[k], scores[n]
-            scored = zip(candidates, likelihoods[:len(candidates)], strict=True)
-            score, best = max(((self.rescoring.score(c.probability, likelihood, len(c.tokens)), c)
-                               for c, likelihood in scored), key=lambda pair: pair[0])
-            if own is None or score > self.rescoring.score(min(c.probability for c in candidates),
-                                                           likelihoods[-1], len(prefix(own))):
-                picks[k] = best
+            chosen = self.rescoring.pick(candidates, likelihoods[:len(candidates)],
+                                         None if own is None else (likelihoods[-1], len(prefix(own))))
+            picks[k] = None if chosen is None else candidates[chosen]
         return picks
