@@ -13,6 +13,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from qlang.vision import geometry
 from qlang.vision.perception import SeenBox
@@ -130,6 +132,27 @@ def test_a_box_clipped_to_nothing_still_has_a_pixel_to_read(box: SeenBox) -> Non
         assert colour.colours(cut.pixels) or not cut.pixels.size
     assert isinstance(shape.shapes(image, box), dict)
     assert classifier.ranked(crop(image, box.clipped(100, 100)), 5)
+
+
+_EDGE = st.floats(-50, 150, allow_nan=False)
+
+
+@given(_EDGE, _EDGE, _EDGE, _EDGE, st.integers(1, 120), st.integers(1, 120), st.sampled_from((1, 4)))
+def test_a_box_has_the_pixels_it_covers_and_at_least_the_fewest_asked(
+        x0: float, y0: float, x1: float, y1: float, width: int, height: int, least: int) -> None:
+    """One rule for every crop (the classifier's, the segmenter's, OWL-ViT's), where three
+    had each their own rounding."""
+    from qlang.vision.perception import bounds, crop
+
+    box = SeenBox(min(x0, x1), min(y0, y1), max(x0, x1), max(y0, y1))
+    left, top, right, bottom = bounds(box, width, height, least)
+    for low, high, side in ((left, right, width), (top, bottom, height)):
+        assert 0 <= low <= max(side - least, 0) and high - low >= least and high <= max(side, least)
+    seen = box.clipped(width, height)  # every pixel wholly inside the box is in its crop
+    assert left <= math.ceil(seen.x0) and top <= math.ceil(seen.y0)
+    assert right >= math.floor(seen.x1) and bottom >= math.floor(seen.y1)
+    image = np.zeros((height, width, 3), dtype=np.uint8)
+    assert crop(image, box, least).shape[:2] == (min(bottom, height) - top, min(right, width) - left)
 
 
 # ----- stuff and the background: rules on a small copy of the photo ---------------------------

@@ -27,12 +27,14 @@ from qlang.vision.perception import (
     SeenRelation,
     Thresholds,
     VisionError,
+    crop,
     require,
 )
 from qlang.vision.scoring import target_vs_neutral_array
 
 #: Boxes overlapping more than this (intersection over union) are one object.
 NMS_IOU = 0.5
+#: the fewest pixels a side of a box's crop has (a degenerate box still has one)
 _LEAST = 4
 #: Categories the scene encoder derives from the box; CLIP is not asked.
 FROM_BOX = frozenset({"hposition", "vposition"})
@@ -115,11 +117,11 @@ class OwlViT:
         """Each object's likelihood of each value (Eq. 8: `a {value} {class}` vs `a {class}`)."""
         if not objects or not values:
             return
-        crops = self.image_embeddings([_crop(image, d.box) for d in objects])
-        for detection, crop in zip(objects, crops, strict=True):
+        crops = self.image_embeddings([crop(image, d.box, _LEAST) for d in objects])
+        for detection, seen in zip(objects, crops, strict=True):
             prompts = [f"a photo of a {v} {detection.name}" for v in values]
             texts = self.text_embeddings([*prompts, f"a photo of a {detection.name}"])
-            similarity = texts @ crop
+            similarity = texts @ seen
             p = target_vs_neutral_array(similarity[:-1], similarity[-1], self.scale)
             keep(detection, dict(zip(values, p.tolist(), strict=True)), thresholds)
 
@@ -130,12 +132,13 @@ class OwlViT:
         pairs = [(i, j) for i in range(len(objects)) for j in range(len(objects)) if i != j]
         if not pairs or not names:
             return
-        crops = self.image_embeddings([_crop(image, objects[i].box.union(objects[j].box)) for i, j in pairs])
-        for (i, j), crop in zip(pairs, crops, strict=True):
+        crops = self.image_embeddings([crop(image, objects[i].box.union(objects[j].box), _LEAST)
+                                       for i, j in pairs])
+        for (i, j), seen in zip(pairs, crops, strict=True):
             a, b = objects[i].name, objects[j].name
             texts = self.text_embeddings([*(f"a photo of a {a} {r} a {b}" for r in names),
                                           f"a photo of a {a} and a {b}"])
-            similarity = texts @ crop
+            similarity = texts @ seen
             for name, p in zip(names, target_vs_neutral_array(similarity[:-1], similarity[-1], self.scale),
                                strict=True):
                 if p >= thresholds.relation:
@@ -171,14 +174,6 @@ def _unit(features: Any) -> np.ndarray[Any, np.dtype[np.float64]]:
     tensor = features if not hasattr(features, "pooler_output") else features.pooler_output
     rows = tensor.detach().float().cpu().numpy().astype(np.float64)
     return np.asarray(rows / np.maximum(np.linalg.norm(rows, axis=1, keepdims=True), 1e-12))
-
-
-def _crop(image: Image, box: SeenBox) -> Image:
-    """The box's pixels, at least `_LEAST` a side (a degenerate box still has a crop)."""
-    height, width = image.shape[:2]
-    x0 = min(max(int(box.x0), 0), max(width - _LEAST, 0))
-    y0 = min(max(int(box.y0), 0), max(height - _LEAST, 0))
-    return image[y0:max(int(box.y1), y0 + _LEAST), x0:max(int(box.x1), x0 + _LEAST)]
 
 
 def _iou(a: SeenBox, b: SeenBox) -> float:

@@ -71,11 +71,19 @@ class SeenBox:
                    min(max(self.x1, 0), width), min(max(self.y1, 0), height))
 
 
-def crop(image: Image, box: SeenBox) -> Image:
-    """The pixels of a box (at least one: a box clipped to nothing at the photo's right or
-    bottom edge has its last)."""
-    x0, y0 = min(int(box.x0), image.shape[1] - 1), min(int(box.y0), image.shape[0] - 1)
-    return image[y0:max(int(box.y1), y0 + 1), x0:max(int(box.x1), x0 + 1)]
+def bounds(box: SeenBox, width: int, height: int, least: int = 1) -> tuple[int, int, int, int]:
+    """A box's pixel bounds (x0, y0, x1, y1) in a photo of `width` x `height`: the box clipped
+    to the photo, its edges cut to whole pixels, at least `least` pixels each way where the photo has
+    them (a box clipped to nothing at its right or bottom edge gets the last ones)."""
+    box = box.clipped(width, height)
+    x0, y0 = max(min(int(box.x0), width - least), 0), max(min(int(box.y0), height - least), 0)
+    return x0, y0, max(int(box.x1), x0 + least), max(int(box.y1), y0 + least)
+
+
+def crop(image: Image, box: SeenBox, least: int = 1) -> Image:
+    """The pixels of a box (`bounds`)."""
+    x0, y0, x1, y1 = bounds(box, image.shape[1], image.shape[0], least)
+    return image[y0:y1, x0:x1]
 
 
 #: The most times its width a photo's small copy is tall (`shrunk`).

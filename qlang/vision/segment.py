@@ -35,7 +35,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from qlang.vision.perception import Image, SeenBox
+from qlang.vision.perception import Image, SeenBox, bounds
 
 #: The longer side of the box, in pixels, as it is cut.
 SIDE = 64
@@ -78,7 +78,7 @@ def segment(image: Image, box: SeenBox, others: Iterable[SeenBox] = (), rim: boo
     import cv2
 
     height, width = image.shape[:2]
-    x0, y0, x1, y1 = _bounds(box, width, height)
+    x0, y0, x1, y1 = bounds(box, width, height)
     dx, dy = int((x1 - x0) * CONTEXT), int((y1 - y0) * CONTEXT)
     cx0, cy0, cx1, cy1 = max(0, x0 - dx), max(0, y0 - dy), min(width, x1 + dx), min(height, y1 + dy)
     scale = min(1.0, SIDE / max(x1 - x0, y1 - y0))
@@ -109,7 +109,7 @@ def ink(image: Image, box: SeenBox, others: Iterable[SeenBox] = ()) -> Segment:
     from qlang.vision.colour import lab
 
     height, width = image.shape[:2]
-    x0, y0, x1, y1 = _bounds(box, width, height)
+    x0, y0, x1, y1 = bounds(box, width, height)
     scale = min(1.0, 2 * SIDE / max(x1 - x0, y1 - y0))
     size = (max(1, round((x1 - x0) * scale)), max(1, round((y1 - y0) * scale)))
     crop: Image = np.ascontiguousarray(cv2.resize(image[y0:y1, x0:x1], size, interpolation=cv2.INTER_AREA),
@@ -119,14 +119,6 @@ def ink(image: Image, box: SeenBox, others: Iterable[SeenBox] = ()) -> Segment:
     edge[[0, -1]], edge[:, [0, -1]] = True, True
     mask = np.linalg.norm(colours - np.median(colours[edge], axis=0), axis=2) > INK
     return Segment(crop, mask if mask.mean() >= LEAST else np.ones(crop.shape[:2], dtype=bool), cut=False)
-
-
-def _bounds(box: SeenBox, width: int, height: int) -> tuple[int, int, int, int]:
-    """A box's pixel bounds (x0, y0, x1, y1) in a photo of `width` × `height`, at least one of
-    its pixels each way (a box clipped to nothing at its right or bottom edge: its last)."""
-    box = box.clipped(width, height)
-    x0, y0 = min(int(box.x0), width - 1), min(int(box.y0), height - 1)
-    return x0, y0, max(round(box.x1), x0 + 1), max(round(box.y1), y0 + 1)
 
 
 def _within(inner: SeenBox, outer: SeenBox) -> bool:
