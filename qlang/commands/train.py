@@ -169,7 +169,8 @@ def train(data_file: str, out: str, arch: str, base: str, method: str, rank: int
               help="The fallback translator's output on the same questions (`qlangc translate "
                    "--translator finetuned --jsonl DEV --output FILE`).")
 @click.option("--slack", type=click.FloatRange(0, 1), default=0.005, show_default=True,
-              help="Accuracy the cascade may give up, against its best setting, for speed.")
+              help="How far below the best setting's accuracy a setting may lie and still be "
+                   "chosen: among those, the one whose neighbours do best, then the fastest.")
 @click.option("--beam", type=click.IntRange(1, 64), default=4, show_default=True)
 @click.option("--rescore-below", "cap", type=click.FloatRange(0, 1), default=0.999, show_default=True,
               help="The highest threshold tried: the fine-tuned model scores the candidates of the "
