@@ -57,6 +57,20 @@ def test_scores_together_are_each_scored_alone(finetuned: Translator) -> None:
     assert together[1][0] > together[0][1]
 
 
+def test_the_normaliser_in_float32_is_the_float64_one() -> None:
+    """Gemma 3's 262,144 logits a row, of the spread a model gives them."""
+    import numpy as np
+
+    from qlang.translate.backends.likelihood import _log_sum_exp
+
+    logits = np.random.default_rng(0).normal(0.0, 8.0, (3, 262_144)).astype(np.float32)
+    logits[1, 7] = 60.0  # one token almost sure
+    wide = logits.astype(np.float64)
+    top = wide.max(axis=1, keepdims=True)
+    expected = (top + np.log(np.exp(wide - top).sum(axis=1, keepdims=True)))[:, 0]
+    assert np.abs(_log_sum_exp(logits) - expected).max() < 1e-5
+
+
 def test_rows_stop_at_their_own_budget_and_without_a_grammar(one_thread: None) -> None:
     tiny = load_backend("transformers", str(tiny_model.build()))
     lark = generate("nested", "lark")

@@ -132,12 +132,24 @@ class Likelihoods:
         self._context.kv_cache_clear()
         self._context.decode(self._batch)
         pointer = self._llama_cpp.llama_get_logits(self._context.ctx)
-        logits = np.ctypeslib.as_array(pointer, shape=(len(rows), self._vocabulary)).astype(np.float64)
-        top = logits.max(axis=1, keepdims=True)
-        normaliser = (top + np.log(np.exp(logits - top).sum(axis=1, keepdims=True)))[:, 0]
+        logits = np.ctypeslib.as_array(pointer, shape=(len(rows), self._vocabulary))
+        normaliser = _log_sum_exp(logits)
         scores = []
         for tokens, prompt in trie.sequences:
             positions = [rows[trie.index[tokens[:end]]] for end in range(prompt, len(tokens))]
             targets = list(tokens[prompt:])
-            scores.append(float((logits[positions, targets] - normaliser[positions]).sum()))
+            picked = logits[positions, targets].astype(np.float64)
+            scores.append(float((picked - normaliser[positions]).sum()))
         return scores
+
+
+def _log_sum_exp(logits: np.ndarray[Any, np.dtype[np.float32]]) -> np.ndarray[Any, np.dtype[np.float64]]:
+    """Per row, the log of the sum of the exponentials: the log-softmax's normaliser.  Gemma 3's
+    rows are 262,144 logits: exponentiated in float32, in place, and summed in float64, they
+    cost a third of what a float64 copy of them did, and differ from it by about 1e-7."""
+    top = logits.max(axis=1)
+    shifted = np.subtract(logits, top[:, None])
+    np.exp(shifted, out=shifted)
+    normaliser: np.ndarray[Any, np.dtype[np.float64]] = np.log(shifted.sum(axis=1, dtype=np.float64))
+    normaliser += top
+    return normaliser
