@@ -109,6 +109,12 @@ CONFIGS = {
     "notes that are text": (_config(notes="x"), "'notes' must be a JSON object"),
     "a scorer that is a path": (_config(scorer="../adapter.gguf"), "'scorer' must name a bundled model"),
     "a scorer that is a list": (_config(scorer=["gemma3-qlang"]), "'scorer' must name a bundled model"),
+    "a back-off list": (_config(backoff=["car"]), "'backoff' must be a JSON object of words"),
+    "a back-off to a number": (_config(backoff={"auto": 1}), "'backoff' must be a JSON object of words"),
+    "a back-off to an unknown word": (_config(backoff={"auto": "automobile"}),
+                                      "maps \"auto\" to \"automobile\": it must map a word the source"),
+    "a back-off of a known word": (_config(backoff={"car": "truck"}), "maps \"car\" to \"truck\""),
+    "a back-off to the unknown token": (_config(backoff={"auto": "<unk>"}), "maps \"auto\" to \"<unk>\""),
 }
 
 

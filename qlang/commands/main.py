@@ -73,6 +73,10 @@ COMMANDS = {
     "calibrate": Lazy("qlang.commands.train:calibrate",
                       "Calibrate the cascade for a small-parser MODEL folder on dev questions.",
                       "translate"),
+    "backoff": Lazy("qlang.commands.train:backoff",
+                    "Give a small-parser MODEL folder its back-off table: each word its training questions "
+                    "never said, read as the nearest word they did (MiniLM similarity 0.7 or more).",
+                    "translate"),
     "eval": Lazy("qlang.commands.evaluate:evaluate",
                  'Evaluate JSON-lines TRANSLATIONS ({"id", "program"}) against gold programs and answers.'),
     "experiment": Lazy("qlang.commands.evaluate:experiment",

@@ -9,7 +9,7 @@ import json
 import statistics
 from dataclasses import asdict, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -17,6 +17,11 @@ from qlang.commands.console import check_output, check_replaced, fail, output_fo
 from qlang.errors import QlangError, error
 from qlang.paths import GQA_QUESTIONS
 from qlang.syntax import SYNTAXES
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from qlang.train.pairs import Pair
 
 #: The most copies `data --augment` makes of each pair, and pairs `--knowledge` makes: the
 #: templates run out of new pairs long before, and a larger count only keeps a run busy.
@@ -146,6 +151,7 @@ def train(data_file: str, out: str, arch: str, base: str, method: str, rank: int
         if arch == "seq2seq":
             trained = small.train(pairs, Path(out), small.SmallSettings(hidden=hidden, loop=loop),
                                   device=device)
+            trained["backoff"] = _backoff(Path(trained["output"]), pairs)
             click.echo(json.dumps(trained, indent=2))
             return
         from qlang.translate.models import hf_directory
@@ -159,6 +165,35 @@ def train(data_file: str, out: str, arch: str, base: str, method: str, rank: int
     except QlangError as exc:
         fail(exc)
     click.echo(json.dumps(summary, indent=2))
+
+
+def _backoff(model: Path, pairs: Sequence[Pair]) -> str:
+    """The back-off table written, or why not: a model without one is still a whole model
+    (a GPU machine training it may lack the embedding model), and `qlangc backoff` adds it."""
+    from qlang.train import backoff
+
+    try:
+        return f"{len(backoff.write(model, pairs))} words"
+    except QlangError as exc:
+        return f"not made ({exc.diagnostics[0].message}): run `qlangc backoff {model} --data ...`"
+
+
+@click.command()
+@click.argument("model", type=click.Path(exists=True, file_okay=False))
+@click.option("--data", "data_file", type=click.Path(exists=True, dir_okay=False), required=True,
+              help="The pairs MODEL was trained on (train.jsonl of `qlangc data`).")
+def backoff(model: str, data_file: str) -> None:
+    """Give a small-parser MODEL folder its back-off table: each word its training questions
+    never said, read as the nearest word they did (MiniLM similarity 0.7 or more)."""
+    from qlang.train import backoff as lexical
+    from qlang.train.pairs import read_pairs
+
+    try:
+        found = lexical.write(Path(model), list(read_pairs(data_file)))
+    except QlangError as exc:
+        fail(exc)
+    shown = ", ".join(f"{w} -> {found[w]}" for w in sorted(found)[:5])
+    click.echo(f"{len(found)} words read as trained ones ({shown}{', ...' if len(found) > 5 else ''})")
 
 
 @click.command()

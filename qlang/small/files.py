@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 import math
 import re
-from dataclasses import asdict, fields
+from dataclasses import asdict, fields, replace
 from pathlib import Path
 from typing import Any
 
@@ -100,6 +100,7 @@ def _config(data: Any, path: Path) -> Config:
         length_bonus=_number(data, "length_bonus", 0, MAX_WEIGHT, path),
         scorer=_name(data, "scorer", path),
         notes=data.get("notes", {}))
+    config = replace(config, backoff=_backoff(data, config.source, path))
     if config.hidden % 2:
         raise _bad(path, "'hidden' must be even (the encoder reads each way with half of it)")
     if not isinstance(config.notes, dict):
@@ -148,6 +149,20 @@ def _tokens(data: dict[str, Any], name: str, path: Path) -> tuple[str, ...]:
     if len(set(tokens)) != len(tokens):
         raise _bad(path, f"the {name} vocabulary repeats a token")
     return tuple(tokens)
+
+
+def _backoff(data: dict[str, Any], source: tuple[str, ...], path: Path) -> dict[str, str]:
+    """Words the source vocabulary lacks, each to a word it has: a word of its own would never
+    be looked up, and an unknown one would be read as nothing."""
+    table = data.get("backoff", {})
+    if not isinstance(table, dict) or not all(isinstance(v, str) for v in table.values()):
+        raise _bad(path, "'backoff' must be a JSON object of words")
+    known = set(source)
+    for word, read in table.items():
+        if word in known or read not in known or read in SPECIAL:
+            raise _bad(path, f"'backoff' maps {_short(word)} to {_short(read)}: it must map a word "
+                             "the source vocabulary lacks to a word it has")
+    return table
 
 
 def _short(value: Any) -> str:

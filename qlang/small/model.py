@@ -21,14 +21,14 @@ from torch import Tensor, nn
 
 from qlang.small import files
 from qlang.small.network import Config, Network
-from qlang.small.tokens import PAD, Vocabularies, Vocabulary
+from qlang.small.tokens import PAD
 
 
 class Seq2Seq(nn.Module):
     def __init__(self, config: Config) -> None:
         super().__init__()
         self.config = config
-        self.vocabularies = Vocabularies(Vocabulary(config.source), Vocabulary(config.target))
+        self.vocabularies = config.vocabularies()
         source, target = self.vocabularies.source, self.vocabularies.target
         h, e = config.hidden, config.embedding
         self.source_embedding = nn.Embedding(len(source), e, padding_idx=source.id(PAD))

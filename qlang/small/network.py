@@ -57,8 +57,14 @@ class Config:
     #: the bundled adapter that scores the candidates below the threshold
     #: (`qlang.translate.models.ADAPTERS`; None: the fine-tuned fallback itself)
     scorer: str | None = None
+    #: a word the source vocabulary lacks -> the trained word the encoder reads for it
+    #: (`qlang.train.backoff`)
+    backoff: dict[str, str] = field(default_factory=dict)
     #: how the model was made and measured (free-form, for the model card)
     notes: dict[str, Any] = field(default_factory=dict)
+
+    def vocabularies(self) -> Vocabularies:
+        return Vocabularies(Vocabulary(self.source), Vocabulary(self.target), self.backoff)
 
 
 def shapes(config: Config) -> dict[str, tuple[int, ...]]:
@@ -164,7 +170,7 @@ class Network:
         """The network of weights named and shaped as `shapes(config)` says (float32)."""
         layers = [f"l{k}" for k in range(config.layers)]
         return cls(
-            config, Vocabularies(Vocabulary(config.source), Vocabulary(config.target)),
+            config, config.vocabularies(),
             weights["source_embedding.weight"], weights["target_embedding.weight"],
             tuple((_lstm(weights, "encoder", k), _lstm(weights, "encoder", f"{k}_reverse")) for k in layers),
             _linear(weights, "bridge"), tuple(_lstm(weights, "decoder", k) for k in layers),

@@ -33,8 +33,8 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 from functools import cache, cached_property
 
 from qlang.errors import QlangError, error
@@ -222,6 +222,8 @@ class Vocabularies:
 
     source: Vocabulary
     target: Vocabulary
+    #: a word the source side lacks -> the trained word read for it (`qlang.train.backoff`)
+    backoff: Mapping[str, str] = field(default_factory=dict)
 
     @cached_property
     def words(self) -> frozenset[str]:
@@ -240,9 +242,10 @@ class Vocabularies:
                 else offer for i, (offer, surface) in enumerate(zip(offered, surfaces, strict=True))]
 
     def row(self, question: str) -> tuple[list[int], list[int]]:
-        """A question's token ids, and per token the target id of the literal it offers (padding:
-        none); an empty question is one unknown token."""
-        ids = self.source.ids(question_tokens(question))
+        """A question's token ids, a word the source side lacks read as its back-off word, and
+        per token the target id of the literal it offers (padding: none), which is the word as
+        said; an empty question is one unknown token."""
+        ids = self.source.ids(self.backoff.get(t, t) for t in question_tokens(question))
         pad = self.target.id(PAD)
         if not ids:
             return [self.source.id(UNK)], [pad]
