@@ -132,7 +132,11 @@ RULE_CONDITIONS = Count("conditions in a rules file", "QLANG_MAX_RULE_CONDITIONS
 #: A knowledge file's lines, blank ones too (ConceptNet's assertions are 34 million): a stream of
 #: empty lines is read at about a million a second, so its bytes alone would bound it at hours.
 KNOWLEDGE_LINES = Count("lines in a knowledge file", "QLANG_MAX_KNOWLEDGE_LINES", 100_000_000)
-COUNTS = (RULE_BODY, RULE_CONDITIONS, KNOWLEDGE_LINES)
+#: A perceived scene's relations: every pair of objects may hold each relation asked about, so
+#: `perceive --top-n 1000 --relation-threshold 0` over a page of 400 words made 2.4 million
+#: (3.9 GB) where the default 20 objects make at most a few thousand.
+RELATIONS = Count("relations in a perceived scene", "QLANG_MAX_RELATIONS", 200_000)
+COUNTS = (RULE_BODY, RULE_CONDITIONS, KNOWLEDGE_LINES, RELATIONS)
 
 
 def check_settings() -> None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from pathlib import Path
 
 import numpy as np
@@ -179,9 +180,8 @@ def test_a_tall_photo_of_noise_is_asked_about_its_stuff_within_its_time(tmp_path
 
 # ----- text: a page of words -------------------------------------------------------------------
 
-def test_a_page_of_words_keeps_at_most_top_n_of_them(tmp_path: Path) -> None:
-    """Every pair of objects is related, and every region read was kept: a page of 400 words
-    made 326,000 relations and took a gigabyte; thousands would not fit."""
+def _page_of_words(folder: Path) -> Path:
+    """A photo of 16 words in 4 rows."""
     from PIL import Image, ImageDraw, ImageFont
 
     page = Image.new("RGB", (640, 200), "white")
@@ -190,14 +190,34 @@ def test_a_page_of_words_keeps_at_most_top_n_of_them(tmp_path: Path) -> None:
     for row in range(4):
         for column in range(4):
             draw.text((20 + column * 155, 15 + row * 45), f"word{row}{column}", fill="black", font=font)
-    page.save(tmp_path / "page.png")
+    page.save(folder / "page.png")
+    return folder / "page.png"
+
+
+def test_a_page_of_words_keeps_at_most_top_n_of_them(tmp_path: Path) -> None:
+    """Every pair of objects is related, and every region read was kept: a page of 400 words
+    made 326,000 relations and took a gigabyte; thousands would not fit."""
     scene = tmp_path / "page.json"
-    code, output = qlangc_process("perceive", str(tmp_path / "page.png"), "--top-n", "5", "--text",
+    code, output = qlangc_process("perceive", str(_page_of_words(tmp_path)), "--top-n", "5", "--text",
                                   "-o", str(scene), timeout=120)
     assert code == 0, output
     objects = json.loads(scene.read_text())["objects"].values()
     read = [o for o in objects if o["name"] in ("words", "number")]
     assert len(read) == 5, objects
+
+
+def test_a_scene_past_the_relation_limit_is_refused_before_it_fills_the_memory(tmp_path: Path) -> None:
+    """Asked for every object and every relation however unlikely, a page of 400 words made 2.4
+    million relations (3.9 GB): the 16 words' 240 pairs here pass a limit of 100."""
+    scene = tmp_path / "page.json"
+    code, output = qlangc_process("perceive", str(_page_of_words(tmp_path)), "--top-n", "1000", "--text",
+                                  "--relation-threshold", "0", "-o", str(scene), timeout=120,
+                                  env={"QLANG_MAX_RELATIONS": "100"})
+    assert code == 1 and "Traceback" not in output, output
+    assert re.search(r"error: more than 100 relations among \d+ objects: at most 100 relations in a "
+                     r"perceived scene \(set QLANG_MAX_RELATIONS to raise it\) \(raise --relation-threshold, "
+                     r"lower --top-n, or ask about fewer relations\)", output), output
+    assert not scene.exists()
 
 
 # ----- a photo at the pixel limit, under the memory ceiling ----------------------------------

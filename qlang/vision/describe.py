@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 from qlang.ontology import load
 from qlang.vision import colour, geometry, shape
 from qlang.vision.concepts import Concepts
-from qlang.vision.perception import Detection, Image, Perception, SeenBox, SeenRelation, Thresholds
+from qlang.vision.perception import Detection, Image, Perception, SeenBox, Thresholds
 from qlang.vision.segment import Segment, ink, segment
 
 #: How an object's pixels are cut from its box, by its label where not by `segment`: the
@@ -78,7 +78,7 @@ def relate(perception: Perception, concepts: Concepts | None, thresholds: Thresh
             if i != j and max(i, j) >= new:
                 for name, p in geometry.relations(a.box, b.box, names, (a.name, b.name)).items():
                     if p >= thresholds.relation:
-                        perception.relations.append(SeenRelation(i, name, j, p))
+                        perception.relate(i, name, j, p)
 
 
 def keep(detection: Detection, values: dict[str, float], thresholds: Thresholds, whole: bool = False) -> None:

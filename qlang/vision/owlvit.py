@@ -24,7 +24,6 @@ from qlang.vision.perception import (
     Image,
     Perception,
     SeenBox,
-    SeenRelation,
     Thresholds,
     VisionError,
     crop,
@@ -142,7 +141,7 @@ class OwlViT:
             for name, p in zip(names, target_vs_neutral_array(similarity[:-1], similarity[-1], self.scale),
                                strict=True):
                 if p >= thresholds.relation:
-                    perception.relations.append(SeenRelation(i, name, j, float(p)))
+                    perception.relate(i, name, j, float(p))
 
     def image_embeddings(self, crops: list[Image]) -> np.ndarray[Any, np.dtype[np.float64]]:
         """Unit CLIP embeddings of image crops."""

@@ -7,6 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol, TypeAlias
 
+from qlang import limits
 from qlang.errors import QlangError, error
 from qlang.timing import Stages
 from qlang.vision.concepts import Concepts
@@ -142,6 +143,15 @@ class Perception:
     #: the perceiver's own stages beyond detecting (segmenting, classifying regions), for the
     #: timing line
     stages: Stages = field(default_factory=Stages)
+
+    def relate(self, subject: int, name: str, object: int, confidence: float) -> None:
+        """Keep a relation seen, within `limits.RELATIONS`: past it the scene is refused
+        before it fills the memory, with the settings that make it smaller."""
+        if len(self.relations) >= limits.RELATIONS.most:
+            raise error(limits.TooLarge, "limit", f"more than {len(self.relations):,} relations among "
+                        f"{len(self.objects):,} objects: {limits.RELATIONS.bound()}",
+                        hint="raise --relation-threshold, lower --top-n, or ask about fewer relations")
+        self.relations.append(SeenRelation(subject, name, object, confidence))
 
 
 @dataclass(frozen=True)
