@@ -167,6 +167,15 @@ def test_a_weights_file_past_the_model_limit_is_refused_unread(tmp_path, monkeyp
         files.load(_folder(tmp_path))
 
 
+def test_a_config_past_the_settings_limit_is_refused_unread(tmp_path, monkeypatch) -> None:
+    """The config is parsed whole, so it is bounded as JSON settings are (16 MB), not as
+    weights are (64 GB): a config of a gigabyte of vocabulary would take many more in memory."""
+    monkeypatch.setenv("QLANG_MAX_CONFIG_MB", "0.05")
+    with pytest.raises(QlangError, match=r"config.json: error: exceeds 0.05 MB, the limit for a model's "
+                                         r"settings file \(set QLANG_MAX_CONFIG_MB to raise it\)"):
+        files.load(_folder(tmp_path))
+
+
 @pytest.mark.parametrize("command", [
     ["translate", "--translator", "small", "Is the cup red?"],
     ["translate", "Is the cup red?"],  # the cascade

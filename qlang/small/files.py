@@ -51,13 +51,13 @@ def load(folder: Path) -> Network:
 def read(folder: Path) -> tuple[Config, dict[str, Floats]]:
     """The config and the weights (float32) of a model folder, checked."""
     config = read_config(folder)
-    return config, _weights(_bytes(folder / WEIGHTS), folder / WEIGHTS, shapes(config))
+    return config, _weights(_bytes(folder / WEIGHTS, limits.MODEL), folder / WEIGHTS, shapes(config))
 
 
 def read_config(folder: Path) -> Config:
     path = folder / CONFIG
     try:
-        data = jsontext.loads(_bytes(path).decode("utf-8"))
+        data = jsontext.loads(_bytes(path, limits.CONFIG).decode("utf-8"))
     except ValueError as exc:  # not UTF-8, not JSON, nested too deep
         raise _bad(path, f"not a JSON config: {exc}") from None
     return _config(data, path)
@@ -73,11 +73,12 @@ def _bad(path: Path, message: str) -> QlangError:
                       Source("", str(path)))
 
 
-def _bytes(path: Path) -> bytes:
-    """A regular file's bytes, within the model-file limit (a FIFO or a device is never opened)."""
+def _bytes(path: Path, limit: limits.Limit) -> bytes:
+    """A regular file's bytes, within `limit` (a FIFO or a device is never opened): the
+    weights within the model-file limit, the config, parsed whole, within the settings one."""
     try:
-        limits.check_file(path, limits.MODEL)
-        return limits.read(path, limits.MODEL)
+        limits.check_file(path, limit)
+        return limits.read(path, limit)
     except OSError as exc:
         raise _bad(path, exc.strerror or str(exc)) from None
 
