@@ -176,6 +176,21 @@ def test_a_config_past_the_settings_limit_is_refused_unread(tmp_path, monkeypatc
         files.load(_folder(tmp_path))
 
 
+def test_a_config_that_cannot_be_written_is_an_error_and_the_old_one_stays(tmp_path, monkeypatch) -> None:
+    folder = _folder(tmp_path)
+    before = (folder / files.CONFIG).read_bytes()
+    config = files.read_config(folder)
+
+    def full(*_args: Any) -> None:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(os, "replace", full)
+    with pytest.raises(QlangError, match=r"config.json: error: cannot write the config: No space left"):
+        files.write_config(folder, config)
+    assert (folder / files.CONFIG).read_bytes() == before
+    assert sorted(p.name for p in folder.iterdir()) == [files.CONFIG, files.WEIGHTS]
+
+
 @pytest.mark.parametrize("command", [
     ["translate", "--translator", "small", "Is the cup red?"],
     ["translate", "Is the cup red?"],  # the cascade

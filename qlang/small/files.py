@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import re
 from dataclasses import asdict, fields, replace
 from pathlib import Path
@@ -64,7 +65,17 @@ def read_config(folder: Path) -> Config:
 
 
 def write_config(folder: Path, config: Config) -> None:
-    (folder / CONFIG).write_text(json.dumps(asdict(config), indent=1) + "\n", encoding="utf-8")
+    """Replace the folder's config whole: a run killed while writing (calibration, back-off)
+    leaves the config it had, never half of one, and a folder it cannot write is an error."""
+    path = folder / CONFIG
+    partial = path.with_name(f"{CONFIG}.{os.getpid()}.tmp")
+    try:
+        partial.write_text(json.dumps(asdict(config), indent=1) + "\n", encoding="utf-8")
+        os.replace(partial, path)
+    except OSError as exc:
+        partial.unlink(missing_ok=True)
+        raise QlangError([Diagnostic("output", f"cannot write the config: {exc.strerror or exc}")],
+                         Source("", str(path))) from None
 
 
 def _bad(path: Path, message: str) -> QlangError:
