@@ -104,7 +104,7 @@ def test_the_confidence_is_the_programs_whatever_order_the_beam_spells_it_in(sma
 
 def test_an_unsure_knowledge_program_stays_with_the_small_parser(small) -> None:
     """The fine-tuned model never learnt the knowledge operations: it has no say on them."""
-    question = "Is this dolphin generally grey?"
+    question = "Is this dolphin ordinarily grey?"  # a word no training question says
     best = small.parser.programs(question)[0]
     assert best.beyond_gqa and best.probability < 0.9
     fallback = Fallback("car")
@@ -128,10 +128,17 @@ def test_a_knowledge_program_in_an_unsure_beam_answers_before_the_fallback(small
     assert small.parser.knowledge_reading(small.parser.candidates([ODD])[0]) is None
 
 
+def _liked(candidates: Sequence[Decoded]) -> str:
+    """The class a candidate other than the best selects, and the best does not: one a
+    fallback may like."""
+    selected = [NESTED.print(c.root).partition("select(scene(), ")[2].partition(")")[0] for c in candidates]
+    return next(c for c in reversed(selected[1:]) if c and c != selected[0])
+
+
 def test_an_unsure_question_gets_the_candidate_the_fallback_likes(small) -> None:
     candidates = small.parser.programs(ODD)
     assert len(candidates) > 1
-    liked = NESTED.print(candidates[-1].root).split("select(scene(), ")[1].split(")")[0]
+    liked = _liked(candidates)
     fallback = Fallback(liked)
     (result,) = Cascade(small, fallback, threshold=1.0, rescoring=Rescoring()).translate_many([ODD])
     assert result.path == "rescored" and fallback.asked == fallback.scored == [ODD]
@@ -139,7 +146,7 @@ def test_an_unsure_question_gets_the_candidate_the_fallback_likes(small) -> None
 
 
 def test_the_fallbacks_own_program_competes_with_the_candidates(small) -> None:
-    liked = NESTED.print(small.parser.programs(ODD)[-1].root).split("select(scene(), ")[1].split(")")[0]
+    liked = _liked(small.parser.programs(ODD))
     for fallback, path in ((Fallback(liked), "rescored"), (Fallback("dog"), "finetuned")):
         (result,) = Cascade(small, fallback, threshold=1.0, rescoring=Rescoring()).translate_many([ODD])
         assert fallback.asked == fallback.scored == [ODD] and result.path == path
@@ -192,7 +199,7 @@ def test_the_bonus_per_token_undoes_the_preference_for_short_programs(small) -> 
 def test_a_scorer_of_its_own_ranks_what_the_fallback_generates(small) -> None:
     """The model that scores may be another than the one that writes (the shipped cascade:
     Gemma scores, SmolLM2 writes): the scorer ranks the candidates and the fallback's program."""
-    liked = NESTED.print(small.parser.programs(ODD)[-1].root).split("select(scene(), ")[1].split(")")[0]
+    liked = _liked(small.parser.programs(ODD))
     for scorer, path in ((Fallback(liked), "rescored"), (Fallback("dog"), "finetuned")):
         writer = Fallback("no such word")
         cascade = Cascade(small, writer, threshold=1.0, rescoring=Rescoring(), scorer=scorer)
