@@ -57,6 +57,36 @@ def singulars(name: str) -> list[str]:
     return [one for one in found if one != name and plural(one) == name]
 
 
+def progressives(word: str) -> list[str]:
+    """The progressive forms (``-ing``) a verb's base or third person may be of, for a
+    relation a question says in the present (`sits on` for `sitting on`): spelling rules read
+    forwards, so some are no word; a vocabulary picks among them.
+
+    >>> [progressives(w) for w in ("sits", "drives", "lies", "carries", "watches", "wear")]
+    [['sitting', 'siting'], ['driving'], ['lying'], ['carrying'], ['watching'], ['wearing']]
+    """
+    if word.endswith("ies"):
+        bases = [word[:-3] + "y", word[:-1]]
+    elif word.endswith("es") and word[:-2].endswith(("s", "x", "z", "ch", "sh", "o")):
+        bases = [word[:-2]]
+    elif word.endswith("s") and not word.endswith("ss"):
+        bases = [word[:-1]]
+    else:
+        bases = [word]
+    forms: list[str] = []
+    for base in bases:
+        if base.endswith("ie"):
+            forms.append(base[:-2] + "ying")
+        elif base.endswith("e") and not base.endswith("ee"):
+            forms.append(base[:-1] + "ing")
+        else:
+            vowels = [letter in "aeiou" for letter in base[-3:]]
+            if vowels == [False, True, False] and base[-1] not in "wxy":  # sit, sitting
+                forms.append(base + base[-1] + "ing")
+            forms.append(base + "ing")
+    return list(dict.fromkeys(forms))
+
+
 def plural_only(name: str) -> bool:
     """Whether a name is already plural (`pants`, `glasses`, `people`): it swaps only with such."""
     last = name.rpartition(" ")[2]

@@ -35,7 +35,7 @@ import re
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from functools import cache, cached_property
+from functools import cache, cached_property, lru_cache
 
 from qlang.errors import QlangError, error
 from qlang.integers import is_digits
@@ -43,7 +43,7 @@ from qlang.ir import Lit, Node
 from qlang.ontology import load
 from qlang.passes.vocabulary import words as vocabulary_words
 from qlang.signatures import CLOSED_KINDS, MAX_TEXT, SIGNATURES, Kind
-from qlang.words import singulars
+from qlang.words import progressives, singulars
 
 PAD, BOS, EOS, UNK, PLURAL = "<pad>", "<s>", "</s>", "<unk>", "<pl>"
 #: the target token standing for the whole question, as free text (`said_question`)
@@ -180,11 +180,38 @@ def copy_words(question: str, words: frozenset[str]) -> list[str | None]:
             result[i] = surface
     for k, (i, _surface) in enumerate(said):
         for length in range(min(_LONGEST_PHRASE, len(said) - k), 0, -1):
-            phrase = " ".join(s for _, s in said[k:k + length])
-            if phrase in words:
+            phrase = _named([s for _, s in said[k:k + length]], words)
+            if phrase is not None:
                 result[i] = phrase
                 break
     return result
+
+
+def _named(spoken: list[str], words: frozenset[str]) -> str | None:
+    """The phrase of `words` a phrase says: itself, else its last word singular (`microwave
+    ovens` where `ovens` is a class of its own, so no plural mark split it), else its first word
+    a progressive where that makes a relation (`drives on` for `driving on`)."""
+    phrase = " ".join(spoken)
+    if phrase in words:
+        return phrase
+    if phrase.endswith("s") and (one := next((w for w in _singulars(phrase) if w in words), None)):
+        return one
+    # a verb alone may be a noun ("a point" is no "pointing"), so a relation takes its rest too
+    if len(spoken) > 1 and (rest := " ".join(spoken[1:])) in _progressive_relations():
+        relations = load().relations
+        return next((phrase for form in progressives(spoken[0])
+                     if (phrase := f"{form} {rest}") in relations and phrase in words), None)
+    return None
+
+
+_singulars = lru_cache(maxsize=8192)(singulars)
+
+
+@cache
+def _progressive_relations() -> frozenset[str]:
+    """What follows the verb of each relation that starts with one (`on` of `sitting on`)."""
+    return frozenset(rest for verb, _, rest in (r.partition(" ") for r in load().relations)
+                     if rest and verb.endswith("ing"))
 
 
 @dataclass(frozen=True)
