@@ -104,7 +104,7 @@ def test_a_candidate_the_pass_makes_repeat_an_operand_is_refused() -> None:
                  "size")
     check(program)
     candidate = Candidate(tuple(prefix(program)), -1.0)
-    decoded = SmallParser._checked(candidate, "Are the ripe oranges different in size?", None)
+    decoded = SmallParser.load()._checked(candidate, "Are the ripe oranges different in size?", None)
     assert decoded.root is None and "repeats argument 1" in str(decoded.error)
 
 

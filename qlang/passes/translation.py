@@ -1,21 +1,34 @@
 """What a translation's program goes through before the checker, whichever model wrote it (the
 small parser's candidates, the fine-tuned and few-shot models' outputs): written in GQA's
 categories (`categorise`), and refused where it names a direction its question never says
-(`unsaid_direction`). Programs a user writes never pass through here."""
+(`unsaid_direction`) or infers a class nothing is a kind of (`kindless`). Programs a user writes
+never pass through here."""
 
 from __future__ import annotations
+
+from typing import TYPE_CHECKING
 
 from qlang import ontology
 from qlang.errors import CheckError, error
 from qlang.ir import Node
 from qlang.passes.categorise import categorise
+from qlang.passes.kindless import kindless
 from qlang.passes.unsaid import unsaid_direction
 
+if TYPE_CHECKING:
+    from qlang.knowledge.graph import Knowledge
 
-def settle(root: Node, question: str) -> Node:
-    """`root` as GQA writes it, or a `CheckError` where it answers another question."""
+
+def settle(root: Node, question: str, knowledge: Knowledge | None = None) -> Node:
+    """`root` as GQA writes it, or a `CheckError` where it answers another question or none
+    (`knowledge`: the knowledge in use, None for the bundled base)."""
     direction = unsaid_direction(root, question)
     if direction is not None:
         raise error(CheckError, "unsaid", f"the program says '{direction}', which the question never "
                     "says: it answers another question", root.span)
+    infer = kindless(root, knowledge)
+    if infer is not None:
+        cls = infer.literals[0]
+        raise error(CheckError, "kindless", f"the program infers a kind of '{cls}', but nothing in the "
+                    f"knowledge is a kind of '{cls}': it answers nothing", infer.span or root.span)
     return categorise(root, ontology.load())

@@ -19,13 +19,14 @@ from qlang.small import files
 from qlang.small.automaton import Automaton
 from qlang.small.beam import Candidate, beam_search
 from qlang.small.network import Network
-from qlang.small.tokens import from_prefix
+from qlang.small.tokens import from_prefix, op_token
 
 if TYPE_CHECKING:
     from qlang.small.device import DeviceNetwork
 
 #: the shipped model (trained by `qlangc train --arch seq2seq`; its model card is beside it)
 SMALL_MODEL = package_data("models", "small-qlang")
+_INFER = op_token("infer")
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,9 +70,7 @@ class SmallParser:
     def knows(self, word: str) -> bool:
         """Whether the bundled base, the knowledge in use by default, knows a question word a
         knowledge operation may take (opened on the first such question)."""
-        if self._knowledge is None:
-            self._knowledge = sources.knowledge([])
-        return self._knowledge.knows(word)
+        return self._in_use(None).knows(word)
 
     @classmethod
     def load(cls, folder: str | Path | None = None, beam: int = 4, device: str | None = None) -> SmallParser:
@@ -124,6 +123,13 @@ class SmallParser:
     def _knows(self, knowledge: Knowledge | None) -> Callable[[str], bool]:
         return self.knows if knowledge is None else knowledge.knows
 
+    def _in_use(self, knowledge: Knowledge | None) -> Knowledge:
+        if knowledge is not None:
+            return knowledge
+        if self._knowledge is None:
+            self._knowledge = sources.knowledge([])
+        return self._knowledge
+
     @staticmethod
     def best(candidates: Sequence[Decoded]) -> Decoded:
         """The most probable of a question's `candidates` that checks (the search admits only
@@ -154,12 +160,13 @@ class SmallParser:
             return 0.0
         return sum(c.probability for c in candidates if c.root is not None and equivalent(c.root, best))
 
-    @staticmethod
-    def _checked(candidate: Candidate, question: str, knowledge: Knowledge | None) -> Decoded:
+    def _checked(self, candidate: Candidate, question: str, knowledge: Knowledge | None) -> Decoded:
         """A candidate as a program of `question` (`qlang.passes.translation`), or the error
         that keeps it from being one."""
         try:
-            root = settle(from_prefix(candidate.tokens), question)
+            # the bundled base is opened for a candidate that infers (`kindless`), not for every one
+            opened = self._in_use(None) if knowledge is None and _INFER in candidate.tokens else knowledge
+            root = settle(from_prefix(candidate.tokens), question, opened)
             errors = [d for d in check(root, knowledge=knowledge) if not d.warning]
         except QlangError as exc:
             return Decoded(None, 0.0, candidate.tokens, exc)

@@ -238,7 +238,8 @@ class Translator:
         text = clean(generation.text, self.settings.syntax)
         result.program = text
         try:
-            root = settle(parse(text, self.settings.syntax, name="<model output>"), result.question)
+            root = settle(parse(text, self.settings.syntax, name="<model output>"), result.question,
+                          self.settings.knowledge)
             check(root, open_vocabulary=self.settings.open_vocabulary, knowledge=self.settings.knowledge)
         except QlangError as exc:
             result.error = exc
