@@ -7,6 +7,7 @@
   ``qlang/theory`` (pyproject.toml's force-include).
 * `cache_dir`: folders of ``.cache/`` in the checkout, for what is built once and kept
   (WordNet, the analysed theory, converted models, embeddings).
+* `replacing`: how a file is put in its place whole (written beside it, then moved over it).
 * `SHARED_DATA`: the GQA data (question files, scene graphs, ASP examples), which lives outside
   the package: the folder ``$QLANG_DATA`` names, by default ``shared/data`` beside the checkout.
 """
@@ -14,6 +15,8 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 from importlib import resources
 from pathlib import Path
 
@@ -39,3 +42,17 @@ def resource_dir(name: str) -> Path:
     """A top-level data folder (`grammars`, `theory`): in the wheel, or beside the package."""
     installed = PACKAGE / name
     return installed if installed.is_dir() else PACKAGE.parent / name
+
+
+@contextmanager
+def replacing(path: Path) -> Iterator[Path]:
+    """A file beside `path` to write `path`'s new content to: moved over `path` when the block
+    ends, removed when it raises (a KeyboardInterrupt too).  A reader never sees half a file,
+    and a run killed or a disk filled while writing leaves `path` as it was; the name is the
+    process's, so two processes writing one file never write into each other's."""
+    partial = path.with_name(f".{path.name}.{os.getpid()}.partial")
+    try:
+        yield partial
+        os.replace(partial, path)
+    finally:
+        partial.unlink(missing_ok=True)

@@ -21,7 +21,6 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
-import os
 from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from functools import cache
@@ -33,7 +32,7 @@ from clingo.ast import ASTType
 
 from qlang import jsontext
 from qlang.asp.scene import domain
-from qlang.paths import cache_dir, resource_dir
+from qlang.paths import cache_dir, replacing, resource_dir
 from qlang.signatures import SIGNATURES
 
 #: The theory's choice rules for query, choose_attr, choose_rel and common: qlang's, among the
@@ -123,9 +122,8 @@ def _kept(kind: str, text: str, analyse: Callable[[], object], build: Callable[[
         rows = analyse()
         with contextlib.suppress(OSError):
             CACHE.mkdir(parents=True, exist_ok=True)
-            partial = path.with_suffix(f".{os.getpid()}.partial")
-            partial.write_text(json.dumps({"digest": _digest(rows), "rows": rows}), encoding="utf-8")
-            partial.replace(path)
+            with replacing(path) as partial:
+                partial.write_text(json.dumps({"digest": _digest(rows), "rows": rows}), encoding="utf-8")
         return build(rows)
 
 

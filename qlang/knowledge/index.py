@@ -32,6 +32,7 @@ from qlang.errors import shown
 from qlang.integers import integer
 from qlang.knowledge.relations import BY_NAME
 from qlang.knowledge.triples import Triple, failure
+from qlang.paths import replacing
 
 #: What an index's `meta` table says it is, and the version of its tables.
 FORMAT, VERSION = "qlang knowledge index", "1"
@@ -79,9 +80,8 @@ def build(triples: Iterable[Triple], path: Path, about: Mapping[str, str], *, fo
     no file is left behind."""
     path.parent.mkdir(parents=True, exist_ok=True)
     check_target(path, force=force)
-    partial = path.with_name(f".{path.name}.{os.getpid()}.partial")
     try:
-        with closing(sqlite3.connect(partial)) as db:
+        with replacing(path) as partial, closing(sqlite3.connect(partial)) as db:
             db.set_progress_handler(stopped, _STEPS)  # Python runs, so a signal's handler does
             db.executescript(_SCHEMA)
             rows = ((t.head, t.relation, t.tail, t.weight) for t in triples)
@@ -93,13 +93,10 @@ def build(triples: Iterable[Triple], path: Path, about: Mapping[str, str], *, fo
                     "words": str(db.execute(_WORDS).fetchone()[0])}
             db.executemany("INSERT INTO meta VALUES (?, ?)", meta.items())
             db.commit()
-        os.replace(partial, path)
     except (sqlite3.Error, OSError) as exc:  # a full disk, a folder that cannot be made
         if stopped():  # SQLite interrupted: the signal's KeyboardInterrupt was lost inside it
             raise KeyboardInterrupt from None
         raise failure(f"cannot be written ({exc})", str(path)) from None
-    finally:
-        partial.unlink(missing_ok=True)
     return Index(path)
 
 

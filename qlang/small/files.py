@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import json
 import math
-import os
 import re
 from dataclasses import asdict, fields, replace
 from pathlib import Path
@@ -24,6 +23,7 @@ import numpy as np
 
 from qlang import jsontext, limits
 from qlang.errors import Diagnostic, QlangError, Source
+from qlang.paths import replacing
 from qlang.signatures import SIGNATURES
 from qlang.small.automaton import shortest_program
 from qlang.small.network import Config, Floats, Network, shapes
@@ -68,12 +68,10 @@ def write_config(folder: Path, config: Config) -> None:
     """Replace the folder's config whole: a run killed while writing (calibration, back-off)
     leaves the config it had, never half of one, and a folder it cannot write is an error."""
     path = folder / CONFIG
-    partial = path.with_name(f"{CONFIG}.{os.getpid()}.tmp")
     try:
-        partial.write_text(json.dumps(asdict(config), indent=1) + "\n", encoding="utf-8")
-        os.replace(partial, path)
+        with replacing(path) as partial:
+            partial.write_text(json.dumps(asdict(config), indent=1) + "\n", encoding="utf-8")
     except OSError as exc:
-        partial.unlink(missing_ok=True)
         raise QlangError([Diagnostic("output", f"cannot write the config: {exc.strerror or exc}")],
                          Source("", str(path))) from None
 

@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 
 from qlang.errors import QlangError, error
-from qlang.paths import cache_dir
+from qlang.paths import cache_dir, replacing
 
 MODEL = "all-MiniLM-L6-v2"
 #: where the pools' embeddings are kept (read at call time, so tests can point it elsewhere)
@@ -88,9 +88,8 @@ def pool_embeddings(texts: Sequence[str]) -> np.ndarray:
         return cached
     vectors = encode(texts)
     path.parent.mkdir(parents=True, exist_ok=True)
-    partial = path.with_suffix(f".{os.getpid()}.tmp.npy")  # a reader never sees half a file
-    np.save(partial, vectors)
-    partial.replace(path)
+    with replacing(path) as partial, open(partial, "wb") as handle:
+        np.save(handle, vectors)
     return vectors
 
 

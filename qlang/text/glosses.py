@@ -10,12 +10,11 @@ missing or of another `RECIPE`.
 
 from __future__ import annotations
 
-import os
 from functools import cache
 
 from qlang.knowledge.wordnet_base import own_sense
 from qlang.ontology import load
-from qlang.paths import cache_dir
+from qlang.paths import cache_dir, replacing
 from qlang.text.documents import DocumentsError, Passage, dumps, read
 
 #: The version of how the glosses are made: a cached file of another recipe is built again.
@@ -45,7 +44,6 @@ def glosses() -> tuple[Passage, ...]:
             pass  # a file cut short by a killed build: built again
     found = build()
     TABLE.parent.mkdir(parents=True, exist_ok=True)
-    partial = TABLE.with_name(f"{TABLE.name}.{os.getpid()}.tmp")  # a reader never sees half a file
-    partial.write_text(dumps(found), encoding="utf-8")
-    partial.replace(TABLE)
+    with replacing(TABLE) as partial:
+        partial.write_text(dumps(found), encoding="utf-8")
     return tuple(found)

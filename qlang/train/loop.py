@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import math
-import os
 import random
 import sys
 from collections.abc import Callable, Sequence
@@ -19,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from qlang.errors import QlangError, error
+from qlang.paths import replacing
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -157,9 +157,8 @@ def save_checkpoint(path: Path, model: Any, optimizer: Any, step: int, losses: l
 
     state = {"step": step, "losses": losses, "optimizer": optimizer.state_dict(),
              "weights": {n: p.detach().cpu() for n, p in trainable(model).items()}}
-    partial = path.with_suffix(".partial")
-    torch.save(state, partial)
-    os.replace(partial, path)
+    with replacing(path) as partial:
+        torch.save(state, partial)
 
 
 def load_checkpoint(path: Path, model: Any, optimizer: Any) -> tuple[int, list[float]]:

@@ -17,7 +17,6 @@ GQA class) is asked of WordNet itself, so the answers are WordNet's either way.
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Iterable, Mapping
 from contextlib import suppress
 from dataclasses import dataclass
@@ -29,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 from qlang import jsontext, limits, wordnet
 from qlang.asp_names import to_term
 from qlang.ontology import load
-from qlang.paths import cache_dir
+from qlang.paths import cache_dir, replacing
 from qlang.signatures import Kind
 from qlang.vision.sight import SIGHTS, Sight
 from qlang.wordnet import PHYSICAL, hypernyms, levels_above, names, sense, senses
@@ -89,11 +88,10 @@ def build(path: Path = TABLE) -> dict[str, WordSenses]:
     a cache that cannot be written is no error, the entries are only not kept."""
     entries = {word: entry(word) for word in sorted(vocabulary())}
     rows = {word: [e.sense, sorted(e.thing), list(e.above)] for word, e in entries.items()}
-    written = path.with_name(f"{path.name}.{os.getpid()}.tmp")
     with suppress(OSError):
         path.parent.mkdir(parents=True, exist_ok=True)
-        written.write_text(json.dumps({"about": _about(), "words": rows}))
-        os.replace(written, path)
+        with replacing(path) as written:
+            written.write_text(json.dumps({"about": _about(), "words": rows}))
     return entries
 
 
