@@ -69,6 +69,8 @@ test: $(STAMP) $(KB) $(KINDS) compiled browser neovim hooks
 	$(VENV)/bin/lint-imports
 	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict
 	$(PY) -m pytest -q
+	# the examples in qlang's docstrings, on its sources (a module mypyc built is no file to collect)
+	QLANG_PURE=1 $(PY) -m pytest -q qlang
 
 bench: $(STAMP)
 	$(PY) bench/compile.py

@@ -72,7 +72,7 @@ def said_question(question: str) -> str:
     the unknown token, as the model reads it (so the text is always one a program may hold).
 
     >>> said_question("  What is\tit for? "), said_question(" "), len(said_question("no " * 100))
-    ('What is it for?', '<unk>', 199)
+    ('What is it for?', '<unk>', 200)
     """
     text = " ".join("".join(c if c.isprintable() else " " for c in question).split())
     if len(text) > MAX_TEXT:

@@ -24,20 +24,20 @@ by template, so it is the same for every seed and size; the seed draws the words
 ...     print("     ", pair.program)
 dev   Are the cloths usually made of woof?
       verify_know(unique(select(scene(), cloths)), made_of, woof)
-train Are squirrels part of a park?
-      verify_know(unique(select(scene(), squirrel)), part_of, park)
-dev   Does this shower usually have a showerhead?
-      verify_know(unique(select(scene(), shower)), has_a, showerhead)
-train Is the gourd usually hard?
-      verify_know(unique(select(scene(), gourd)), has_property, hard)
-train Are palaces a kind of object?
-      verify_know(unique(select(scene(), palace)), is_a, object)
-train What kind of vehicle is associated with the peacock?
-      infer(select(scene(), peacock), vehicle)
-dev   What tableware does this picture make you think of?
-      infer(scene(), tableware)
-train What are these roads made from?
-      know(unique(select(scene(), road)), made_of)
+train Is that sofa part of a living room?
+      verify_know(unique(select(scene(), sofa)), part_of, living_room)
+dev   Do these trucks usually have a bumper?
+      verify_know(unique(select(scene(), trucks)), has_a, bumper)
+train Is that bull usually masculine?
+      verify_know(unique(select(scene(), bull)), has_property, masculine)
+train Are the swamps a kind of wetland?
+      verify_know(unique(select(scene(), swamp)), is_a, wetland)
+train What kind of bird is associated with that lake?
+      infer(select(scene(), lake), bird)
+dev   What vegetable does this picture make you think of?
+      infer(scene(), vegetable)
+train What are bricks made from?
+      know(unique(select(scene(), bricks)), made_of)
 """
 
 from __future__ import annotations

@@ -23,6 +23,23 @@ saw.
 >>> for pair in text_pairs(8, seed=0):
 ...     print(pair.split, pair.question)
 ...     print("     ", pair.program)
+train What does this shirt say?
+      read(unique(select(scene(), shirt)))
+train What do the reviews say about that balloon?
+      extract(select(scene(), balloon), "What do the reviews say about that balloon?")
+train What is this nightstand used for, according to its description?
+      extract(select(scene(), nightstand), "What is this nightstand used for, according to its description?")
+train Which of these is described as insulated?
+      query(unique(match(scene(), "insulated", "1")), name)
+train What is written on the price tag?
+      read(unique(select(scene(), price_tag)))
+train What do people say about this paper container in the reviews?
+      extract(select(scene(), paper_container),
+              "What do people say about this paper container in the reviews?")
+train According to its description, what is the chair made of?
+      extract(select(scene(), chair), "According to its description, what is the chair made of?")
+train Which object is described as slippery?
+      query(unique(match(scene(), "slippery", "1")), name)
 """
 
 from __future__ import annotations
