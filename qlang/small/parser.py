@@ -163,10 +163,12 @@ class SmallParser:
     def _checked(self, candidate: Candidate, question: str, knowledge: Knowledge | None) -> Decoded:
         """A candidate as a program of `question` (`qlang.passes.translation`), or the error
         that keeps it from being one."""
+        # the bundled base as this parser holds it (the search opened it for a knowledge question),
+        # opened here for a candidate that infers (`kindless`), never for a GQA question's
+        if knowledge is None:
+            knowledge = self._in_use(None) if _INFER in candidate.tokens else self._knowledge
         try:
-            # the bundled base is opened for a candidate that infers (`kindless`), not for every one
-            opened = self._in_use(None) if knowledge is None and _INFER in candidate.tokens else knowledge
-            root = settle(from_prefix(candidate.tokens), question, opened)
+            root = settle(from_prefix(candidate.tokens), question, knowledge)
             errors = [d for d in check(root, knowledge=knowledge) if not d.warning]
         except QlangError as exc:
             return Decoded(None, 0.0, candidate.tokens, exc)
