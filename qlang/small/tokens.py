@@ -53,8 +53,9 @@ _WORD = re.compile(r"[a-z0-9]+(?:['-][a-z0-9]+)*|[^\sa-z0-9]")
 #: question positions a program may copy an out-of-vocabulary word from (GQA's longest
 #: question has 29 tokens)
 QUESTION_WORDS = 40
-#: a question word a word token may stand for
-_PLAIN = re.compile(r"[a-z]+")
+#: a question word of letters alone: what a word token may stand for (and what the lexical
+#: back-off maps, `qlang.train.backoff`)
+PLAIN = re.compile(r"[a-z]+")
 
 
 def word_token(position: int) -> str:
@@ -265,7 +266,7 @@ class Vocabularies:
         if word_token(0) not in self.target:  # a model made before word tokens
             return offered
         surfaces = [surface for _token, surface in _read(question)]
-        return [word_token(i) if offer is None and i < QUESTION_WORDS and _PLAIN.fullmatch(surface)
+        return [word_token(i) if offer is None and i < QUESTION_WORDS and PLAIN.fullmatch(surface)
                 else offer for i, (offer, surface) in enumerate(zip(offered, surfaces, strict=True))]
 
     def row(self, question: str) -> tuple[list[int], list[int]]:

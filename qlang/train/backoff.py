@@ -15,7 +15,6 @@ embedding model; copying still takes the word as said, so no literal is ever cha
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from pathlib import Path
@@ -23,7 +22,7 @@ from pathlib import Path
 import numpy as np
 
 from qlang.small import files
-from qlang.small.tokens import Vocabulary, question_tokens
+from qlang.small.tokens import PLAIN, Vocabulary, question_tokens
 from qlang.train.pairs import Pair
 
 #: the least cosine similarity at which a word is read as a trained one ("generally" and
@@ -31,12 +30,11 @@ from qlang.train.pairs import Pair
 LEAST = 0.7
 #: words compared with every trained word at once (a block of 2,048 x 2,000 similarities)
 _BLOCK = 2048
-_PLAIN = re.compile(r"[a-z]+")
 
 
 def trained_words(pairs: Iterable[Pair]) -> list[str]:
     """The plain words the training questions say, as the encoder reads them."""
-    return sorted({t for p in pairs for t in question_tokens(p.question) if _PLAIN.fullmatch(t)})
+    return sorted({t for p in pairs for t in question_tokens(p.question) if PLAIN.fullmatch(t)})
 
 
 def table(trained: Sequence[str], source: Vocabulary, words: Sequence[str] | None = None) -> dict[str, str]:
