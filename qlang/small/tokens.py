@@ -35,21 +35,21 @@ import re
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from functools import cache, cached_property, lru_cache
+from functools import cache, cached_property
 
 from qlang.errors import QlangError, error
 from qlang.integers import is_digits
 from qlang.ir import Lit, Node
 from qlang.ontology import load
 from qlang.passes.vocabulary import words as vocabulary_words
+from qlang.phrases import LONGEST, WORD, named
 from qlang.signatures import CLOSED_KINDS, MAX_TEXT, SIGNATURES, Kind
-from qlang.words import progressives, singulars
+from qlang.words import singulars
 
 PAD, BOS, EOS, UNK, PLURAL = "<pad>", "<s>", "</s>", "<unk>", "<pl>"
 #: the target token standing for the whole question, as free text (`said_question`)
 QUESTION = "<q>"
 SPECIAL = (PAD, BOS, EOS, UNK)
-_WORD = re.compile(r"[a-z0-9]+(?:['-][a-z0-9]+)*|[^\sa-z0-9]")
 #: question positions a program may copy an out-of-vocabulary word from (GQA's longest
 #: question has 29 tokens)
 QUESTION_WORDS = 40
@@ -151,17 +151,13 @@ def question_tokens(question: str) -> list[str]:
 def _read(question: str) -> list[tuple[str, str]]:
     """Tokens with the word each stands for (the plural mark stands for the plural)."""
     pairs: list[tuple[str, str]] = []
-    for word in _WORD.findall(question.lower()):
+    for word in WORD.findall(question.lower()):
         one = _singular(word)
         if one is not None:
             pairs += [(one, one), (PLURAL, word)]
         else:
             pairs.append((word, word))
     return pairs
-
-
-#: the longest vocabulary phrase a question word may start (``to the left of``)
-_LONGEST_PHRASE = 4
 
 
 def copy_words(question: str, words: frozenset[str]) -> list[str | None]:
@@ -180,39 +176,12 @@ def copy_words(question: str, words: frozenset[str]) -> list[str | None]:
         if token == PLURAL and surface in words:
             result[i] = surface
     for k, (i, _surface) in enumerate(said):
-        for length in range(min(_LONGEST_PHRASE, len(said) - k), 0, -1):
-            phrase = _named([s for _, s in said[k:k + length]], words)
+        for length in range(min(LONGEST, len(said) - k), 0, -1):
+            phrase = named([s for _, s in said[k:k + length]], words)
             if phrase is not None:
                 result[i] = phrase
                 break
     return result
-
-
-def _named(spoken: list[str], words: frozenset[str]) -> str | None:
-    """The phrase of `words` a phrase says: itself, else its last word singular (`microwave
-    ovens` where `ovens` is a class of its own, so no plural mark split it), else its first word
-    a progressive where that makes a relation (`drives on` for `driving on`)."""
-    phrase = " ".join(spoken)
-    if phrase in words:
-        return phrase
-    if phrase.endswith("s") and (one := next((w for w in _singulars(phrase) if w in words), None)):
-        return one
-    # a verb alone may be a noun ("a point" is no "pointing"), so a relation takes its rest too
-    if len(spoken) > 1 and (rest := " ".join(spoken[1:])) in _progressive_relations():
-        relations = load().relations
-        return next((phrase for form in progressives(spoken[0])
-                     if (phrase := f"{form} {rest}") in relations and phrase in words), None)
-    return None
-
-
-_singulars = lru_cache(maxsize=8192)(singulars)
-
-
-@cache
-def _progressive_relations() -> frozenset[str]:
-    """What follows the verb of each relation that starts with one (`on` of `sitting on`)."""
-    return frozenset(rest for verb, _, rest in (r.partition(" ") for r in load().relations)
-                     if rest and verb.endswith("ing"))
 
 
 @dataclass(frozen=True)
