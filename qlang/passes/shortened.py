@@ -19,7 +19,7 @@ True
 
 from __future__ import annotations
 
-from functools import cache
+from functools import cache, lru_cache
 
 from qlang.ir import Node, postorder
 from qlang.ontology import load
@@ -35,10 +35,16 @@ def shortened_relation(root: Node, question: str) -> tuple[str, str] | None:
                for literal, kind in zip(node.literals, signature.literals, strict=True) if kind is Kind.REL}
     if not written:
         return None
-    relations = load().relations
-    said = {phrase for phrase in reading(WORD.findall(question.lower()), _names()) if phrase in relations}
+    said = _said_relations(question)
     return next(((short, long) for short in sorted(written - said) for long in sorted(said - written)
                  if long.endswith(f" {short}")), None)
+
+
+@lru_cache(maxsize=1024)
+def _said_relations(question: str) -> frozenset[str]:
+    """The relations `question` says (read once for all of its candidates)."""
+    relations = load().relations
+    return frozenset(p for p in reading(WORD.findall(question.lower()), _names()) if p in relations)
 
 
 @cache
