@@ -40,9 +40,10 @@ def shortened_relation(root: Node, question: str) -> tuple[str, str] | None:
                  if long.endswith(f" {short}")), None)
 
 
-@lru_cache(maxsize=1024)
+@lru_cache(maxsize=64)
 def _said_relations(question: str) -> frozenset[str]:
-    """The relations `question` says (read once for all of its candidates)."""
+    """The relations `question` says, read once for all of its candidates (which are settled
+    one after another; a few questions are kept, since each is kept whole, however long)."""
     relations = load().relations
     return frozenset(p for p in reading(WORD.findall(question.lower()), _names()) if p in relations)
 
