@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 import qlang
+from qlang.api import check
 from qlang.errors import CheckError
 from qlang.ontology import load
 from qlang.passes.shortened import shortened_relation
@@ -48,3 +49,12 @@ def test_a_program_that_writes_the_relation_said_is_kept() -> None:
 def test_settle_refuses_a_relation_cut_short_with_a_check_error() -> None:
     with pytest.raises(CheckError, match="relates by 'on' where the question says 'driving on'"):
         settle(ON, "Is there a car that drives on the road?")
+
+
+@pytest.mark.parametrize("text", ["exist(relate(select(scene(), road), car, on))",
+                                  "exist(relate(select(scene(), road), car, on, subject, on))"])
+def test_a_relate_with_too_few_or_many_literals_is_left_for_the_checker(text: str) -> None:
+    program = qlang.parse(text)
+    assert shortened_relation(program, "Is there a car that drives on the road?") == ("on", "driving on")
+    with pytest.raises(CheckError):
+        check(program)
