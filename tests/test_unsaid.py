@@ -40,6 +40,16 @@ def test_a_direction_is_said_by_a_word_that_begins_with_it(question, unsaid) -> 
     assert unsaid_direction(LEFT, question) == unsaid
 
 
+@pytest.mark.parametrize(("question", "unsaid"), [
+    ("Which color is the curtain to the right of the picture?", "middle"),
+    ("What color is the towel in the center?", None),
+    ("What color is the towel in the middle?", None),
+])
+def test_the_middle_is_said_as_itself_or_the_center(question, unsaid) -> None:
+    middle = qlang.parse("query(unique(filter(select(scene(), towel), vposition, middle)), color)")
+    assert unsaid_direction(middle, question) == unsaid
+
+
 def test_settle_refuses_a_program_of_another_direction_with_a_check_error() -> None:
     with pytest.raises(CheckError, match="says 'left', which the question never says"):
         settle(LEFT, "What kind of device is right of the pillow?")

@@ -4,9 +4,10 @@ The small parser confuses left with right ("What kind of device is right of the 
 `to the left of`, at 0.977), since the two are spelt alike everywhere else in their programs.
 GQA's programs never do: of the 3,091 real questions in the shared data, every one of the 468
 relations and values that name left or right, and the 122 that name top, bottom, above or
-below, is a word its question says.  A translation that names a direction its question never
-says is refused like one the checker refuses; the next candidate, or the fine-tuned model,
-answers instead.
+below, is a word its question says, and the 12 that name the middle say "middle" or "center".
+The small parser read "the curtain to the right of the picture" as `filter(vposition, middle)`
+at 0.902.  A translation that names a direction its question never says is refused like one
+the checker refuses; the next candidate, or the fine-tuned model, answers instead.
 
 >>> from qlang.api import parse
 >>> program = parse("query(unique(relate(select(scene(), pillow), device, to_the_left_of, subject)), name)")
@@ -22,9 +23,11 @@ import re
 
 from qlang.ir import Node, postorder
 
-#: the directions checked: each is said only as itself in GQA's questions ("in front" is also
-#: said "before", so `front` is not among them)
-DIRECTIONS = ("left", "right", "top", "bottom", "above", "below")
+#: the directions checked: each is said as itself in GQA's questions, the middle also as the
+#: center ("in front" is also said "before", so `front` is not among them)
+DIRECTIONS = ("left", "right", "top", "bottom", "above", "below", "middle")
+#: the words other than itself that say a direction
+_SAID_AS = {"middle": ("center", "centre")}
 
 
 def unsaid_direction(root: Node, question: str) -> str | None:
@@ -33,4 +36,5 @@ def unsaid_direction(root: Node, question: str) -> str | None:
     not ("bright")."""
     named = {word for node in postorder(root) for literal in node.literals for word in literal.split()}
     said = question.lower()
-    return next((d for d in DIRECTIONS if d in named and not re.search(rf"\b{d}", said)), None)
+    return next((d for d in DIRECTIONS if d in named
+                 and not any(re.search(rf"\b{w}", said) for w in (d, *_SAID_AS.get(d, ())))), None)
