@@ -45,21 +45,29 @@ def named(spoken: Sequence[str], words: frozenset[str]) -> str | None:
     return None
 
 
+def longest(spoken: Sequence[str], start: int, words: frozenset[str]) -> tuple[str, int] | None:
+    """The longest phrase of `words` the words `spoken` say from `start` on (`named`), with how
+    many words it takes (None: none)."""
+    for length in range(min(LONGEST, len(spoken) - start), 0, -1):
+        phrase = named(spoken[start:start + length], words)
+        if phrase is not None:
+            return phrase, length
+    return None
+
+
 def reading(spoken: Sequence[str], words: frozenset[str]) -> list[str]:
     """The phrases of `words` the words `spoken` say, read left to right, each the longest one
-    its first word starts (`named`); a word inside one starts none ("tv stand at" is a stand,
+    its first word starts (`longest`); a word inside one starts none ("tv stand at" is a stand,
     not `standing at`), and a word that starts none is skipped."""
     phrases: list[str] = []
     start = 0
     while start < len(spoken):
-        for length in range(min(LONGEST, len(spoken) - start), 0, -1):
-            phrase = named(spoken[start:start + length], words)
-            if phrase is not None:
-                phrases.append(phrase)
-                start += length
-                break
-        else:
+        found = longest(spoken, start, words)
+        if found is None:
             start += 1
+            continue
+        phrases.append(found[0])
+        start += found[1]
     return phrases
 
 

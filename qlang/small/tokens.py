@@ -42,7 +42,7 @@ from qlang.integers import is_digits
 from qlang.ir import Lit, Node
 from qlang.ontology import load
 from qlang.passes.vocabulary import words as vocabulary_words
-from qlang.phrases import LONGEST, WORD, named
+from qlang.phrases import WORD, longest
 from qlang.signatures import CLOSED_KINDS, MAX_TEXT, SIGNATURES, Kind
 from qlang.words import singulars
 
@@ -175,12 +175,10 @@ def copy_words(question: str, words: frozenset[str]) -> list[str | None]:
     for i, (token, surface) in enumerate(read):
         if token == PLURAL and surface in words:
             result[i] = surface
+    spoken = [surface for _i, surface in said]
     for k, (i, _surface) in enumerate(said):
-        for length in range(min(LONGEST, len(said) - k), 0, -1):
-            phrase = named([s for _, s in said[k:k + length]], words)
-            if phrase is not None:
-                result[i] = phrase
-                break
+        if (found := longest(spoken, k, words)) is not None:
+            result[i] = found[0]
     return result
 
 
