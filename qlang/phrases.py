@@ -28,6 +28,14 @@ LONGEST = 4
 _singulars = lru_cache(maxsize=8192)(singulars)
 
 
+@cache
+def names() -> frozenset[str]:
+    """Every name a question may say: the ontology's classes, values and relations (so that
+    "the tv stand" is read as a stand, and its `stand` starts no relation)."""
+    ontology = load()
+    return frozenset(ontology.classes | ontology.values | ontology.relations)
+
+
 def named(spoken: Sequence[str], words: frozenset[str]) -> str | None:
     """The phrase of `words` the words `spoken` say: themselves, else their last word singular
     (`microwave ovens` where `ovens` is a class of its own, so no plural mark split it), else

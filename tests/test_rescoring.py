@@ -186,7 +186,7 @@ class Terse(Failing):
 
 
 def test_the_bonus_per_token_undoes_the_preference_for_short_programs(small) -> None:
-    question = "What is the food on the plate that looks pink and red?"
+    question = "What is the name of the food that is on the food with the spinach?"
     lengths = [len(prefix(c.root)) for c in small.parser.programs(question)]
     assert len(set(lengths)) > 1
     for bonus, length in ((0.0, min(lengths)), (2.0, max(lengths))):
@@ -416,3 +416,4 @@ def test_the_fine_tuned_model_scores_the_right_program_above_a_wrong_one_in_any_
     assert together is not None and alone is not None
     assert together[0][0] > together[0][1] + 3 and together[0][0] > together[1][0]
     assert math.isclose(together[0][0], alone[0][0], abs_tol=0.05)
+

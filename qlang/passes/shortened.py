@@ -19,11 +19,11 @@ True
 
 from __future__ import annotations
 
-from functools import cache, lru_cache
+from functools import lru_cache
 
 from qlang.ir import Node, postorder
 from qlang.ontology import load
-from qlang.phrases import WORD, reading
+from qlang.phrases import WORD, names, reading
 from qlang.signatures import Kind
 
 
@@ -46,12 +46,4 @@ def _said_relations(question: str) -> frozenset[str]:
     """The relations `question` says, read once for all of its candidates (which are settled
     one after another; a few questions are kept, since each is kept whole, however long)."""
     relations = load().relations
-    return frozenset(p for p in reading(WORD.findall(question.lower()), _names()) if p in relations)
-
-
-@cache
-def _names() -> frozenset[str]:
-    """Every name a question may say: the ontology's classes, values and relations (so that
-    "the tv stand" is read as a stand, and its `stand` starts no relation)."""
-    ontology = load()
-    return frozenset(ontology.classes | ontology.values | ontology.relations)
+    return frozenset(p for p in reading(WORD.findall(question.lower()), names()) if p in relations)

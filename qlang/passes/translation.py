@@ -1,8 +1,9 @@
 """What a translation's program goes through before the checker, whichever model wrote it (the
 small parser's candidates, the fine-tuned and few-shot models' outputs): written in GQA's
 categories (`categorise`), and refused where it names a direction its question never says
-(`unsaid_direction`), cuts short a relation its question says (`shortened_relation`) or infers a
-class nothing is a kind of (`kindless`).  Programs a user writes never pass through here."""
+(`unsaid_direction`), cuts short a relation its question says (`shortened_relation`), drops one of
+two values its question joins (`dropped_value`) or infers a class nothing is a kind of
+(`kindless`).  Programs a user writes never pass through here."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from qlang.errors import CheckError, error
 from qlang.ir import Node
 from qlang.passes.categorise import categorise
 from qlang.passes.kindless import kindless
+from qlang.passes.paired import dropped_value
 from qlang.passes.shortened import shortened_relation
 from qlang.passes.unsaid import unsaid_direction
 
@@ -31,6 +33,10 @@ def settle(root: Node, question: str, knowledge: Knowledge | None = None) -> Nod
     if shortened is not None:
         raise error(CheckError, "shortened", f"the program relates by '{shortened[0]}' where the question "
                     f"says '{shortened[1]}': it answers another question", root.span)
+    dropped = dropped_value(root, question)
+    if dropped is not None:
+        raise error(CheckError, "dropped", f"the question says '{dropped[0]}', but the program never "
+                    f"writes '{dropped[1]}': it answers another question", root.span)
     infer = kindless(root, knowledge)
     if infer is not None:
         cls = infer.literals[0]
