@@ -27,6 +27,7 @@ from qlang.small.calibrate import (
     halvings,
     neighbourhood,
     outcome,
+    program,
     settings,
     thresholds,
     within_reach,
@@ -417,3 +418,13 @@ def test_the_fine_tuned_model_scores_the_right_program_above_a_wrong_one_in_any_
     assert together[0][0] > together[0][1] + 3 and together[0][0] > together[1][0]
     assert math.isclose(together[0][0], alone[0][0], abs_tol=0.05)
 
+
+@pytest.mark.parametrize(("text", "kept"), [
+    ("query(unique(filter(filter(select(scene(), plate), color, pink), color, red)), name)", True),
+    ("query(unique(filter(select(scene(), plate), color, pink)), name)", False),  # drops red: refused
+    ("query(unique(filter(select(scene(), plate), colour, pink)), name)", False),  # the checker's
+    ("query(unique(select(scene(), plate)), name", False),  # unreadable
+    (None, False),
+])
+def test_the_fallbacks_program_is_taken_as_the_cascade_takes_it(text: str | None, kept: bool) -> None:
+    assert (program(text, "What is the plate that looks pink and red called?") is not None) is kept

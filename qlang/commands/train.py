@@ -253,7 +253,7 @@ def calibrate(model: str, dev_file: str, fallback: str, slack: float, beam: int,
         golds = [gqa.to_ir(gqa.steps_from_json(p.record["semantic"])) for p in dev]
         parser = SmallParser.load(model, beam)
         programs = {k: v.get("program") for k, v in questions_by_id(fallback).items()}
-        generated = [cal.program(programs.get(p.id)) for p in dev]
+        generated = [cal.program(programs.get(p.id), p.question) for p in dev]
         finetuned = make(Settings(translator="finetuned"), Models(model=base, adapter=adapter))
         assert isinstance(finetuned, Translator)
         scored = cal.gather(parser, [p.question for p in dev], golds, generated, finetuned.likelihoods, cap)

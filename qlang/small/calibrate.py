@@ -29,10 +29,11 @@ from functools import cached_property
 import numpy as np
 from numpy.typing import NDArray
 
-from qlang.api import parse
+from qlang.api import check, parse
 from qlang.errors import QlangError, error
 from qlang.ir import Node
 from qlang.passes.canonical import equivalent
+from qlang.passes.translation import settle
 from qlang.small.parser import Decoded, SmallParser
 from qlang.small.rescoring import Rescoring
 from qlang.small.tokens import prefix
@@ -46,14 +47,18 @@ MARGIN = 1e-6
 Floats = NDArray[np.float64]
 
 
-def program(text: str | None) -> Node | None:
-    """A translation's program, in whichever syntax it is written (None: none, or unreadable)."""
+def program(text: str | None, question: str) -> Node | None:
+    """A translation's program as the cascade takes it: in whichever syntax it is written,
+    settled for `question` and checked (None: none, unreadable, or refused).  A translation file
+    keeps the text of a program it refused, and rules that refuse may be newer than the file."""
     if not text:
         return None
     try:
-        return parse(text, detect(text))
+        root = settle(parse(text, detect(text)), question)
+        check(root)
     except QlangError:
         return None
+    return root
 
 
 # ----- the cascade with rescoring -----------------------------------------------------------
