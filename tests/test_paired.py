@@ -9,7 +9,7 @@ import qlang
 from qlang.errors import CheckError
 from qlang.ir import postorder
 from qlang.passes.paired import _joined_values, dropped_value
-from qlang.passes.translation import settle
+from qlang.passes.translation import REFUSALS, settle
 from qlang.syntax import gqa
 from tests.conftest import all_questions
 
@@ -46,5 +46,6 @@ def test_a_program_that_writes_both_values_is_kept() -> None:
 
 
 def test_settle_refuses_a_dropped_value_with_a_check_error() -> None:
-    with pytest.raises(CheckError, match="says 'pink and red', but the program never writes 'red'"):
+    with pytest.raises(CheckError, match="says 'pink and red', but the program never writes 'red'") as caught:
         settle(PINK, "What is the food on the plate that looks pink and red?")
+    assert caught.value.diagnostics[0].kind in REFUSALS

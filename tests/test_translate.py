@@ -15,6 +15,7 @@ from click.testing import CliRunner
 
 import qlang
 from qlang.commands.main import cli
+from qlang.passes.translation import REFUSALS
 from qlang.translate.backends import load_backend
 from qlang.translate.examples import load_pool
 from qlang.translate.translator import Settings, Translator
@@ -41,7 +42,9 @@ def pool():
 def test_constrained_outputs_always_parse_and_check(llama, pool) -> None:
     translator = Translator(llama, pool, Settings(syntax="nested", examples=5))
     results = [translator.translate(question) for question in _dev()]
-    failures = [(t.question, t.program, t.error) for t in results if not t.ok]
+    # `settle` may refuse a program that answers another question, never one that fails to check
+    failures = [(t.question, t.program, t.error) for t in results
+                if not t.ok and (t.error is None or t.error.diagnostics[0].kind not in REFUSALS)]
     assert not failures, failures[:3]
     for translation in results:  # what the translator returns is what it checked
         qlang.check(qlang.parse(translation.program, "nested"))

@@ -21,6 +21,9 @@ from qlang.passes.unsaid import unsaid_direction
 if TYPE_CHECKING:
     from qlang.knowledge.graph import Knowledge
 
+#: the kinds of the errors `settle` raises: a program that parses and checks, refused for its question
+REFUSALS = frozenset({"unsaid", "shortened", "dropped", "kindless"})
+
 
 def settle(root: Node, question: str, knowledge: Knowledge | None = None) -> Node:
     """`root` as GQA writes it, or a `CheckError` where it answers another question or none
