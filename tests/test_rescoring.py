@@ -417,6 +417,10 @@ def test_the_fine_tuned_model_scores_the_right_program_above_a_wrong_one_in_any_
     assert together is not None and alone is not None
     assert together[0][0] > together[0][1] + 3 and together[0][0] > together[1][0]
     assert math.isclose(together[0][0], alone[0][0], abs_tol=0.05)
+    # a question's scores are the same to the last bit whichever questions are scored beside it
+    assert translator.likelihoods([CUP], [[right, wrong]]) == together[:1]
+    beside = translator.likelihoods([ODD, CUP, ODD], [[wrong, right], [right, wrong], [right]])
+    assert beside is not None and beside[1] == together[0]
 
 
 @pytest.mark.parametrize(("text", "kept"), [
