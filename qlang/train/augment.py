@@ -46,6 +46,7 @@ from qlang.ir import Lit, Node, postorder
 from qlang.ontology import ANY_CATEGORY, CLASS_CATEGORIES, Ontology, load
 from qlang.passes.canonical import canonicalize
 from qlang.paths import package_data
+from qlang.phrases import names
 from qlang.signatures import Kind
 from qlang.syntax import SYNTAXES, gqa
 from qlang.train.pairs import Pair
@@ -211,7 +212,7 @@ def _said_clearly(word: str, places: list[tuple[str, str]],
 
 
 def _occurrences(question: str, word: str, is_class: bool) -> Iterator[_Found]:
-    vocabulary = _vocabulary()
+    vocabulary = names()
     forms = {word: False} | ({plural(word): True} if is_class and plural(word) != word else {})
     for form, many in forms.items():
         pattern = _WORD_EDGE.format(r"\s+".join(map(re.escape, form.split())))
@@ -299,9 +300,3 @@ def _object_names() -> frozenset[str]:
     """GQA's object names as questions spell them (the class file also has lemmatiser stubs)."""
     text = package_data("ontology", "name_gqa.txt").read_text(encoding="utf-8")
     return frozenset(line.strip() for line in text.splitlines() if line.strip())
-
-
-@cache
-def _vocabulary() -> frozenset[str]:
-    ontology = load()
-    return ontology.classes | ontology.values | ontology.relations
