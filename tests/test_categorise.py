@@ -167,3 +167,18 @@ def test_a_models_output_the_step_cannot_take_is_an_error_not_a_traceback(text, 
     result = translator.translate("Is there a ripe cat?")
     assert result.root is None and result.error is not None
     assert refused in result.error.render(), result.error.render()
+
+
+def test_a_translator_opens_the_bundled_base_once_for_the_programs_that_read_knowledge(monkeypatch) -> None:
+    from qlang.knowledge import sources
+
+    opened = []
+    real = sources.knowledge
+    monkeypatch.setattr(sources, "knowledge", lambda specs: opened.append(specs) or real(specs))
+    settings = Settings(translator="finetuned", constrained=False)
+    plain = Translator(_Said("exist(select(scene(), cat))"), [], settings)
+    assert plain.translate("Is there a cat?").ok and opened == []  # a GQA program reads none
+    infers = Translator(_Said("infer(select(scene(), peanut), drink)"), [], settings)
+    for _ in range(3):  # settled (`kindless`) and checked, three times over
+        assert infers.translate("What drink might go with that peanut?").ok
+    assert opened == [[]]

@@ -17,7 +17,7 @@ from typing import Protocol
 
 from qlang.api import check, parse
 from qlang.errors import QlangError, error
-from qlang.ir import Node
+from qlang.ir import Node, postorder
 from qlang.knowledge.graph import Knowledge
 from qlang.passes.canonical import canonicalize
 from qlang.passes.translation import settle
@@ -158,6 +158,7 @@ class Translator:
         self.pool = pool
         self.settings = settings
         self.description = f"{settings.translator} {backend.model}"
+        self._bundled: Knowledge | None = None
 
     def prompt(self, question: str) -> tuple[Prompt, int]:
         s = self.settings
@@ -238,15 +239,30 @@ class Translator:
         text = clean(generation.text, self.settings.syntax)
         result.program = text
         try:
-            root = settle(parse(text, self.settings.syntax, name="<model output>"), result.question,
-                          self.settings.knowledge)
-            check(root, open_vocabulary=self.settings.open_vocabulary, knowledge=self.settings.knowledge)
+            root = parse(text, self.settings.syntax, name="<model output>")
+            knowledge = self._knowledge(root)
+            root = settle(root, result.question, knowledge)
+            check(root, open_vocabulary=self.settings.open_vocabulary, knowledge=knowledge)
         except QlangError as exc:
             result.error = exc
             return False
         result.root, result.error = canonicalize(root), None
         result.program = SYNTAXES[self.settings.syntax].print(result.root)
         return True
+
+    def _knowledge(self, root: Node) -> Knowledge | None:
+        """The knowledge `root` is settled and checked against: the one in use, else for a
+        program with a knowledge operation the bundled base, opened once for all of them (the
+        check and `kindless` would each open it), else None (neither reads it)."""
+        if self.settings.knowledge is not None:
+            return self.settings.knowledge
+        if not any(node.signature is not None and node.signature.knowledge for node in postorder(root)):
+            return None
+        if self._bundled is None:
+            from qlang.knowledge import sources
+
+            self._bundled = sources.knowledge([])
+        return self._bundled
 
     @staticmethod
     def _count(result: Translation, generation: Generation) -> None:
