@@ -45,3 +45,9 @@ def test_a_question_decodes_the_same_alone_or_in_a_batch(parser) -> None:
         (alone,) = beam_search(parser.network, parser.automaton, [question], parser.beam, parser.knows)
         assert [c.tokens for c in alone] == [c.tokens for c in candidates], question
         assert [c.logprob for c in alone] == pytest.approx([c.logprob for c in candidates], abs=1e-4)
+
+
+def test_one_question_given_for_many_is_a_type_error_not_a_decode_per_character(parser) -> None:
+    with pytest.raises(TypeError, match=r"use \[question\]"):
+        parser.parse("Is there a red car?")
+    assert parser.parse(["Is there a red car?"])[0].root is not None

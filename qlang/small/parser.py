@@ -111,6 +111,8 @@ class SmallParser:
         """Each question's k best programs (k: the beam), most probable first, decoded together
         and checked (against `knowledge`, as `parse`): one that does not check has its error
         and no program."""
+        if isinstance(questions, str):  # a str is a sequence of str: one question per character
+            raise TypeError("questions: a sequence of questions, not one question (use [question])")
         found = beam_search(self.network, self.automaton, questions, self.beam, self._knows(knowledge))
         return [[self._checked(candidate, question, knowledge) for candidate in candidates]
                 for question, candidates in zip(questions, found, strict=True)]
