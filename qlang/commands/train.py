@@ -279,8 +279,8 @@ def calibrate(model: str, dev_file: str, fallback: str, slack: float, beam: int,
     if splits:
         totals = cal.halvings(scored, cap, slack, splits)
         mean = statistics.mean(totals)
-        click.echo(f"{splits} random halvings (held out, both halves): exact {mean:.1f}/{len(scored)} "
-                   f"({mean / len(scored):.1%}) on average, {min(totals)} to {max(totals)}")
+        click.echo(f"{splits} random halvings (held out, both halves): exact {mean:.2f}/{len(scored)} "
+                   f"({mean / len(scored):.2%}) on average, {min(totals)} to {max(totals)}")
 
 
 _PATHS = ("small", "rescored", "finetuned")
