@@ -1,8 +1,8 @@
 """Phrases a question says, in the form a vocabulary writes them: as said, else a plural's
 singular (``microwave ovens`` for `microwave oven`), else a present verb's progressive where
 that makes a relation (``drives on`` for `driving on`).  Shared by the small parser's copy
-offers (`qlang.small.tokens`) and the pass that compares a program's relations with its
-question's (`qlang.passes.shortened`), so that both read a question alike.
+offers (`qlang.small.tokens`) and the passes that compare a program with what its question
+says (`qlang.passes.shortened`, `qlang.passes.paired`), so that all read a question alike.
 
 >>> names = frozenset({"car", "road", "driving on", "on", "tv stand", "standing at", "at"})
 >>> reading("Is the car that drives on the road red?".lower().split(), names)
@@ -24,6 +24,8 @@ from qlang.words import progressives, singulars
 WORD = re.compile(r"[a-z0-9]+(?:['-][a-z0-9]+)*|[^\sa-z0-9]")
 #: the most words a phrase is read from (``to the left of``)
 LONGEST = 4
+#: the words that join two phrases into one ("pink and red"); no name is one
+JOINTS = frozenset({"and", "or"})
 
 _singulars = lru_cache(maxsize=8192)(singulars)
 
@@ -34,6 +36,19 @@ def names() -> frozenset[str]:
     "the tv stand" is read as a stand, and its `stand` starts no relation)."""
     ontology = load()
     return frozenset(ontology.classes | ontology.values | ontology.relations)
+
+
+@lru_cache(maxsize=64)
+def said(question: str) -> tuple[str, ...]:
+    """The names `question` says (`names`) and the joints between them, read left to right
+    (`reading`): read once for all of a question's candidates, which are settled one after
+    another (a few questions are kept, since each is kept whole, however long)."""
+    return tuple(reading(WORD.findall(question.lower()), _sayable()))
+
+
+@cache
+def _sayable() -> frozenset[str]:
+    return names() | JOINTS
 
 
 def named(spoken: Sequence[str], words: frozenset[str]) -> str | None:

@@ -19,11 +19,9 @@ True
 
 from __future__ import annotations
 
-from functools import lru_cache
-
 from qlang.ir import Node, postorder
 from qlang.ontology import load
-from qlang.phrases import WORD, names, reading
+from qlang.phrases import said
 from qlang.signatures import Kind
 
 
@@ -36,14 +34,7 @@ def shortened_relation(root: Node, question: str) -> tuple[str, str] | None:
                for literal, kind in zip(node.literals, signature.literals, strict=False) if kind is Kind.REL}
     if not written:
         return None
-    said = _said_relations(question)
-    return next(((short, long) for short in sorted(written - said) for long in sorted(said - written)
-                 if long.endswith(f" {short}")), None)
-
-
-@lru_cache(maxsize=64)
-def _said_relations(question: str) -> frozenset[str]:
-    """The relations `question` says, read once for all of its candidates (which are settled
-    one after another; a few questions are kept, since each is kept whole, however long)."""
     relations = load().relations
-    return frozenset(p for p in reading(WORD.findall(question.lower()), names()) if p in relations)
+    spoken = {phrase for phrase in said(question) if phrase in relations}
+    return next(((short, long) for short in sorted(written - spoken) for long in sorted(spoken - written)
+                 if long.endswith(f" {short}")), None)
