@@ -15,7 +15,7 @@ from click.testing import CliRunner
 
 import qlang
 from qlang.commands.main import cli
-from qlang.passes.translation import REFUSALS
+from qlang.passes.translation import REFUSALS, settle
 from qlang.translate.backends import load_backend
 from qlang.translate.examples import load_pool
 from qlang.translate.translator import Settings, Translator
@@ -101,3 +101,24 @@ def test_only_few_shot_translators_read_the_example_pool(monkeypatch, tmp_path) 
         assert result.stdout == "verify_attr(unique(select(scene(), cup)), color, red)\n"
     result = CliRunner().invoke(cli, ["translate", "Is the cup red?", "--translator", "fewshot"])
     assert result.exit_code == 1 and "cannot read the example pool" in result.stderr
+
+
+
+#: a program `settle` refuses for its question, of each kind of refusal
+REFUSED = [
+    ("query(unique(relate(select(scene(), pillow), device, to_the_left_of, subject)), name)",
+     "What kind of device is right of the pillow?", "unsaid"),
+    ("exist(relate(select(scene(), road), car, on, subject))", "Is there a car that drives on the road?",
+     "shortened"),
+    ("query(unique(filter(select(scene(), plate), color, pink)), name)",
+     "What is on the plate that looks pink and red?", "dropped"),
+    ("infer(select(scene(), peanut), go)", "What drink might go with that peanut?", "kindless"),
+]
+
+
+@pytest.mark.parametrize(("program", "question", "kind"), REFUSED)
+def test_every_refusal_of_settle_is_one_of_its_refusals(program: str, question: str, kind: str) -> None:
+    with pytest.raises(qlang.CheckError) as caught:
+        settle(qlang.parse(program), question)
+    assert caught.value.diagnostics[0].kind == kind
+    assert {kind for *_, kind in REFUSED} == REFUSALS  # every kind of REFUSALS is tried here
