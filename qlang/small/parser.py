@@ -171,9 +171,7 @@ class SmallParser:
             knowledge = self._in_use(None) if _INFER in candidate.tokens else self._knowledge
         try:
             root = settle(from_prefix(candidate.tokens), question, knowledge)
-            errors = [d for d in check(root, knowledge=knowledge) if not d.warning]
+            check(root, knowledge=knowledge)  # raises on an error, returns the warnings
         except QlangError as exc:
             return Decoded(None, 0.0, candidate.tokens, exc)
-        if errors:
-            return Decoded(None, 0.0, candidate.tokens, QlangError(errors))
         return Decoded(root, candidate.probability, candidate.tokens)
