@@ -164,3 +164,9 @@ def postorder(root: Node) -> list[Node]:
             stack.append((operand, 0))
     return order
 
+
+
+def asks_knowledge(root: Node) -> bool:
+    """Whether `root` has a knowledge operation (`know`, `verify_know`, `infer`): one that reads
+    the knowledge in use, which a GQA program never does."""
+    return any((signature := node.signature) is not None and signature.knowledge for node in postorder(root))

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 from qlang.api import check
 from qlang.errors import QlangError, error
-from qlang.ir import Node, postorder
+from qlang.ir import Node, asks_knowledge, postorder
 from qlang.knowledge import sources
 from qlang.knowledge.graph import Knowledge
 from qlang.passes.canonical import equivalent
@@ -52,9 +52,7 @@ class Decoded:
         the fine-tuned fallback can neither write nor judge, and which the small parser puts in
         an unsure beam of real GQA questions almost never (one of the 116 of the 3,091 in the
         shared data, against 10 of the 19 held-out knowledge questions it is unsure of)."""
-        return self.root is not None and any(
-            (signature := node.signature) is not None and signature.knowledge
-            for node in postorder(self.root))
+        return self.root is not None and asks_knowledge(self.root)
 
 
 class SmallParser:

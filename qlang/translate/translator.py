@@ -17,7 +17,7 @@ from typing import Protocol
 
 from qlang.api import check, parse
 from qlang.errors import QlangError, error
-from qlang.ir import Node, postorder
+from qlang.ir import Node, asks_knowledge
 from qlang.knowledge.graph import Knowledge
 from qlang.passes.canonical import canonicalize
 from qlang.passes.translation import settle
@@ -256,7 +256,7 @@ class Translator:
         check and `kindless` would each open it), else None (neither reads it)."""
         if self.settings.knowledge is not None:
             return self.settings.knowledge
-        if not any(node.signature is not None and node.signature.knowledge for node in postorder(root)):
+        if not asks_knowledge(root):
             return None
         if self._bundled is None:
             from qlang.knowledge import sources
