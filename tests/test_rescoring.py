@@ -219,26 +219,50 @@ def test_the_shipped_cascade_scores_with_the_adapter_it_was_calibrated_with() ->
     assert isinstance(named, Cascade) and named.scorer is named.fallback  # the user's adapter scores
 
 
+#: distinct programs for a dev question's candidates, which calibration must not take for one
+_ANIMALS = ("cat", "dog", "horse", "cow")
+
+
 def _scored(probabilities: Sequence[float], exact: Sequence[bool], likelihoods: Sequence[float] | None,
             generated: bool, generated_likelihood: float | None = None) -> Scored:
-    program = qlang.parse("exist(select(scene(), cat))")
-    return Scored(tuple(Decoded(program, p, ("exist", "select", "scene", "cat")) for p in probabilities),
+    programs = [qlang.parse(f"exist(select(scene(), {animal}))") for animal in _ANIMALS[:len(probabilities)]]
+    return Scored(tuple(Decoded(program, p, ("exist", "select", "scene", "cat"))
+                        for program, p in zip(programs, probabilities, strict=True)),
                   tuple(exact), None if likelihoods is None else tuple(likelihoods), generated,
                   generated_likelihood)
 
 
 def test_the_own_program_is_scored_as_the_least_probable_candidate() -> None:
     """The cascade and calibration both choose by `Rescoring.pick`."""
-    cat = qlang.parse("exist(select(scene(), cat))")
-    readings = tuple(Decoded(cat, p, ("cat",) * 4) for p in (0.5, 0.25))
+    readings, lengths = (0.5, 0.25), (4, 4)
     rescoring = Rescoring(weight=1.0, bonus=0.5)
-    assert rescoring.pick(readings, (-3.0, -2.0), None) == 1  # log 0.25 - 2 > log 0.5 - 3
-    assert rescoring.pick(readings, (-2.0, -2.0 + math.log(2)), None) == 0  # equals: the first
+    assert rescoring.pick(readings, lengths, (-3.0, -2.0), None) == 1  # log 0.25 - 2 > log 0.5 - 3
+    assert rescoring.pick(readings, lengths, (-2.0, -2.0 + math.log(2)), None) == 0  # equals: the first
     # the own program scores as if the small parser gave it 0.25, not 0.5
     boundary = rescoring.score(0.5, -2.0, 4) - rescoring.score(0.25, 0.0, 4)
-    assert rescoring.pick(readings, (-2.0, -2.0), (boundary + 0.01, 4)) is None
-    assert rescoring.pick(readings, (-2.0, -2.0), (boundary - 0.01, 4)) == 0
-    assert rescoring.pick((), (), (-1.0, 4)) is None
+    assert rescoring.pick(readings, lengths, (-2.0, -2.0), (boundary + 0.01, 4)) is None
+    assert rescoring.pick(readings, lengths, (-2.0, -2.0), (boundary - 0.01, 4)) == 0
+    assert rescoring.pick((), (), (), (-1.0, 4)) is None
+
+
+def test_a_program_the_beam_spells_twice_is_rescored_by_both_spellings() -> None:
+    """"Is the apple to the left or to the right of the orange?": the beam spells the choice
+    in both orders (0.3 and 0.2); another program has 0.4 in one.  The fine-tuned model likes
+    all alike, so the small parser's probability decides, and the program's is 0.5."""
+    choice = "choose_rel(unique(select(scene(), orange)), apple, {}, {}, subject)"
+    spellings = [qlang.parse(choice.format(*sides)) for sides in (("to_the_left_of", "to_the_right_of"),
+                                                                  ("to_the_right_of", "to_the_left_of"))]
+    other = qlang.parse(choice.replace("apple", "pear").format("to_the_left_of", "to_the_right_of"))
+    readings = tuple(Decoded(root, p, tuple(prefix(root)))
+                     for root, p in ((other, 0.4), (spellings[0], 0.3), (spellings[1], 0.2)))
+    assert SmallParser.program_probabilities(readings) == pytest.approx([0.4, 0.5, 0.5])
+    assert SmallParser.confidence(readings) == pytest.approx(0.4)
+    question = Scored(readings, (False, True, True), (-3.0, -3.0, -3.0), False)
+    assert outcome([question], Setting(0.999, 1.0)).right == (True,)
+    # weighed by each spelling alone, the other program would win: log 0.4 > log 0.3
+    assert Rescoring(1.0).pick([c.probability for c in readings], [1, 1, 1], (-3.0,) * 3, None) == 0
+    unchecked = Decoded(None, 0.0, ("exist",), error(QlangError, "check", "no"))
+    assert SmallParser.program_probabilities([unchecked, *readings])[0] == 0.0
 
 
 def test_calibration_rescores_where_a_candidate_scores_best_and_else_takes_the_own_program() -> None:

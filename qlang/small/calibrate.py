@@ -105,6 +105,12 @@ class Scored:
         (`SmallParser.confidence`), which calibration weighs at every setting."""
         return SmallParser.confidence(self.candidates)
 
+    @cached_property
+    def programs(self) -> tuple[float, ...]:
+        """Each candidate's program's probability (`SmallParser.program_probabilities`), which
+        the rescoring weighs at every scheme."""
+        return tuple(SmallParser.program_probabilities(self.candidates))
+
 
 @dataclass(frozen=True, slots=True)
 class Setting:
@@ -142,7 +148,8 @@ def _pick(question: Scored, scheme: tuple[float, float]) -> int | None:
         return None
     own = None if question.generated_likelihood is None else (question.generated_likelihood,
                                                                question.generated_length)
-    return Rescoring(*scheme).pick(question.candidates, question.likelihoods, own)
+    lengths = [len(c.tokens) for c in question.candidates]
+    return Rescoring(*scheme).pick(question.programs, lengths, question.likelihoods, own)
 
 
 def outcome(questions: Sequence[Scored], setting: Setting) -> Calibrated:

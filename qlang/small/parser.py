@@ -12,7 +12,7 @@ from qlang.errors import QlangError, error
 from qlang.ir import Node, asks_knowledge, postorder
 from qlang.knowledge import sources
 from qlang.knowledge.graph import Knowledge
-from qlang.passes.canonical import equivalent
+from qlang.passes.canonical import normalize
 from qlang.passes.translation import settle
 from qlang.paths import package_data
 from qlang.small import files
@@ -150,15 +150,24 @@ class SmallParser:
         return next((c for c in candidates if c.asks_knowledge), None)
 
     @staticmethod
-    def confidence(candidates: Sequence[Decoded]) -> float:
-        """The probability of the best candidate's program (0 when none checks): the sum over
+    def program_probabilities(candidates: Sequence[Decoded]) -> list[float]:
+        """Each candidate's program's probability (0 for one that does not check): the sum over
         the candidates equivalent to it.  The beam spells a program with symmetric operands or
         a choice once per order ("black and clean", "clean and black"), and the cascade answers
-        with the program, not its spelling; the order-blind sum is what its threshold weighs."""
-        best = SmallParser.best(candidates).root
-        if best is None:
-            return 0.0
-        return sum(c.probability for c in candidates if c.root is not None and equivalent(c.root, best))
+        with the program, not its spelling."""
+        forms = [None if c.root is None else normalize(c.root) for c in candidates]
+        sums: dict[Node, float] = {}
+        for form, candidate in zip(forms, candidates, strict=True):
+            if form is not None:
+                sums[form] = sums.get(form, 0.0) + candidate.probability
+        return [0.0 if form is None else sums[form] for form in forms]
+
+    @staticmethod
+    def confidence(candidates: Sequence[Decoded]) -> float:
+        """The probability of the best candidate's program (`program_probabilities`; 0 when none
+        checks): the order-blind sum is what the cascade's threshold weighs."""
+        programs = SmallParser.program_probabilities(candidates)
+        return next((p for c, p in zip(candidates, programs, strict=True) if c.root is not None), 0.0)
 
     def _checked(self, candidate: Candidate, question: str, knowledge: Knowledge | None) -> Decoded:
         """A candidate as a program of `question` (`qlang.passes.translation`), or the error

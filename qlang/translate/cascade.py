@@ -6,7 +6,8 @@ spellings the beam gives it) reaches the threshold calibrated on dev (`qlangc ca
 Elsewhere the fine-tuned model *rescores* the small parser's checked candidates (its beam, not
 only its best) and its own program, which the fine-tuned model also writes, under one score
 (`qlang.small.rescoring.Rescoring`: the fine-tuned model's log-likelihood, the small parser's
-log-probability weighted, a bonus per program token).
+log-probability of the program, summed over its spellings as the threshold's is, weighted, a
+bonus per program token).
 A knowledge program in an unsure beam answers before the fine-tuned model is asked
 (`Decoded.asks_knowledge`): that model never learnt those operations, so its scores would pass
 over the one reading only the small parser can write.
@@ -163,7 +164,8 @@ class Cascade:
                 picks[k] = checked[k][0] if own is None else None
                 continue
             candidates, likelihoods = checked[k], scores[n]
-            chosen = self.rescoring.pick(candidates, likelihoods[:len(candidates)],
+            chosen = self.rescoring.pick(self.small.parser.program_probabilities(candidates),
+                                         [len(c.tokens) for c in candidates], likelihoods[:len(candidates)],
                                          None if own is None else (likelihoods[-1], len(prefix(own))))
             picks[k] = None if chosen is None else candidates[chosen]
         return picks
