@@ -106,10 +106,15 @@ class Scored:
         return SmallParser.confidence(self.candidates)
 
     @cached_property
-    def programs(self) -> tuple[float, ...]:
+    def program_probabilities(self) -> tuple[float, ...]:
         """Each candidate's program's probability (`SmallParser.program_probabilities`), which
         the rescoring weighs at every scheme."""
         return tuple(SmallParser.program_probabilities(self.candidates))
+
+    @cached_property
+    def lengths(self) -> tuple[int, ...]:
+        """Each candidate's length in program tokens, which the rescoring's bonus counts."""
+        return tuple(len(c.tokens) for c in self.candidates)
 
 
 @dataclass(frozen=True, slots=True)
@@ -148,8 +153,8 @@ def _pick(question: Scored, scheme: tuple[float, float]) -> int | None:
         return None
     own = None if question.generated_likelihood is None else (question.generated_likelihood,
                                                                question.generated_length)
-    lengths = [len(c.tokens) for c in question.candidates]
-    return Rescoring(*scheme).pick(question.programs, lengths, question.likelihoods, own)
+    return Rescoring(*scheme).pick(question.program_probabilities, question.lengths,
+                                   question.likelihoods, own)
 
 
 def outcome(questions: Sequence[Scored], setting: Setting) -> Calibrated:
