@@ -23,8 +23,10 @@ from qlang.small.calibrate import (
     Scored,
     Setting,
     _counts,
+    by_path,
     choose_setting,
     halvings,
+    held_out,
     neighbourhood,
     outcome,
     program,
@@ -428,6 +430,20 @@ def test_the_held_out_figure_over_random_halvings_moves_with_the_halving() -> No
     totals = halvings([unsure, unsure, low, low, *sure], 0.999, 0.0, 40, seed=1)
     assert min(totals) < max(totals) <= 8
     assert totals == halvings([unsure, unsure, low, low, *sure], 0.999, 0.0, 40, seed=1)
+    # each halving's two halves, each measured with the other's setting: what the totals sum
+    pairs = held_out([unsure, unsure, low, low, *sure], 0.999, 0.0, 40, seed=1)
+    assert [len(first.right) + len(second.right) for first, second in pairs] == [8] * 40
+    assert [sum(first.right) + sum(second.right) for first, second in pairs] == totals
+
+
+def test_the_figures_by_path_count_the_questions_each_path_answers() -> None:
+    paths, right = ("small", "small", "rescored", "finetuned", "small"), (True, False, True, False, True)
+    assert by_path(paths, right, "small") == (pytest.approx(0.6), pytest.approx(2 / 3))
+    assert by_path(paths, right, "rescored", "finetuned") == (pytest.approx(0.4), pytest.approx(0.5))
+    assert by_path(paths, right, "nowhere") == (0.0, 0.0)
+    calibrated = outcome([_scored([0.99], [True], None, False), _scored([0.5], [True], [-1.0], False)],
+                         Setting(0.9, 0.0))
+    assert (calibrated.share("small"), calibrated.exact_on("rescored")) == (0.5, 1.0)
 
 
 def test_the_fine_tuned_model_scores_the_right_program_above_a_wrong_one_in_any_batch() -> None:

@@ -131,6 +131,9 @@ def test_calibration_scores_with_the_adapter_it_is_given(pairs, trained, tmp_pat
     assert "all of dev: threshold" in out and "odd -> even (held-out half)" in out
     # two decimals: a mean of 304.5 of 314 is 96.97 %, which one decimal would print as 97.0 %
     assert re.search(r"200 random halvings \(held out, both halves\): exact \d+\.\d\d/6 \(\d+\.\d\d%\)", out)
+    # the issue's figures: each path's share and exactness held out, and the fine-tuned models'
+    assert re.search(r"held out, by path: small \d+\.\d% \(\d+\.\d% exact\), rescored .*; the fine-tuned "
+                     r"models \d+\.\d% exact on the \d+\.\d% they answer", out), out
     calibration = json.loads((model / CONFIG).read_text())["notes"]["calibration"]
     assert calibration["questions"] == 6 and calibration["fallback"] == str(tmp_path / "ft.jsonl")
 

@@ -277,10 +277,16 @@ def calibrate(model: str, dev_file: str, fallback: str, slack: float, beam: int,
     for name, (fit, held) in {"even -> odd": halves, "odd -> even": halves[::-1]}.items():
         _report(f"{name} (held-out half)", cal.outcome(held, cal.choose_setting(fit, cap, slack).setting))
     if splits:
-        totals = cal.halvings(scored, cap, slack, splits)
+        pairs = cal.held_out(scored, cap, slack, splits)
+        totals = [sum(first.right) + sum(second.right) for first, second in pairs]
         mean = statistics.mean(totals)
         click.echo(f"{splits} random halvings (held out, both halves): exact {mean:.2f}/{len(scored)} "
                    f"({mean / len(scored):.2%}) on average, {min(totals)} to {max(totals)}")
+        paths = [path for pair in pairs for half in pair for path in half.paths]
+        right = [r for pair in pairs for half in pair for r in half.right]
+        share, exact = cal.by_path(paths, right, *_PATHS[1:])
+        click.echo(f"  held out, by path: {_by_path(paths, right)}; the fine-tuned models {exact:.1%} "
+                   f"exact on the {share:.1%} they answer")
 
 
 _PATHS = ("small", "rescored", "finetuned")
@@ -290,9 +296,14 @@ def _report(name: str, outcome: Any) -> None:
     setting = outcome.setting
     click.echo(f"{name}: threshold {setting.threshold:.4f}, weight {setting.weight:g}, bonus "
                f"{setting.bonus:g}: exact {sum(outcome.right)}/{len(outcome.right)} "
-               f"({outcome.exact:.1%}); "
-               + ", ".join(f"{path} {outcome.share(path):.1%} ({outcome.exact_on(path):.1%} exact)"
-                           for path in _PATHS))
+               f"({outcome.exact:.1%}); " + _by_path(outcome.paths, outcome.right))
+
+
+def _by_path(paths: list[str] | tuple[str, ...], right: list[bool] | tuple[bool, ...]) -> str:
+    """Each path's share of the questions, and how exact it is there."""
+    from qlang.small.calibrate import by_path
+
+    return ", ".join("{} {:.1%} ({:.1%} exact)".format(path, *by_path(paths, right, path)) for path in _PATHS)
 
 
 def _syntax(pairs: list[Any]) -> str:

@@ -139,11 +139,17 @@ class Calibrated:
         return sum(self.right) / max(1, len(self.right))
 
     def share(self, path: str) -> float:
-        return self.paths.count(path) / max(1, len(self.paths))
+        return by_path(self.paths, self.right, path)[0]
 
     def exact_on(self, path: str) -> float:
-        picked = [r for p, r in zip(self.paths, self.right, strict=True) if p == path]
-        return sum(picked) / max(1, len(picked))
+        return by_path(self.paths, self.right, path)[1]
+
+
+def by_path(paths: Sequence[str], right: Sequence[bool], *answering: str) -> tuple[float, float]:
+    """The share of the questions the paths `answering` answer (each question's path and
+    whether it is right: `paths`, `right`), and the share of those that are right."""
+    picked = [r for p, r in zip(paths, right, strict=True) if p in answering]
+    return len(picked) / max(1, len(paths)), sum(picked) / max(1, len(picked))
 
 
 def _pick(question: Scored, scheme: tuple[float, float]) -> int | None:
@@ -245,13 +251,21 @@ def halvings(questions: Sequence[Scored], cap: float, slack: float, splits: int,
     when each half is calibrated on the other, of all of dev.  One fixed halving (even and odd
     positions) moves by several questions when a probability moves by a thousandth and a tie
     between settings falls the other way; the spread over many is the figure's own noise."""
-    draw, order, totals = random.Random(seed), list(range(len(questions))), []
+    return [sum(first.right) + sum(second.right)
+            for first, second in held_out(questions, cap, slack, splits, seed)]
+
+
+def held_out(questions: Sequence[Scored], cap: float, slack: float, splits: int,
+             seed: int = 0) -> list[tuple[Calibrated, Calibrated]]:
+    """Per random halving of dev (as `halvings`), each half calibrated on the other: what the
+    setting fitted on the other half does on it, both halves."""
+    draw, order, result = random.Random(seed), list(range(len(questions))), []
     for _ in range(splits):
         draw.shuffle(order)
-        halves = [[questions[i] for i in order[0::2]], [questions[i] for i in order[1::2]]]
-        totals.append(sum(sum(outcome(held, choose_setting(fit, cap, slack).setting).right)
-                          for fit, held in (halves, halves[::-1])))
-    return totals
+        first, second = [questions[i] for i in order[0::2]], [questions[i] for i in order[1::2]]
+        result.append((outcome(first, choose_setting(second, cap, slack).setting),
+                       outcome(second, choose_setting(first, cap, slack).setting)))
+    return result
 
 
 def thresholds(questions: Sequence[Scored], cap: float) -> list[float]:
