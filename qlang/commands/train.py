@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import statistics
+from collections.abc import Sequence
 from dataclasses import asdict, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -299,7 +300,7 @@ def _report(name: str, outcome: Any) -> None:
                f"({outcome.exact:.1%}); " + _by_path(outcome.paths, outcome.right))
 
 
-def _by_path(paths: list[str] | tuple[str, ...], right: list[bool] | tuple[bool, ...]) -> str:
+def _by_path(paths: Sequence[str], right: Sequence[bool]) -> str:
     """Each path's share of the questions, and how exact it is there."""
     from qlang.small.calibrate import by_path
 
